@@ -1,0 +1,106 @@
+# agent-sandbox build. `make` builds the CLI, `make images` the two container
+# images, `make check` runs the unit and end-to-end suites.
+# Sources are found by wildcard: a new lib/*.c or tests/unit/test_*.c needs
+# no edit here. Images, tests and packaging live in mk/*.mk.
+
+VERSION := $(shell cat VERSION)
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/agent-sandbox
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC      ?= gcc
+PKGS    := libcurl yajl
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu17 -Wall -Wextra -Wformat=2 -Wshadow -Wno-missing-field-initializers -Werror \
+           -D_GNU_SOURCE -Ilib $(shell pkg-config --cflags $(PKGS)) \
+           -DAS_VERSION='"$(VERSION)"' -DAS_DATADIR='"$(DATADIR)"'
+LDLIBS  += $(shell pkg-config --libs $(PKGS))
+
+ifeq ($(SANITIZE),1)
+BUILD   := build/sanitize
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+else
+BUILD   := build
+endif
+
+LIB_SRCS  := $(sort $(wildcard lib/*.c))
+CMD_SRCS  := $(sort $(wildcard cmd/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/obj/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+LIBAS     := $(BUILD)/libagentsandbox.a
+BIN       := $(BUILD)/agent-sandbox
+
+.PHONY: all clean install uninstall unit check
+all: $(BIN) $(UNIT_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBAS): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(BIN): $(CMD_OBJS) $(LIBAS)
+	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(LIBAS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBAS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(LIBAS) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+# Unit tests; VALGRIND=1 runs each under memcheck and fails on any leak.
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do \
+	    if [ "$(VALGRIND)" = 1 ]; then \
+	        valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99 $$t; \
+	    else $$t; fi; \
+	done
+
+# Installs the CLI, the default config, the build contexts of both images
+# (DATADIR/images/{sandbox,router}/, so the CLI can build missing images), the
+# README and license, and the man page (docs/agent-sandbox.1) and shell
+# completions (completions/agent-sandbox.bash, _agent-sandbox,
+# agent-sandbox.fish) when they exist. Executable files in the image contexts
+# stay executable. packaging/agent-sandbox.spec.in lists the same paths.
+DOCDIR     ?= $(PREFIX)/share/doc/agent-sandbox
+LICENSEDIR ?= $(PREFIX)/share/licenses/agent-sandbox
+COMPLETIONS_BASH ?= $(PREFIX)/share/bash-completion/completions/agent-sandbox
+COMPLETIONS_ZSH  ?= $(PREFIX)/share/zsh/site-functions/_agent-sandbox
+COMPLETIONS_FISH ?= $(PREFIX)/share/fish/vendor_completions.d/agent-sandbox.fish
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/agent-sandbox
+	install -D -m 0644 config/allowed-hosts $(DESTDIR)$(DATADIR)/allowed-hosts
+	@set -e; for img in sandbox router; do \
+	    [ -d $$img-image ] || continue; \
+	    (cd $$img-image && find . \( -type f -o -type l \) -print) | sort | while IFS= read -r f; do \
+	        if [ -x "$$img-image/$$f" ]; then m=0755; else m=0644; fi; \
+	        echo "install -D -m $$m $$img-image/$${f#./} $(DESTDIR)$(DATADIR)/images/$$img/$${f#./}"; \
+	        install -D -m $$m "$$img-image/$$f" "$(DESTDIR)$(DATADIR)/images/$$img/$${f#./}"; \
+	    done; \
+	done
+	install -D -m 0644 LICENSE $(DESTDIR)$(LICENSEDIR)/LICENSE
+	if [ -f README.md ]; then install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md; fi
+	if [ -f docs/agent-sandbox.1 ]; then install -D -m 0644 docs/agent-sandbox.1 $(DESTDIR)$(MANDIR)/man1/agent-sandbox.1; fi
+	if [ -f completions/agent-sandbox.bash ]; then install -D -m 0644 completions/agent-sandbox.bash $(DESTDIR)$(COMPLETIONS_BASH); fi
+	if [ -f completions/_agent-sandbox ]; then install -D -m 0644 completions/_agent-sandbox $(DESTDIR)$(COMPLETIONS_ZSH); fi
+	if [ -f completions/agent-sandbox.fish ]; then install -D -m 0644 completions/agent-sandbox.fish $(DESTDIR)$(COMPLETIONS_FISH); fi
+
+# Removes what `install` put there: DATADIR, DOCDIR and LICENSEDIR are
+# agent-sandbox's own directories; shared ones (man1, completions) are kept.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/agent-sandbox
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LICENSEDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man1/agent-sandbox.1 $(DESTDIR)$(COMPLETIONS_BASH) \
+	      $(DESTDIR)$(COMPLETIONS_ZSH) $(DESTDIR)$(COMPLETIONS_FISH)
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_BINS:=.d)
+include $(sort $(wildcard mk/*.mk))

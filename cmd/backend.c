@@ -1,0 +1,92 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "stale.h"
+#include "terminal.h"
+#include "util.h"
+
+void report(const char *fmt, ...)
+{
+    /* the terminal may be raw: put it back so the message reads right */
+    terminal_restore();
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("agent-sandbox: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void report_error(as_error_t **err)
+{
+    report("error: %s", *err != NULL && (*err)->msg != NULL ? (*err)->msg : "unknown error");
+    as_error_free(err);
+}
+
+static int service_in(cli_backend_t *b, as_error_t **err)
+{
+    _cleanup_free_ char *log = NULL;
+    if (asprintf(&log, "%s/service.log", b->dir->path) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    return podman_service_start(b->dir->socket_path, log, SERVICE_START_TIMEOUT_MS,
+                                &b->service, &b->api, err);
+}
+
+int backend_start(const char *id, cli_backend_t *ret, as_error_t **err)
+{
+    cli_backend_t b = {0};
+    int r = session_dir_create(id, &b.dir, err);
+    if (r < 0)
+        return as_error_prefix(err, "creating the session directory");
+    r = service_in(&b, err);
+    if (r < 0) {
+        backend_stop(&b);
+        return r;
+    }
+    *ret = b;
+    return 0;
+}
+
+int backend_restart(cli_backend_t *b, as_error_t **err)
+{
+    podman_api_free(b->api);
+    b->api = NULL;
+    podman_service_stop(b->service, SERVICE_STOP_TIMEOUT_MS, NULL);
+    podman_service_free(b->service);
+    b->service = NULL;
+    unlink(b->dir->socket_path);
+    return service_in(b, err);
+}
+
+void backend_stop(cli_backend_t *b)
+{
+    as_error_t *err = NULL;
+    podman_api_free(b->api);
+    b->api = NULL;
+    if (b->service != NULL && podman_service_stop(b->service, SERVICE_STOP_TIMEOUT_MS, &err) < 0)
+        report_error(&err);
+    podman_service_free(b->service);
+    b->service = NULL;
+    if (b->dir != NULL && session_dir_remove(b->dir, &err) < 0)
+        report_error(&err);
+    session_dir_free(b->dir);
+    b->dir = NULL;
+}
+
+void sweep_stale(cli_backend_t *b, bool verbose)
+{
+    as_error_t *err = NULL;
+    stale_report_t rep = {0};
+    if (stale_sweep(b->api, b->dir->base, b->dir->id, &rep, &err) < 0) {
+        as_error_prefix(&err, "removing the leftovers of earlier sessions");
+        report_error(&err);
+    }
+    if (verbose || rep.resources > 0)
+        report("removed %zu leftover resource(s) and %zu directory(ies) of %zu earlier session(s) whose CLI was gone",
+               rep.resources, rep.dirs, rep.sessions);
+}

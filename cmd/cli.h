@@ -1,0 +1,52 @@
+/* Shared by the subcommands: exit codes, reporting, and the steps every
+ * command that talks to podman takes (session dir, private service). */
+#ifndef AS_CLI_H
+#define AS_CLI_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "podman_api.h"
+#include "service.h"
+#include "session_dir.h"
+
+/* The CLI's own failures; the agent's exit code is passed through as is.
+ * Kept apart from the shell's 126/127 and 128+N, and documented in README. */
+enum {
+    EXIT_USAGE        = 64,   /* bad arguments */
+    EXIT_CONFIG       = 65,   /* a config file is unreadable or malformed */
+    EXIT_NO_IMAGE     = 66,   /* the sandbox or router image is missing */
+    EXIT_NO_SERVICE   = 69,   /* the private podman service did not start */
+    EXIT_INTERNAL     = 70,   /* a bug or an unexpected answer */
+    EXIT_SETUP        = 71,   /* the confinement could not be set up */
+    EXIT_SERVICE_LOST = 75,   /* the podman service died mid-session */
+    EXIT_REFUSED      = 77,   /* the launch policy refused */
+};
+
+#define SERVICE_START_TIMEOUT_MS 30000L
+#define SERVICE_STOP_TIMEOUT_MS  10000L
+
+void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "agent-sandbox: error: <err>" and frees it. */
+void report_error(as_error_t **err);
+
+/* A session directory and a private service listening in it. */
+typedef struct cli_backend {
+    session_dir_t *dir;
+    podman_service_t *service;
+    podman_api_t *api;
+} cli_backend_t;
+
+int backend_start(const char *id, cli_backend_t *ret, as_error_t **err);
+/* Restart the service in the same directory (the first one died). */
+int backend_restart(cli_backend_t *b, as_error_t **err);
+/* Stops the service and removes the directory; reports what it cannot do. */
+void backend_stop(cli_backend_t *b);
+
+/* Sweeps dead sessions; says what it removed when `verbose`. */
+void sweep_stale(cli_backend_t *b, bool verbose);
+
+int cmd_run(int argc, char **argv);
+int cmd_cleanup(int argc, char **argv);
+
+#endif

@@ -1,0 +1,331 @@
+/* The default command: run Claude Code (or, with --exec, any command) in a
+ * new session, and tear everything down afterwards whatever happens. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach_stream.h"
+#include "cli.h"
+#include "session.h"
+#include "session_plan.h"
+#include "signals.h"
+#include "terminal.h"
+#include "util.h"
+
+#ifndef AS_IMAGE_TAG
+#define AS_IMAGE_TAG "dev"
+#endif
+#define DEFAULT_IMAGE "localhost/agent-sandbox:" AS_IMAGE_TAG
+
+extern char **environ;
+
+typedef struct run_options {
+    bool exec;
+    bool dry_run;
+    char **command;          /* NULL-terminated, points into argv or owned */
+    char **env;              /* KEY=VALUE, owned */
+    size_t n_env;
+} run_options_t;
+
+static void strv_free(char **v)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        free(v[i]);
+    free(v);
+}
+
+static int env_add(run_options_t *o, const char *entry)
+{
+    char **v = realloc(o->env, (o->n_env + 2) * sizeof(char *));
+    if (v == NULL)
+        return -ENOMEM;
+    o->env = v;
+    if ((v[o->n_env] = strdup(entry)) == NULL)
+        return -ENOMEM;
+    v[++o->n_env] = NULL;
+    return 0;
+}
+
+static bool env_named(const run_options_t *o, const char *name, size_t len)
+{
+    for (size_t i = 0; i < o->n_env; i++)
+        if (strncmp(o->env[i], name, len) == 0 && o->env[i][len] == '=')
+            return true;
+    return false;
+}
+
+/* --env NAME takes the host's value; --env NAME=VALUE sets one. */
+static int env_option(run_options_t *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (len == 0 || arg[0] == '-' || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") < len) {
+        report("error: --env %s: expected NAME or NAME=VALUE with NAME of letters, digits and _", arg);
+        return -EINVAL;
+    }
+    if (eq != NULL)
+        return env_add(o, arg) < 0 ? -ENOMEM : 0;
+    const char *value = getenv(arg);
+    if (value == NULL) {
+        report("error: --env %s: not set in your environment", arg);
+        return -EINVAL;
+    }
+    _cleanup_free_ char *entry = NULL;
+    if (asprintf(&entry, "%s=%s", arg, value) < 0 || env_add(o, entry) < 0)
+        return -ENOMEM;
+    return 0;
+}
+
+/* Terminal and locale settings are passed; nothing else of the host's
+ * environment is, unless named with --env. */
+static int env_defaults(run_options_t *o)
+{
+    for (char **e = environ; *e != NULL; e++) {
+        const char *eq = strchr(*e, '=');
+        if (eq == NULL)
+            continue;
+        size_t len = (size_t)(eq - *e);
+        bool wanted = (len == 4 && strncmp(*e, "TERM", 4) == 0) ||
+                      (len == 9 && strncmp(*e, "COLORTERM", 9) == 0) ||
+                      (len == 4 && strncmp(*e, "LANG", 4) == 0) ||
+                      strncmp(*e, "LC_", 3) == 0;
+        if (wanted && !env_named(o, *e, len) && env_add(o, *e) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: agent-sandbox [OPTIONS] [--] [CLAUDE ARGS...]\n"
+          "       agent-sandbox [OPTIONS] --exec COMMAND [ARGS...]\n"
+          "       agent-sandbox cleanup\n"
+          "\n"
+          "Runs Claude Code, or COMMAND, in a rootless podman sandbox that sees only\n"
+          "the current directory.\n"
+          "\n"
+          "options:\n"
+          "  --exec COMMAND...   run COMMAND instead of claude\n"
+          "  --env NAME[=VALUE]  pass NAME into the sandbox (repeatable)\n"
+          "  --dry-run           print the session plan and exit\n"
+          "  --help, --version\n"
+          "\n"
+          "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n", f);
+}
+
+static int parse(int argc, char **argv, run_options_t *o)
+{
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--exec") == 0) {
+            o->exec = true;
+            i++;
+            if (i >= argc) {
+                report("error: --exec needs a command");
+                return -EINVAL;
+            }
+            break;
+        } else if (strcmp(a, "--env") == 0) {
+            if (++i >= argc) {
+                report("error: --env needs NAME or NAME=VALUE");
+                return -EINVAL;
+            }
+            if (env_option(o, argv[i]) < 0)
+                return -EINVAL;
+        } else if (strncmp(a, "--env=", 6) == 0) {
+            if (env_option(o, a + 6) < 0)
+                return -EINVAL;
+        } else if (strcmp(a, "--dry-run") == 0) {
+            o->dry_run = true;
+        } else if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else {
+            break;          /* the rest is Claude's */
+        }
+    }
+    size_t n = (size_t)(argc - i) + (o->exec ? 0 : 1);
+    o->command = calloc(n + 1, sizeof(char *));
+    if (o->command == NULL)
+        return -ENOMEM;
+    size_t k = 0;
+    if (!o->exec && (o->command[k++] = strdup("claude")) == NULL)
+        return -ENOMEM;
+    for (; i < argc; i++)
+        if ((o->command[k++] = strdup(argv[i])) == NULL)
+            return -ENOMEM;
+    return env_defaults(o);
+}
+
+static int resolved_cwd(char **ret, as_error_t **err)
+{
+    char *cwd = realpath(".", NULL);
+    if (cwd == NULL)
+        return as_error_errno(err, errno, "resolving the current directory");
+    *ret = cwd;
+    return 0;
+}
+
+/* Teardown with the service we have, or with a new one when it died. */
+static int teardown(session_t *s, cli_backend_t *b)
+{
+    as_error_t *err = NULL;
+    if (!podman_service_alive(b->service)) {
+        if (backend_restart(b, &err) < 0) {
+            report_error(&err);
+            _cleanup_free_ char *left = session_leftovers(s);
+            report("error: could not remove this session's resources; the next start or "
+                   "`agent-sandbox cleanup` removes them:\n%s", left ? left : "");
+            return -1;
+        }
+        session_set_api(s, b->api);
+    }
+    if (session_teardown(s, &err) < 0) {
+        as_error_prefix(&err, "tearing down the session");
+        report_error(&err);
+        _cleanup_free_ char *left = session_leftovers(s);
+        report("left behind (the next start or `agent-sandbox cleanup` removes them):\n%s",
+               left ? left : "");
+        return -1;
+    }
+    return 0;
+}
+
+static int run(run_options_t *o)
+{
+    as_error_t *err = NULL;
+    if (geteuid() == 0) {
+        report("error: agent-sandbox runs rootless podman; run it as your normal user, not root");
+        return EXIT_REFUSED;
+    }
+    if (signals_install(&err) < 0) {
+        report_error(&err);
+        return EXIT_INTERNAL;
+    }
+
+    const char *image = getenv("AGENT_SANDBOX_IMAGE");
+    if (image == NULL || image[0] == '\0')
+        image = DEFAULT_IMAGE;
+    _cleanup_free_ char *workdir = NULL;
+    char id[SESSION_ID_LEN + 1];
+    if (resolved_cwd(&workdir, &err) < 0 || session_id_generate(id, &err) < 0) {
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+
+    session_inputs_t in = {
+        .id = id, .cli_pid = getpid(), .workdir = workdir, .image = image,
+        .command = o->command, .tty = tty, .env = o->env,
+    };
+    session_plan_t *plan = NULL;
+    if (session_plan_build(&in, &plan, &err) < 0) {
+        report_error(&err);
+        return EXIT_USAGE;
+    }
+    if (o->dry_run) {
+        _cleanup_free_ char *text = NULL;
+        int rc = 0;
+        if (session_plan_describe(plan, &text, &err) < 0) {
+            report_error(&err);
+            rc = EXIT_INTERNAL;
+        } else {
+            fputs(text, stdout);
+        }
+        session_plan_free(plan);
+        return rc;
+    }
+
+    cli_backend_t b = {0};
+    if (backend_start(id, &b, &err) < 0) {
+        report_error(&err);
+        session_plan_free(plan);
+        return signals_terminating() ? 128 + signals_terminating() : EXIT_NO_SERVICE;
+    }
+    sweep_stale(&b, false);
+
+    int rc = 0;
+    session_t *s = NULL;
+    bool present = false;
+    if (podman_image_exists(b.api, image, &present, &err) < 0) {
+        report_error(&err);
+        rc = EXIT_SETUP;
+        goto out;
+    }
+    if (!present) {
+        report("error: image %s is missing; build it with `make images` in the source tree "
+               "(or set AGENT_SANDBOX_IMAGE to an image you have)", image);
+        rc = EXIT_NO_IMAGE;
+        goto out;
+    }
+    if (session_new(b.api, plan, &s, &err) < 0 || session_setup(s, &err) < 0) {
+        rc = signals_terminating() ? 128 + signals_terminating() : EXIT_SETUP;
+        as_error_prefix(&err, "setting up the sandbox");
+        report_error(&err);
+        goto out;
+    }
+
+    attach_io_t io = {
+        .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO,
+        .multiplexed = !tty, .close_write_on_eof = !tty,
+    };
+    if (tty && terminal_enter_raw(STDIN_FILENO, &err) < 0) {
+        report_error(&err);
+        rc = EXIT_SETUP;
+        goto out;
+    }
+    int exit_code = 0;
+    int r = session_run(s, &io, &exit_code, &err);
+    terminal_restore();
+    if (r < 0) {
+        if (!podman_service_alive(b.service)) {
+            as_error_free(&err);
+            report("error: the private podman service stopped mid-session; the agent's "
+                   "exit status is unknown");
+            rc = EXIT_SERVICE_LOST;
+        } else {
+            report_error(&err);
+            rc = EXIT_SETUP;
+        }
+    } else {
+        rc = exit_code;
+    }
+out:
+    terminal_restore();
+    if (s != NULL && teardown(s, &b) < 0 && rc == 0)
+        rc = EXIT_SETUP;
+    session_free(s);
+    backend_stop(&b);
+    session_plan_free(plan);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0 && strcmp(argv[i], "--exec") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("agent-sandbox %s\n", AS_VERSION);
+            return 0;
+        }
+        if (strcmp(argv[i], "--env") == 0)
+            i++;
+        else if (strncmp(argv[i], "--", 2) != 0 || (strcmp(argv[i], "--dry-run") != 0 &&
+                 strncmp(argv[i], "--env=", 6) != 0))
+            break;
+    }
+    run_options_t o = {0};
+    int r = parse(argc, argv, &o);
+    int rc = r == -ENOMEM ? EXIT_INTERNAL : r < 0 ? EXIT_USAGE : run(&o);
+    strv_free(o.command);
+    strv_free(o.env);
+    return rc;
+}

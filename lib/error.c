@@ -1,0 +1,103 @@
+#include "error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int make_v(as_error_t **err, int code, long http_status, const char *suffix,
+                  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static int make_v(as_error_t **err, int code, long http_status, const char *suffix,
+                  const char *fmt, va_list ap)
+{
+    int rc = code > 0 ? -code : -EIO;
+    if (err == NULL)
+        return rc;
+    if (*err != NULL)          /* first error wins; a second one is a bug, keep the first */
+        return rc;
+
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    if (msg != NULL && suffix != NULL) {
+        char *full = NULL;
+        if (asprintf(&full, "%s: %s", msg, suffix) >= 0) {
+            free(msg);
+            msg = full;
+        }
+    }
+    as_error_t *e = calloc(1, sizeof(*e));
+    if (e == NULL) {
+        free(msg);
+        return rc;
+    }
+    e->code = code > 0 ? code : EIO;
+    e->http_status = http_status;
+    e->msg = msg != NULL ? msg : strdup("out of memory while reporting an error");
+    *err = e;
+    return rc;
+}
+
+int as_error_make(as_error_t **err, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = make_v(err, code, 0, NULL, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int as_error_errno(as_error_t **err, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = make_v(err, code, 0, strerror(code), fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int as_error_http(as_error_t **err, long http_status, const char *fmt, ...)
+{
+    int code = http_status == 404 ? ENOENT : http_status == 409 ? EEXIST
+             : http_status == 304 ? EALREADY : EPROTO;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = make_v(err, code, http_status, NULL, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int as_error_prefix(as_error_t **err, const char *fmt, ...)
+{
+    if (err == NULL || *err == NULL)
+        return -EIO;
+    char *ctx = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&ctx, fmt, ap);
+    va_end(ap);
+    if (n >= 0) {
+        char *full = NULL;
+        if (asprintf(&full, "%s: %s", ctx, (*err)->msg) >= 0) {
+            free((*err)->msg);
+            (*err)->msg = full;
+        }
+        free(ctx);
+    }
+    return -(*err)->code;
+}
+
+int as_error_rc(const as_error_t *err)
+{
+    return err != NULL ? -err->code : 0;
+}
+
+void as_error_free(as_error_t **err)
+{
+    if (err == NULL || *err == NULL)
+        return;
+    free((*err)->msg);
+    free(*err);
+    *err = NULL;
+}

@@ -1,0 +1,37 @@
+/* One error type for all of lib/: a negative return value says that a call
+ * failed, and the as_error_t it filled says why. lib/ never prints; cmd/
+ * reports the message once. */
+#ifndef AS_ERROR_H
+#define AS_ERROR_H
+
+#include <stdarg.h>
+
+typedef struct as_error {
+    int code;          /* errno value (positive), or 0 */
+    long http_status;  /* libpod HTTP status when the failure is an API answer */
+    char *msg;         /* full message, outermost context first */
+} as_error_t;
+
+/* Fill *err (which must be NULL) and return -code, or -EIO when code is 0. */
+int as_error_make(as_error_t **err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Same, with strerror(code) appended: "fmt: strerror". */
+int as_error_errno(as_error_t **err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* An API answer that is not a success: keeps the HTTP status. */
+int as_error_http(as_error_t **err, long http_status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Add context in front of an existing error: "fmt: old message".
+ * Returns the error's negative code so callers can `return as_error_prefix(...)`. */
+int as_error_prefix(as_error_t **err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Negative code of an error, as the failing call returned it. */
+int as_error_rc(const as_error_t *err);
+
+void as_error_free(as_error_t **err);
+
+#endif

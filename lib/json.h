@@ -1,0 +1,58 @@
+/* The only module that knows yajl. Building: a generator whose first error
+ * sticks, so callers emit a whole document and check once at the end.
+ * Reading: yajl's tree, with accessors that check the type before use. */
+#ifndef AS_JSON_H
+#define AS_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <yajl/yajl_tree.h>
+
+#include "error.h"
+
+typedef struct json_gen json_gen_t;
+
+json_gen_t *json_gen_new(void);
+void json_gen_free(json_gen_t *g);
+
+void json_obj_open(json_gen_t *g);
+void json_obj_close(json_gen_t *g);
+void json_arr_open(json_gen_t *g);
+void json_arr_close(json_gen_t *g);
+void json_key(json_gen_t *g, const char *key);
+void json_str(json_gen_t *g, const char *value);
+void json_int(json_gen_t *g, long long value);
+void json_bool(json_gen_t *g, bool value);
+
+/* key + value in one call */
+void json_kv_str(json_gen_t *g, const char *key, const char *value);
+void json_kv_int(json_gen_t *g, const char *key, long long value);
+void json_kv_bool(json_gen_t *g, const char *key, bool value);
+/* key + array of strings (n of them; NULL-terminated when n is (size_t)-1) */
+void json_kv_strv(json_gen_t *g, const char *key, char *const *values, size_t n);
+
+/* Returns the document as a new string, or the first error met while building
+ * it (invalid UTF-8, unbalanced nesting, out of memory). */
+int json_gen_finish(json_gen_t *g, char **ret_text, as_error_t **err);
+
+typedef yajl_val json_t;
+
+/* Parse a complete document; `what` names it in the error message. */
+int json_parse(const char *text, const char *what, json_t *ret, as_error_t **err);
+void json_free(json_t v);
+
+/* Member of an object, or NULL when v is not an object or has no such key. */
+json_t json_get(json_t v, const char *key);
+/* Typed members: NULL / false when missing or of another type. */
+const char *json_get_str(json_t v, const char *key);
+bool json_get_int(json_t v, const char *key, long long *ret);
+bool json_get_bool(json_t v, const char *key, bool *ret);
+
+size_t json_array_len(json_t v);             /* 0 when not an array */
+json_t json_array_at(json_t v, size_t i);
+size_t json_object_len(json_t v);            /* 0 when not an object */
+const char *json_object_key(json_t v, size_t i);
+json_t json_object_value(json_t v, size_t i);
+const char *json_as_str(json_t v);           /* NULL when not a string */
+
+#endif

@@ -1,0 +1,690 @@
+#include "podman_api.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "util.h"
+
+#define API "/v4.0.0/libpod"
+
+/* Generous: a container create on vfs storage copies the whole image. */
+#define CALL_TIMEOUT_MS 120000L
+
+struct podman_api {
+    http_client_t *http;
+};
+
+int podman_api_new(const char *socket_path, podman_api_t **ret, as_error_t **err)
+{
+    podman_api_t *api = calloc(1, sizeof(*api));
+    if (api == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    int r = http_client_new(socket_path, &api->http, err);
+    if (r < 0) {
+        free(api);
+        return r;
+    }
+    *ret = api;
+    return 0;
+}
+
+void podman_api_free(podman_api_t *api)
+{
+    if (api == NULL)
+        return;
+    http_client_free(api->http);
+    free(api);
+}
+
+int podman_error_from_answer(long status, const char *body, const char *what, as_error_t **err)
+{
+    json_t doc = NULL;
+    const char *cause = NULL;
+    as_error_t *parse_err = NULL;
+    if (body != NULL && body[0] != '\0' && json_parse(body, what, &doc, &parse_err) == 0) {
+        cause = json_get_str(doc, "message");
+        if (cause == NULL || cause[0] == '\0')
+            cause = json_get_str(doc, "cause");
+    }
+    as_error_free(&parse_err);
+    if (cause == NULL) {
+        /* not libpod's error shape: quote the start of the body */
+        cause = body != NULL && body[0] != '\0' ? body : "no details given";
+    }
+    int n = (int)strcspn(cause, "\n");
+    if (n > 500)
+        n = 500;
+    int r = as_error_http(err, status, "%s: HTTP %ld: %.*s", what, status, n, cause);
+    json_free(doc);
+    return r;
+}
+
+/* One API call. `ok1`/`ok2` are the statuses that mean success; any other
+ * status becomes an error named by `what`. When ret_doc is set, a success
+ * body is parsed into it. */
+static int call(podman_api_t *api, const char *method, const char *path, const char *body,
+                long timeout_ms, long ok1, long ok2, const char *what,
+                long *ret_status, json_t *ret_doc, as_error_t **err)
+{
+    http_response_t res = {0};
+    int r = http_request(api->http, method, path, body, timeout_ms, &res, err);
+    if (r < 0)
+        return as_error_prefix(err, "%s", what);
+    if (res.status != ok1 && res.status != ok2) {
+        r = podman_error_from_answer(res.status, res.body, what, err);
+        http_response_clear(&res);
+        return r;
+    }
+    if (ret_status != NULL)
+        *ret_status = res.status;
+    if (ret_doc != NULL) {
+        r = json_parse(res.body, what, ret_doc, err);
+        if (r < 0) {
+            http_response_clear(&res);
+            return r;
+        }
+    }
+    http_response_clear(&res);
+    return 0;
+}
+
+static char *path_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *path_printf(const char *fmt, ...)
+{
+    char *p = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&p, fmt, ap) < 0)
+        p = NULL;
+    va_end(ap);
+    return p;
+}
+
+#define OOM(err) as_error_make(err, ENOMEM, "out of memory")
+
+int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err)
+{
+    http_response_t res = {0};
+    int r = http_request(api->http, "GET", "/_ping", NULL, timeout_ms, &res, err);
+    if (r < 0)
+        return r;
+    long status = res.status;
+    http_response_clear(&res);
+    if (status != 200)
+        return as_error_http(err, status, "pinging the podman service: HTTP %ld", status);
+    return 0;
+}
+
+int podman_info_graphroot(podman_api_t *api, char **ret, as_error_t **err)
+{
+    json_t doc = NULL;
+    int r = call(api, "GET", API "/info", NULL, CALL_TIMEOUT_MS, 200, 200,
+                 "reading podman's info", NULL, &doc, err);
+    if (r < 0)
+        return r;
+    const char *root = json_get_str(json_get(doc, "store"), "graphRoot");
+    if (root == NULL) {
+        json_free(doc);
+        return as_error_make(err, EPROTO, "reading podman's info: no store.graphRoot in the answer");
+    }
+    char *copy = strdup(root);
+    json_free(doc);
+    if (copy == NULL)
+        return OOM(err);
+    *ret = copy;
+    return 0;
+}
+
+/* GET .../exists answers 204 or 404. */
+static int exists(podman_api_t *api, const char *path, const char *what, bool *ret, as_error_t **err)
+{
+    long status = 0;
+    int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 204, 404, what, &status, NULL, err);
+    if (r < 0)
+        return r;
+    *ret = status == 204;
+    return 0;
+}
+
+int podman_image_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/images/%s/exists", name);
+    _cleanup_free_ char *what = path_printf("looking up image %s", name);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    return exists(api, path, what, ret, err);
+}
+
+static void gen_labels(json_gen_t *g, const char *key, const podman_label_t *labels, size_t n)
+{
+    json_key(g, key);
+    json_obj_open(g);
+    for (size_t i = 0; i < n; i++)
+        json_kv_str(g, labels[i].key, labels[i].value);
+    json_obj_close(g);
+}
+
+static int finish(json_gen_t *g, char **ret, as_error_t **err)
+{
+    int r = json_gen_finish(g, ret, err);
+    json_gen_free(g);
+    return r;
+}
+
+int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
+                          char **ret_subnet, as_error_t **err)
+{
+    json_gen_t *g = json_gen_new();
+    json_obj_open(g);
+    json_kv_str(g, "name", spec->name);
+    json_kv_bool(g, "internal", spec->internal);
+    json_kv_bool(g, "dns_enabled", spec->dns_enabled);
+    if (spec->subnet != NULL) {
+        json_key(g, "subnets");
+        json_arr_open(g);
+        json_obj_open(g);
+        json_kv_str(g, "subnet", spec->subnet);
+        json_obj_close(g);
+        json_arr_close(g);
+    }
+    gen_labels(g, "labels", spec->labels, spec->n_labels);
+    json_obj_close(g);
+    _cleanup_free_ char *body = NULL;
+    if (finish(g, &body, err) < 0)
+        return as_error_prefix(err, "creating network %s", spec->name);
+
+    _cleanup_free_ char *what = path_printf("creating network %s", spec->name);
+    if (what == NULL)
+        return OOM(err);
+    json_t doc = NULL;
+    int r = call(api, "POST", API "/networks/create", body, CALL_TIMEOUT_MS, 200, 201, what,
+                 NULL, &doc, err);
+    if (r < 0)
+        return r;
+    if (ret_subnet != NULL) {
+        const char *subnet = json_get_str(json_array_at(json_get(doc, "subnets"), 0), "subnet");
+        if (subnet == NULL) {
+            json_free(doc);
+            return as_error_make(err, EPROTO, "%s: the answer has no subnets[0].subnet", what);
+        }
+        if ((*ret_subnet = strdup(subnet)) == NULL) {
+            json_free(doc);
+            return OOM(err);
+        }
+    }
+    json_free(doc);
+    return 0;
+}
+
+int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/networks/%s/exists", name);
+    _cleanup_free_ char *what = path_printf("looking up network %s", name);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    return exists(api, path, what, ret, err);
+}
+
+static int remove_named(podman_api_t *api, const char *collection, const char *query,
+                        const char *kind, const char *name, long ok, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/%s/%s%s", collection, name, query);
+    _cleanup_free_ char *what = path_printf("removing %s %s", kind, name);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    return call(api, "DELETE", path, NULL, CALL_TIMEOUT_MS, ok, 200, what, NULL, NULL, err);
+}
+
+int podman_network_remove(podman_api_t *api, const char *name, as_error_t **err)
+{
+    return remove_named(api, "networks", "?force=true", "network", name, 200, err);
+}
+
+int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error_t **err)
+{
+    json_gen_t *g = json_gen_new();
+    json_obj_open(g);
+    json_kv_str(g, "name", spec->name);
+    gen_labels(g, "labels", spec->labels, spec->n_labels);
+    if (spec->network != NULL) {
+        json_key(g, "netns");
+        json_obj_open(g);
+        json_kv_str(g, "nsmode", "bridge");
+        json_obj_close(g);
+        json_key(g, "Networks");
+        json_obj_open(g);
+        json_key(g, spec->network);
+        json_obj_open(g);
+        json_obj_close(g);
+        json_obj_close(g);
+    }
+    if (spec->userns_keep_id) {
+        json_key(g, "userns");
+        json_obj_open(g);
+        json_kv_str(g, "nsmode", "keep-id");
+        json_obj_close(g);
+    }
+    json_kv_bool(g, "no_manage_hosts", spec->no_manage_hosts);
+    if (spec->dns_servers != NULL)
+        json_kv_strv(g, "dns_server", spec->dns_servers, (size_t)-1);
+    json_obj_close(g);
+    _cleanup_free_ char *body = NULL;
+    if (finish(g, &body, err) < 0)
+        return as_error_prefix(err, "creating pod %s", spec->name);
+    _cleanup_free_ char *what = path_printf("creating pod %s", spec->name);
+    if (what == NULL)
+        return OOM(err);
+    return call(api, "POST", API "/pods/create", body, CALL_TIMEOUT_MS, 201, 200, what, NULL, NULL, err);
+}
+
+int podman_pod_remove(podman_api_t *api, const char *name, as_error_t **err)
+{
+    return remove_named(api, "pods", "?force=true", "pod", name, 200, err);
+}
+
+/* libpod takes env as an object: split each KEY=VALUE. */
+static void gen_env(json_gen_t *g, char *const *env)
+{
+    json_key(g, "env");
+    json_obj_open(g);
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+        const char *eq = strchr(env[i], '=');
+        if (eq == NULL)
+            continue;
+        _cleanup_free_ char *key = strndup(env[i], (size_t)(eq - env[i]));
+        if (key == NULL) {
+            json_key(g, NULL);          /* makes the generator fail: out of memory */
+            return;
+        }
+        json_kv_str(g, key, eq + 1);
+    }
+    json_obj_close(g);
+}
+
+int podman_container_create(podman_api_t *api, const podman_container_spec_t *spec,
+                            char **ret_id, as_error_t **err)
+{
+    json_gen_t *g = json_gen_new();
+    json_obj_open(g);
+    json_kv_str(g, "name", spec->name);
+    json_kv_str(g, "image", spec->image);
+    if (spec->pod != NULL)
+        json_kv_str(g, "pod", spec->pod);
+    json_kv_strv(g, "command", spec->command, (size_t)-1);
+    gen_env(g, spec->env);
+    if (spec->work_dir != NULL)
+        json_kv_str(g, "work_dir", spec->work_dir);
+    if (spec->user != NULL)
+        json_kv_str(g, "user", spec->user);
+    json_kv_bool(g, "stdin", spec->stdin_open);
+    json_kv_bool(g, "terminal", spec->terminal);
+    json_kv_bool(g, "read_only_filesystem", spec->read_only);
+    json_kv_bool(g, "no_new_privileges", spec->no_new_privileges);
+    if (spec->init)
+        json_kv_bool(g, "init", true);
+    if (spec->cap_drop != NULL)
+        json_kv_strv(g, "cap_drop", spec->cap_drop, (size_t)-1);
+    if (spec->cap_add != NULL)
+        json_kv_strv(g, "cap_add", spec->cap_add, (size_t)-1);
+    json_key(g, "mounts");
+    json_arr_open(g);
+    for (size_t i = 0; i < spec->n_mounts; i++) {
+        const podman_mount_t *m = &spec->mounts[i];
+        json_obj_open(g);
+        json_kv_str(g, "destination", m->destination);
+        json_kv_str(g, "type", m->type);
+        if (m->source != NULL)
+            json_kv_str(g, "source", m->source);
+        if (m->options != NULL)
+            json_kv_strv(g, "options", m->options, (size_t)-1);
+        json_obj_close(g);
+    }
+    json_arr_close(g);
+    if (spec->n_networks > 0) {
+        json_key(g, "netns");
+        json_obj_open(g);
+        json_kv_str(g, "nsmode", "bridge");
+        json_obj_close(g);
+        json_key(g, "Networks");
+        json_obj_open(g);
+        for (size_t i = 0; i < spec->n_networks; i++) {
+            json_key(g, spec->networks[i].network);
+            json_obj_open(g);
+            if (spec->networks[i].static_ip != NULL) {
+                char *ips[] = { (char *)spec->networks[i].static_ip, NULL };
+                json_kv_strv(g, "static_ips", ips, (size_t)-1);
+            }
+            json_obj_close(g);
+        }
+        json_obj_close(g);
+    }
+    gen_labels(g, "labels", spec->labels, spec->n_labels);
+    json_obj_close(g);
+
+    _cleanup_free_ char *what = path_printf("creating container %s", spec->name);
+    _cleanup_free_ char *body = NULL;
+    if (what == NULL)
+        return OOM(err);
+    if (finish(g, &body, err) < 0)
+        return as_error_prefix(err, "%s", what);
+    json_t doc = NULL;
+    int r = call(api, "POST", API "/containers/create", body, CALL_TIMEOUT_MS, 201, 200, what,
+                 NULL, &doc, err);
+    if (r < 0)
+        return r;
+    const char *id = json_get_str(doc, "Id");
+    if (id == NULL) {
+        json_free(doc);
+        return as_error_make(err, EPROTO, "%s: the answer has no Id", what);
+    }
+    char *copy = strdup(id);
+    json_free(doc);
+    if (copy == NULL)
+        return OOM(err);
+    *ret_id = copy;
+    return 0;
+}
+
+static int container_post(podman_api_t *api, const char *id, const char *action, const char *query,
+                          long ok1, long ok2, long timeout_ms, const char *verb, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/containers/%s/%s%s", id, action, query);
+    _cleanup_free_ char *what = path_printf("%s container %.12s", verb, id);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    return call(api, "POST", path, NULL, timeout_ms, ok1, ok2, what, NULL, NULL, err);
+}
+
+int podman_container_start(podman_api_t *api, const char *id, as_error_t **err)
+{
+    /* 304: already running, which is what we asked for */
+    return container_post(api, id, "start", "", 204, 304, CALL_TIMEOUT_MS, "starting", err);
+}
+
+int podman_container_attach(podman_api_t *api, const char *id, bool with_stdin,
+                            http_stream_t **ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/containers/%s/attach?stream=true&stdout=true&stderr=true&stdin=%s",
+                                            id, with_stdin ? "true" : "false");
+    if (path == NULL)
+        return OOM(err);
+    int r = http_stream_open(api->http, "POST", path, NULL, CALL_TIMEOUT_MS, ret, err);
+    if (r < 0)
+        return as_error_prefix(err, "attaching to container %.12s", id);
+    return 0;
+}
+
+int podman_container_resize(podman_api_t *api, const char *id, unsigned rows, unsigned cols,
+                            as_error_t **err)
+{
+    char query[64];
+    snprintf(query, sizeof(query), "?h=%u&w=%u", rows, cols);
+    return container_post(api, id, "resize", query, 200, 201, CALL_TIMEOUT_MS, "resizing the terminal of", err);
+}
+
+int podman_container_wait(podman_api_t *api, const char *id, int *ret_exit_code, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/containers/%s/wait?condition=exited", id);
+    _cleanup_free_ char *what = path_printf("waiting for container %.12s", id);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    json_t doc = NULL;
+    int r = call(api, "POST", path, NULL, 0, 200, 200, what, NULL, &doc, err);
+    if (r < 0)
+        return r;
+    if (!YAJL_IS_INTEGER(doc)) {
+        json_free(doc);
+        return as_error_make(err, EPROTO, "%s: the answer is not an exit code", what);
+    }
+    long long code = YAJL_GET_INTEGER(doc);
+    json_free(doc);
+    if (code < 0 || code > 255)
+        return as_error_make(err, EPROTO, "%s: exit code %lld out of range", what, code);
+    *ret_exit_code = (int)code;
+    return 0;
+}
+
+int podman_container_kill(podman_api_t *api, const char *id, int signo, as_error_t **err)
+{
+    char query[32];
+    snprintf(query, sizeof(query), "?signal=%d", signo);
+    return container_post(api, id, "kill", query, 204, 200, CALL_TIMEOUT_MS, "signalling", err);
+}
+
+int podman_container_remove(podman_api_t *api, const char *id, as_error_t **err)
+{
+    return remove_named(api, "containers", "?force=true&timeout=0", "container", id, 200, err);
+}
+
+int podman_container_running(podman_api_t *api, const char *id, bool *ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/containers/%s/json", id);
+    _cleanup_free_ char *what = path_printf("inspecting container %.12s", id);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    json_t doc = NULL;
+    int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
+    if (r < 0)
+        return r;
+    bool running = false;
+    if (!json_get_bool(json_get(doc, "State"), "Running", &running)) {
+        json_free(doc);
+        return as_error_make(err, EPROTO, "%s: the answer has no State.Running", what);
+    }
+    json_free(doc);
+    *ret = running;
+    return 0;
+}
+
+int podman_exec_create(podman_api_t *api, const char *container, const podman_exec_spec_t *spec,
+                       char **ret_id, as_error_t **err)
+{
+    json_gen_t *g = json_gen_new();
+    json_obj_open(g);
+    json_kv_bool(g, "AttachStdin", spec->attach_stdin);
+    json_kv_bool(g, "AttachStdout", true);
+    json_kv_bool(g, "AttachStderr", true);
+    json_kv_bool(g, "Tty", spec->terminal);
+    json_kv_strv(g, "Cmd", spec->command, (size_t)-1);
+    if (spec->env != NULL)
+        json_kv_strv(g, "Env", spec->env, (size_t)-1);
+    if (spec->user != NULL)
+        json_kv_str(g, "User", spec->user);
+    if (spec->work_dir != NULL)
+        json_kv_str(g, "WorkingDir", spec->work_dir);
+    json_obj_close(g);
+
+    _cleanup_free_ char *what = path_printf("creating an exec session in container %.12s", container);
+    _cleanup_free_ char *path = path_printf(API "/containers/%s/exec", container);
+    _cleanup_free_ char *body = NULL;
+    if (what == NULL || path == NULL)
+        return OOM(err);
+    if (finish(g, &body, err) < 0)
+        return as_error_prefix(err, "%s", what);
+    json_t doc = NULL;
+    int r = call(api, "POST", path, body, CALL_TIMEOUT_MS, 201, 200, what, NULL, &doc, err);
+    if (r < 0)
+        return r;
+    const char *id = json_get_str(doc, "Id");
+    char *copy = id != NULL ? strdup(id) : NULL;
+    json_free(doc);
+    if (copy == NULL)
+        return as_error_make(err, EPROTO, "%s: the answer has no Id", what);
+    *ret_id = copy;
+    return 0;
+}
+
+int podman_exec_start(podman_api_t *api, const char *exec_id, bool terminal,
+                      http_stream_t **ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/exec/%s/start", exec_id);
+    if (path == NULL)
+        return OOM(err);
+    json_gen_t *g = json_gen_new();
+    json_obj_open(g);
+    json_kv_bool(g, "Detach", false);
+    json_kv_bool(g, "Tty", terminal);
+    json_obj_close(g);
+    _cleanup_free_ char *body = NULL;
+    if (finish(g, &body, err) < 0)
+        return as_error_prefix(err, "starting exec session %.12s", exec_id);
+    int r = http_stream_open(api->http, "POST", path, body, CALL_TIMEOUT_MS, ret, err);
+    if (r < 0)
+        return as_error_prefix(err, "starting exec session %.12s", exec_id);
+    return 0;
+}
+
+int podman_exec_resize(podman_api_t *api, const char *exec_id, unsigned rows, unsigned cols,
+                       as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/exec/%s/resize?h=%u&w=%u", exec_id, rows, cols);
+    if (path == NULL)
+        return OOM(err);
+    return call(api, "POST", path, NULL, CALL_TIMEOUT_MS, 201, 200,
+                "resizing the terminal of an exec session", NULL, NULL, err);
+}
+
+int podman_exec_exit_code(podman_api_t *api, const char *exec_id, int *ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/exec/%s/json", exec_id);
+    if (path == NULL)
+        return OOM(err);
+    json_t doc = NULL;
+    int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, "inspecting an exec session",
+                 NULL, &doc, err);
+    if (r < 0)
+        return r;
+    long long code = 0;
+    bool running = false;
+    json_get_bool(doc, "Running", &running);
+    bool have = json_get_int(doc, "ExitCode", &code);
+    json_free(doc);
+    if (running)
+        return as_error_make(err, EBUSY, "exec session %.12s is still running", exec_id);
+    if (!have)
+        return as_error_make(err, EPROTO, "inspecting an exec session: the answer has no ExitCode");
+    *ret = (int)code;
+    return 0;
+}
+
+int podman_volume_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/volumes/%s/exists", name);
+    _cleanup_free_ char *what = path_printf("looking up volume %s", name);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    return exists(api, path, what, ret, err);
+}
+
+int podman_volume_create(podman_api_t *api, const char *name, const podman_label_t *labels,
+                         size_t n_labels, as_error_t **err)
+{
+    json_gen_t *g = json_gen_new();
+    json_obj_open(g);
+    json_kv_str(g, "Name", name);
+    gen_labels(g, "Label", labels, n_labels);
+    json_obj_close(g);
+    _cleanup_free_ char *what = path_printf("creating volume %s", name);
+    _cleanup_free_ char *body = NULL;
+    if (what == NULL)
+        return OOM(err);
+    if (finish(g, &body, err) < 0)
+        return as_error_prefix(err, "%s", what);
+    return call(api, "POST", API "/volumes/create", body, CALL_TIMEOUT_MS, 201, 200, what, NULL, NULL, err);
+}
+
+int podman_volume_remove(podman_api_t *api, const char *name, as_error_t **err)
+{
+    return remove_named(api, "volumes", "?force=true", "volume", name, 204, err);
+}
+
+void podman_labelled_free(podman_labelled_t *list, size_t n)
+{
+    if (list == NULL)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        free(list[i].name);
+        free(list[i].label_value);
+        free(list[i].pid);
+    }
+    free(list);
+}
+
+int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *label_key,
+                         podman_labelled_t **ret, size_t *ret_n, as_error_t **err)
+{
+    static const struct {
+        const char *endpoint, *what, *name_key, *labels_key;
+        bool name_is_array;
+    } kinds[] = {
+        [PODMAN_CONTAINERS] = { "containers/json?all=true&", "containers", "Names", "Labels", true },
+        [PODMAN_PODS]       = { "pods/json?", "pods", "Name", "Labels", false },
+        [PODMAN_NETWORKS]   = { "networks/json?", "networks", "name", "labels", false },
+        [PODMAN_VOLUMES]    = { "volumes/json?", "volumes", "Name", "Labels", false },
+    };
+    const typeof(kinds[0]) *k = &kinds[kind];
+
+    /* filters={"label":["KEY"]}, built as JSON and then percent-encoded */
+    json_gen_t *g = json_gen_new();
+    json_obj_open(g);
+    char *keys[] = { (char *)label_key, NULL };
+    json_kv_strv(g, "label", keys, (size_t)-1);
+    json_obj_close(g);
+    _cleanup_free_ char *filters = NULL;
+    if (finish(g, &filters, err) < 0)
+        return as_error_prefix(err, "listing %s", k->what);
+    _cleanup_free_ char *escaped = http_escape(api->http, filters);
+    _cleanup_free_ char *path = escaped ? path_printf(API "/%sfilters=%s", k->endpoint, escaped) : NULL;
+    _cleanup_free_ char *what = path_printf("listing %s labelled %s", k->what, label_key);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+
+    json_t doc = NULL;
+    int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
+    if (r < 0)
+        return r;
+    if (doc != NULL && !YAJL_IS_ARRAY(doc) && !YAJL_IS_NULL(doc)) {
+        json_free(doc);
+        return as_error_make(err, EPROTO, "%s: the answer is not a list", what);
+    }
+    size_t n = json_array_len(doc);
+    podman_labelled_t *list = calloc(n + 1, sizeof(*list));
+    if (list == NULL) {
+        json_free(doc);
+        return OOM(err);
+    }
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t item = json_array_at(doc, i);
+        json_t name_v = json_get(item, k->name_key);
+        const char *name = k->name_is_array ? json_as_str(json_array_at(name_v, 0)) : json_as_str(name_v);
+        json_t labels = json_get(item, k->labels_key);
+        const char *value = json_get_str(labels, label_key);
+        const char *pid = json_get_str(labels, "agent-sandbox.pid");
+        bool infra = false;
+        if (json_get_bool(item, "IsInfra", &infra) && infra)
+            continue;            /* goes with its pod */
+        if (name == NULL || value == NULL) {
+            podman_labelled_free(list, out);
+            json_free(doc);
+            return as_error_make(err, EPROTO, "%s: entry %zu has no %s or no label value", what, i, k->name_key);
+        }
+        list[out].name = strdup(name);
+        list[out].label_value = strdup(value);
+        list[out].pid = pid != NULL ? strdup(pid) : NULL;
+        out++;
+        if (list[out - 1].name == NULL || list[out - 1].label_value == NULL) {
+            podman_labelled_free(list, out);
+            json_free(doc);
+            return OOM(err);
+        }
+    }
+    json_free(doc);
+    *ret = list;
+    *ret_n = out;
+    return 0;
+}

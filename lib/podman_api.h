@@ -1,0 +1,153 @@
+/* Typed calls to the libpod REST API (v4) over the private service's socket.
+ * Everything above this module speaks these structs; only this file knows
+ * the endpoints and their JSON. Errors name the call and libpod's cause; a
+ * 404 gives -ENOENT and a 409 -EEXIST so callers can tell them apart. */
+#ifndef AS_PODMAN_API_H
+#define AS_PODMAN_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "http.h"
+
+typedef struct podman_api podman_api_t;
+
+typedef struct podman_label {
+    const char *key;
+    const char *value;
+} podman_label_t;
+
+int podman_api_new(const char *socket_path, podman_api_t **ret, as_error_t **err);
+void podman_api_free(podman_api_t *api);
+
+/* GET /_ping with a short timeout; fails while the service is not up yet. */
+int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err);
+/* Where podman keeps its storage (`store.graphRoot` of /info). */
+int podman_info_graphroot(podman_api_t *api, char **ret, as_error_t **err);
+
+int podman_image_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
+
+typedef struct podman_network_spec {
+    const char *name;
+    bool internal;
+    bool dns_enabled;
+    const char *subnet;                 /* NULL: podman picks a free one */
+    const podman_label_t *labels;
+    size_t n_labels;
+} podman_network_spec_t;
+
+/* ret_subnet (may be NULL) receives the subnet podman assigned. */
+int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
+                          char **ret_subnet, as_error_t **err);
+int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
+int podman_network_remove(podman_api_t *api, const char *name, as_error_t **err);
+
+typedef struct podman_pod_spec {
+    const char *name;
+    const char *network;
+    bool userns_keep_id;
+    bool no_manage_hosts;
+    char *const *dns_servers;           /* NULL-terminated, may be NULL */
+    const podman_label_t *labels;
+    size_t n_labels;
+} podman_pod_spec_t;
+
+int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error_t **err);
+int podman_pod_remove(podman_api_t *api, const char *name, as_error_t **err);
+
+typedef struct podman_mount {
+    const char *source;
+    const char *destination;
+    const char *type;                   /* "bind", "volume", "tmpfs" */
+    char *const *options;               /* NULL-terminated, may be NULL */
+} podman_mount_t;
+
+typedef struct podman_network_attach {
+    const char *network;
+    const char *static_ip;              /* may be NULL */
+} podman_network_attach_t;
+
+typedef struct podman_container_spec {
+    const char *name;
+    const char *image;
+    const char *pod;                    /* may be NULL */
+    char *const *command;               /* NULL-terminated */
+    char *const *env;                   /* KEY=VALUE, NULL-terminated, may be NULL */
+    const char *work_dir;
+    const char *user;                   /* may be NULL: the pod's default */
+    bool stdin_open;
+    bool terminal;
+    bool read_only;
+    bool no_new_privileges;
+    bool init;                          /* a minimal init as PID 1: forwards signals, reaps */
+    char *const *cap_drop;              /* NULL-terminated, may be NULL */
+    char *const *cap_add;
+    const podman_mount_t *mounts;
+    size_t n_mounts;
+    const podman_network_attach_t *networks; /* outside a pod only */
+    size_t n_networks;
+    const podman_label_t *labels;
+    size_t n_labels;
+} podman_container_spec_t;
+
+int podman_container_create(podman_api_t *api, const podman_container_spec_t *spec,
+                            char **ret_id, as_error_t **err);
+int podman_container_start(podman_api_t *api, const char *id, as_error_t **err);
+/* Must be called before start to see all output. */
+int podman_container_attach(podman_api_t *api, const char *id, bool with_stdin,
+                            http_stream_t **ret, as_error_t **err);
+int podman_container_resize(podman_api_t *api, const char *id, unsigned rows, unsigned cols,
+                            as_error_t **err);
+/* Blocks until the container has exited; ret_exit_code is its status. */
+int podman_container_wait(podman_api_t *api, const char *id, int *ret_exit_code, as_error_t **err);
+int podman_container_kill(podman_api_t *api, const char *id, int signo, as_error_t **err);
+/* Force-removes (kills first if running); a missing container is -ENOENT. */
+int podman_container_remove(podman_api_t *api, const char *id, as_error_t **err);
+int podman_container_running(podman_api_t *api, const char *id, bool *ret, as_error_t **err);
+
+typedef struct podman_exec_spec {
+    char *const *command;
+    char *const *env;
+    const char *user;
+    const char *work_dir;
+    bool attach_stdin;
+    bool terminal;
+} podman_exec_spec_t;
+
+int podman_exec_create(podman_api_t *api, const char *container, const podman_exec_spec_t *spec,
+                       char **ret_id, as_error_t **err);
+int podman_exec_start(podman_api_t *api, const char *exec_id, bool terminal,
+                      http_stream_t **ret, as_error_t **err);
+int podman_exec_resize(podman_api_t *api, const char *exec_id, unsigned rows, unsigned cols,
+                       as_error_t **err);
+int podman_exec_exit_code(podman_api_t *api, const char *exec_id, int *ret, as_error_t **err);
+
+int podman_volume_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
+int podman_volume_create(podman_api_t *api, const char *name, const podman_label_t *labels,
+                         size_t n_labels, as_error_t **err);
+int podman_volume_remove(podman_api_t *api, const char *name, as_error_t **err);
+
+typedef enum podman_kind {
+    PODMAN_CONTAINERS,
+    PODMAN_PODS,
+    PODMAN_NETWORKS,
+    PODMAN_VOLUMES,
+} podman_kind_t;
+
+typedef struct podman_labelled {
+    char *name;
+    char *label_value;                  /* value of the label asked for */
+    char *pid;                          /* value of agent-sandbox.pid, or NULL */
+} podman_labelled_t;
+
+/* Every resource of `kind` carrying `label_key`, with that label's value. */
+int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *label_key,
+                         podman_labelled_t **ret, size_t *ret_n, as_error_t **err);
+void podman_labelled_free(podman_labelled_t *list, size_t n);
+
+/* Maps a libpod error answer (status + body) into *err; `what` names the call.
+ * Exposed for unit tests. */
+int podman_error_from_answer(long status, const char *body, const char *what, as_error_t **err);
+
+#endif

@@ -1,0 +1,182 @@
+#include "service.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "signals.h"
+#include "util.h"
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) { }
+}
+
+/* The last line the service wrote, for error messages. */
+static char *last_log_line(const char *log_path)
+{
+    FILE *f = fopen(log_path, "re");
+    if (f == NULL)
+        return NULL;
+    char line[1024], last[1024] = "";
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (line[0] != '\n')
+            memcpy(last, line, sizeof(last));
+    fclose(f);
+    last[strcspn(last, "\n")] = '\0';
+    return last[0] ? strdup(last) : NULL;
+}
+
+static void child(const char *socket_path, const char *log_path, pid_t parent)
+{
+    /* Own process group: the terminal's signals go to the CLI, which decides. */
+    setpgid(0, 0);
+    /* Die with the CLI, even when it is SIGKILLed. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        _exit(127);
+    signals_reset_for_child();
+
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int log = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (null < 0 || log < 0 || dup2(null, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
+        _exit(127);
+    closefrom(3);
+
+    char uri[256];
+    snprintf(uri, sizeof(uri), "unix://%s", socket_path);
+    char *argv[] = { "podman", "system", "service", "--time=0", uri, NULL };
+    execvp(argv[0], argv);
+    dprintf(2, "agent-sandbox: cannot run podman: %s\n", strerror(errno));
+    _exit(127);
+}
+
+bool podman_service_alive(podman_service_t *s)
+{
+    if (s == NULL || s->reaped)
+        return false;
+    int status;
+    pid_t r = waitpid(s->pid, &status, WNOHANG);
+    if (r == s->pid || (r < 0 && errno == ECHILD)) {
+        s->reaped = true;
+        s->exit_status = r == s->pid ? status : 0;
+        return false;
+    }
+    return true;
+}
+
+int podman_service_start(const char *socket_path, const char *log_path, long timeout_ms,
+                         podman_service_t **ret, podman_api_t **ret_api, as_error_t **err)
+{
+    podman_service_t *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    s->socket_path = strdup(socket_path);
+    s->log_path = strdup(log_path);
+    if (s->socket_path == NULL || s->log_path == NULL) {
+        podman_service_free(s);
+        return as_error_make(err, ENOMEM, "out of memory");
+    }
+
+    pid_t parent = getpid();
+    s->pid = fork();
+    if (s->pid < 0) {
+        int e = errno;
+        podman_service_free(s);
+        return as_error_errno(err, e, "starting the podman service");
+    }
+    if (s->pid == 0)
+        child(socket_path, log_path, parent);
+
+    podman_api_t *api = NULL;
+    int r = podman_api_new(socket_path, &api, err);
+    if (r < 0)
+        goto fail;
+
+    /* Poll /_ping until it answers or the deadline passes; back off from
+     * 2 ms to 50 ms, since the service usually comes up in 100-300 ms. */
+    long deadline = now_ms() + timeout_ms, delay = 2;
+    for (;;) {
+        as_error_t *ping_err = NULL;
+        if (access(socket_path, F_OK) == 0 && podman_ping(api, 2000, &ping_err) == 0)
+            break;
+        as_error_free(&ping_err);
+        if (!podman_service_alive(s)) {
+            _cleanup_free_ char *last = last_log_line(log_path);
+            r = as_error_make(err, ECHILD, "the podman service exited at start (%s %d)%s%s",
+                              WIFSIGNALED(s->exit_status) ? "signal" : "status",
+                              WIFSIGNALED(s->exit_status) ? WTERMSIG(s->exit_status)
+                                                          : WEXITSTATUS(s->exit_status),
+                              last ? ": " : "", last ? last : "");
+            goto fail;
+        }
+        if (signals_terminating()) {
+            r = as_error_make(err, EINTR, "interrupted while the podman service was starting");
+            goto fail;
+        }
+        if (now_ms() >= deadline) {
+            _cleanup_free_ char *last = last_log_line(log_path);
+            r = as_error_make(err, ETIMEDOUT, "the podman service did not answer on %s within %ld ms%s%s",
+                              socket_path, timeout_ms, last ? "; its log says: " : "", last ? last : "");
+            goto fail;
+        }
+        sleep_ms(delay);
+        if (delay < 50)
+            delay *= 2;
+    }
+    *ret = s;
+    *ret_api = api;
+    return 0;
+fail:
+    podman_api_free(api);
+    podman_service_stop(s, 2000, NULL);
+    podman_service_free(s);
+    return r;
+}
+
+int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
+{
+    if (s == NULL || !podman_service_alive(s))
+        return 0;
+    kill(s->pid, SIGTERM);
+    long deadline = now_ms() + timeout_ms, delay = 2;
+    while (podman_service_alive(s)) {
+        if (now_ms() >= deadline) {
+            kill(s->pid, SIGKILL);
+            int status;
+            while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) { }
+            s->reaped = true;
+            s->exit_status = status;
+            return as_error_make(err, ETIMEDOUT, "the podman service did not stop within %ld ms; killed it",
+                                 timeout_ms);
+        }
+        sleep_ms(delay);
+        if (delay < 50)
+            delay *= 2;
+    }
+    return 0;
+}
+
+void podman_service_free(podman_service_t *s)
+{
+    if (s == NULL)
+        return;
+    free(s->socket_path);
+    free(s->log_path);
+    free(s);
+}

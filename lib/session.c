@@ -1,0 +1,200 @@
+#include "session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "signals.h"
+#include "terminal.h"
+#include "util.h"
+
+typedef enum { RES_NETWORK, RES_POD, RES_CONTAINER } resource_kind_t;
+
+typedef struct {
+    resource_kind_t kind;
+    char *name;
+} resource_t;
+
+struct session {
+    podman_api_t *api;
+    const session_plan_t *plan;
+    resource_t created[8];
+    size_t n_created;
+    char *agent_id;
+    int forwarded;        /* terminating signals forwarded to the agent so far */
+};
+
+int session_new(podman_api_t *api, const session_plan_t *plan, session_t **ret, as_error_t **err)
+{
+    session_t *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    s->api = api;
+    s->plan = plan;
+    *ret = s;
+    return 0;
+}
+
+void session_free(session_t *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->n_created; i++)
+        free(s->created[i].name);
+    free(s->agent_id);
+    free(s);
+}
+
+void session_set_api(session_t *s, podman_api_t *api)
+{
+    s->api = api;
+}
+
+static int record(session_t *s, resource_kind_t kind, const char *name, as_error_t **err)
+{
+    if (s->n_created == ARRAY_SIZE(s->created))
+        return as_error_make(err, ENOSPC, "internal error: too many session resources");
+    char *copy = strdup(name);
+    if (copy == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    s->created[s->n_created++] = (resource_t){ kind, copy };
+    return 0;
+}
+
+static int check_interrupted(as_error_t **err)
+{
+    int sig = signals_terminating();
+    if (sig != 0)
+        return as_error_make(err, EINTR, "interrupted by %s during set-up", strsignal(sig));
+    return 0;
+}
+
+int session_setup(session_t *s, as_error_t **err)
+{
+    const session_plan_t *p = s->plan;
+    int r;
+
+    /* Record before create: if the CLI dies between the two, the label
+     * sweep finds it; if create fails, teardown's 404 is harmless. */
+    podman_network_spec_t net = {
+        .name = p->network, .internal = true, .dns_enabled = false,
+        .labels = p->labels, .n_labels = 2,
+    };
+    if ((r = check_interrupted(err)) < 0 ||
+        (r = record(s, RES_NETWORK, p->network, err)) < 0 ||
+        (r = podman_network_create(s->api, &net, NULL, err)) < 0)
+        return r;
+
+    podman_pod_spec_t pod = {
+        .name = p->pod, .network = p->network, .userns_keep_id = true,
+        .labels = p->labels, .n_labels = 2,
+    };
+    if ((r = check_interrupted(err)) < 0 ||
+        (r = record(s, RES_POD, p->pod, err)) < 0 ||
+        (r = podman_pod_create(s->api, &pod, err)) < 0)
+        return r;
+
+    podman_container_spec_t spec;
+    podman_mount_t mounts[4];
+    size_t n_mounts = 0;
+    session_plan_agent_spec(p, &spec, mounts, &n_mounts);
+    if ((r = check_interrupted(err)) < 0 ||
+        (r = record(s, RES_CONTAINER, p->agent, err)) < 0 ||
+        (r = podman_container_create(s->api, &spec, &s->agent_id, err)) < 0)
+        return r;
+    return check_interrupted(err);
+}
+
+static void resize_agent(session_t *s)
+{
+    unsigned rows, cols;
+    if (s->agent_id != NULL && terminal_size(STDIN_FILENO, &rows, &cols)) {
+        as_error_t *e = NULL;
+        podman_container_resize(s->api, s->agent_id, rows, cols, &e);
+        as_error_free(&e);       /* a lost resize only misdraws the screen */
+    }
+}
+
+static void on_signal(int signo, void *ctx)
+{
+    session_t *s = ctx;
+    if (signo == SIGWINCH) {
+        if (s->plan->tty)
+            resize_agent(s);
+        return;
+    }
+    /* First: pass it on, so the agent can finish in order. Again: kill. */
+    as_error_t *e = NULL;
+    podman_container_kill(s->api, s->agent_id, s->forwarded++ == 0 ? signo : SIGKILL, &e);
+    as_error_free(&e);           /* the agent may already be gone */
+}
+
+int session_run(session_t *s, const attach_io_t *io, int *ret_exit_code, as_error_t **err)
+{
+    http_stream_t *stream = NULL;
+    int r = podman_container_attach(s->api, s->agent_id, true, &stream, err);
+    if (r < 0)
+        return r;
+    r = podman_container_start(s->api, s->agent_id, err);
+    if (r < 0) {
+        http_stream_free(stream);
+        return r;
+    }
+    if (s->plan->tty)
+        resize_agent(s);
+    /* A signal that came between set-up and start is forwarded now. */
+    if (signals_terminating() != 0)
+        on_signal(signals_terminating(), s);
+
+    attach_hooks_t hooks = { .on_signal = on_signal, .ctx = s };
+    r = attach_pump(stream, io, &hooks, err);
+    http_stream_free(stream);
+    if (r < 0)
+        return r;
+    return podman_container_wait(s->api, s->agent_id, ret_exit_code, err);
+}
+
+int session_teardown(session_t *s, as_error_t **err)
+{
+    int first = 0;
+    while (s->n_created > 0) {
+        resource_t *res = &s->created[s->n_created - 1];
+        as_error_t *e = NULL;
+        int r;
+        switch (res->kind) {
+        case RES_CONTAINER: r = podman_container_remove(s->api, res->name, &e); break;
+        case RES_POD:       r = podman_pod_remove(s->api, res->name, &e); break;
+        default:            r = podman_network_remove(s->api, res->name, &e); break;
+        }
+        if (r < 0 && r != -ENOENT) {
+            if (first == 0) {
+                first = r;
+                *err = e;
+                e = NULL;
+            }
+            as_error_free(&e);
+            return first;     /* keep the rest recorded: the sweep removes them */
+        }
+        as_error_free(&e);
+        free(res->name);
+        s->n_created--;
+    }
+    return first;
+}
+
+char *session_leftovers(const session_t *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    static const char *kinds[] = { "network", "pod", "container" };
+    for (size_t i = s->n_created; i > 0; i--)
+        fprintf(f, "%s %s\n", kinds[s->created[i - 1].kind], s->created[i - 1].name);
+    fclose(f);
+    return text;
+}

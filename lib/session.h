@@ -1,0 +1,36 @@
+/* The executor: turns a session plan into API calls, recording every
+ * resource it creates so that teardown can walk the record backwards, on
+ * every path (done, failed half-way, interrupted). */
+#ifndef AS_SESSION_H
+#define AS_SESSION_H
+
+#include "attach_stream.h"
+#include "error.h"
+#include "podman_api.h"
+#include "session_plan.h"
+
+typedef struct session session_t;
+
+int session_new(podman_api_t *api, const session_plan_t *plan, session_t **ret, as_error_t **err);
+void session_free(session_t *s);
+
+/* Creates the network, the pod and the agent container. Stops early, with
+ * -EINTR, when a terminating signal has arrived. */
+int session_setup(session_t *s, as_error_t **err);
+
+/* Attaches, starts the agent and pumps its I/O until it exits. Terminating
+ * signals are forwarded to the agent (a second one kills it); SIGWINCH
+ * resizes its terminal. ret_exit_code is the agent's exit status. */
+int session_run(session_t *s, const attach_io_t *io, int *ret_exit_code, as_error_t **err);
+
+/* Removes what setup created, newest first. Keeps going past failures and
+ * reports the first; a resource already gone counts as removed. */
+int session_teardown(session_t *s, as_error_t **err);
+
+/* The API to use for teardown, when the first service died. */
+void session_set_api(session_t *s, podman_api_t *api);
+
+/* Names of resources still recorded (after a failed teardown), one per line. */
+char *session_leftovers(const session_t *s);
+
+#endif

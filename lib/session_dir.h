@@ -1,0 +1,45 @@
+/* The per-session directory under $XDG_RUNTIME_DIR/agent-sandbox/: private
+ * (0700, never mounted anywhere), holding the service socket and a lock that
+ * the CLI keeps for its whole life. A directory whose lock nobody holds
+ * belongs to a session whose CLI is gone. */
+#ifndef AS_SESSION_DIR_H
+#define AS_SESSION_DIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+#define SESSION_ID_LEN 12
+
+typedef struct session_dir {
+    char id[SESSION_ID_LEN + 1];
+    char *base;          /* $XDG_RUNTIME_DIR/agent-sandbox */
+    char *path;          /* base/<id> */
+    char *socket_path;   /* path/podman.sock */
+    int lock_fd;
+} session_dir_t;
+
+/* Random lower-case hex id of SESSION_ID_LEN digits. */
+int session_id_generate(char ret[SESSION_ID_LEN + 1], as_error_t **err);
+
+/* The base directory, created 0700 if missing; refuses one that is not a
+ * directory owned by us with mode 0700. */
+int session_base_dir(char **ret, as_error_t **err);
+
+/* Creates base/<id> atomically with its lock held (made under a temporary
+ * name, locked, then renamed), so no sweeper ever sees it unlocked. */
+int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err);
+/* Removes the directory and everything in it, then releases the lock. */
+int session_dir_remove(session_dir_t *d, as_error_t **err);
+void session_dir_free(session_dir_t *d);
+
+/* Writes `text` to path/name (0600), through a temporary file and rename. */
+int session_dir_write_file(const session_dir_t *d, const char *name, const char *text,
+                           as_error_t **err);
+
+/* Removes a directory tree that holds only files and directories (no
+ * following of symlinks). Exposed for the sweeper. */
+int remove_tree(const char *path, as_error_t **err);
+
+#endif

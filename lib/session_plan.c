@@ -1,0 +1,177 @@
+#include "session_plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+bool image_ref_valid(const char *ref)
+{
+    if (ref == NULL || ref[0] == '\0' || strlen(ref) > 255 || ref[0] == '-' || ref[0] == '/')
+        return false;
+    for (const char *c = ref; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("._/:@-", *c) != NULL))
+            return false;
+    return strstr(ref, "..") == NULL;
+}
+
+static bool id_valid(const char *id)
+{
+    if (id == NULL || strlen(id) != 12)
+        return false;
+    for (const char *c = id; *c; c++)
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
+            return false;
+    return true;
+}
+
+static char **strv_copy(char *const *v, size_t *ret_n)
+{
+    size_t n = 0;
+    while (v != NULL && v[n] != NULL)
+        n++;
+    char **copy = calloc(n + 1, sizeof(char *));
+    if (copy == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if ((copy[i] = strdup(v[i])) == NULL) {
+            for (size_t j = 0; j < i; j++)
+                free(copy[j]);
+            free(copy);
+            return NULL;
+        }
+    if (ret_n != NULL)
+        *ret_n = n;
+    return copy;
+}
+
+static void strv_free(char **v)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        free(v[i]);
+    free(v);
+}
+
+void session_plan_free(session_plan_t *p)
+{
+    if (p == NULL)
+        return;
+    free(p->id);
+    free(p->pid);
+    free(p->network);
+    free(p->pod);
+    free(p->agent);
+    free(p->image);
+    free(p->workdir);
+    strv_free(p->command);
+    strv_free(p->env);
+    free(p);
+}
+
+int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
+{
+    if (!id_valid(in->id))
+        return as_error_make(err, EINVAL, "session id \"%s\" is not 12 lower-case hex digits",
+                             in->id ? in->id : "");
+    if (!image_ref_valid(in->image))
+        return as_error_make(err, EINVAL, "image name \"%s\" is not a valid image reference",
+                             in->image ? in->image : "");
+    if (in->workdir == NULL || in->workdir[0] != '/')
+        return as_error_make(err, EINVAL, "the launch directory must be an absolute path");
+    if (in->command == NULL || in->command[0] == NULL || in->command[0][0] == '\0')
+        return as_error_make(err, EINVAL, "no command to run in the sandbox");
+    for (size_t i = 0; in->env != NULL && in->env[i] != NULL; i++) {
+        const char *eq = strchr(in->env[i], '=');
+        if (eq == NULL || eq == in->env[i])
+            return as_error_make(err, EINVAL, "environment entry \"%s\" is not NAME=VALUE", in->env[i]);
+    }
+
+    session_plan_t *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    p->tty = in->tty;
+    size_t n_env = 0;
+    if ((p->id = strdup(in->id)) == NULL ||
+        asprintf(&p->pid, "%ld", (long)in->cli_pid) < 0 ||
+        asprintf(&p->network, "agent-sandbox-%s-net", in->id) < 0 ||
+        asprintf(&p->pod, "agent-sandbox-%s", in->id) < 0 ||
+        asprintf(&p->agent, "agent-sandbox-%s-agent", in->id) < 0 ||
+        (p->image = strdup(in->image)) == NULL ||
+        (p->workdir = strdup(in->workdir)) == NULL ||
+        (p->command = strv_copy(in->command, NULL)) == NULL ||
+        (p->env = strv_copy(in->env, &n_env)) == NULL) {
+        session_plan_free(p);
+        return as_error_make(err, ENOMEM, "out of memory");
+    }
+    p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
+    p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
+    *ret = p;
+    return 0;
+}
+
+static char *const cap_drop_all[] = { "all", NULL };
+static char *const bind_rw[] = { "rw", "rbind", "rprivate", NULL };
+
+void session_plan_agent_spec(const session_plan_t *p, podman_container_spec_t *ret,
+                             podman_mount_t *ret_mounts, size_t *ret_n_mounts)
+{
+    /* The launch directory is the one host path the agent sees, at the
+     * same place as on the host so paths in its output mean the same. */
+    ret_mounts[0] = (podman_mount_t){
+        .source = p->workdir, .destination = p->workdir, .type = "bind", .options = bind_rw,
+    };
+    *ret_n_mounts = 1;
+    *ret = (podman_container_spec_t){
+        .name = p->agent,
+        .image = p->image,
+        .pod = p->pod,
+        .command = p->command,
+        .env = p->env,
+        .work_dir = p->workdir,
+        .stdin_open = true,
+        .terminal = p->tty,
+        .no_new_privileges = true,
+        .init = true,
+        .cap_drop = cap_drop_all,
+        .mounts = ret_mounts,
+        .n_mounts = *ret_n_mounts,
+        .labels = p->labels,
+        .n_labels = 2,
+    };
+}
+
+int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return as_error_errno(err, errno, "describing the plan");
+    fprintf(f, "session:   %s (cli pid %s)\n", p->id, p->pid);
+    fprintf(f, "network:   %s (internal, no DNS, no route out)\n", p->network);
+    fprintf(f, "pod:       %s (userns keep-id)\n", p->pod);
+    fprintf(f, "agent:     %s\n", p->agent);
+    fprintf(f, "  image:   %s\n", p->image);
+    fprintf(f, "  mount:   %s (rw, the only host path)\n", p->workdir);
+    fprintf(f, "  workdir: %s\n", p->workdir);
+    fprintf(f, "  tty:     %s\n", p->tty ? "yes" : "no");
+    fprintf(f, "  caps:    none; no-new-privileges\n");
+    fprintf(f, "  command:");
+    for (size_t i = 0; p->command[i] != NULL; i++)
+        fprintf(f, " %s", p->command[i]);
+    fprintf(f, "\n  env:    ");
+    for (size_t i = 0; p->env[i] != NULL; i++) {
+        const char *eq = strchr(p->env[i], '=');
+        fprintf(f, " %.*s", (int)(eq - p->env[i]), p->env[i]);   /* names only: values may be secrets */
+    }
+    fprintf(f, "\n");
+    if (fclose(f) != 0) {
+        free(text);
+        return as_error_make(err, ENOMEM, "describing the plan: out of memory");
+    }
+    *ret = text;
+    return 0;
+}

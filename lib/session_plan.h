@@ -1,0 +1,53 @@
+/* A session, first as pure data: every name, label, mount and setting the
+ * executor will ask podman for, computed from the inputs before any API call.
+ * Printable (--dry-run) and unit-tested without podman. */
+#ifndef AS_SESSION_PLAN_H
+#define AS_SESSION_PLAN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "podman_api.h"
+
+#define LABEL_SESSION "agent-sandbox.session"
+#define LABEL_PID     "agent-sandbox.pid"
+
+typedef struct session_inputs {
+    const char *id;              /* from session_id_generate() */
+    pid_t cli_pid;
+    const char *workdir;         /* resolved launch directory */
+    const char *image;
+    char *const *command;        /* NULL-terminated, non-empty */
+    bool tty;
+    char *const *env;            /* KEY=VALUE to set inside, NULL-terminated, may be NULL */
+} session_inputs_t;
+
+typedef struct session_plan {
+    char *id;
+    char *pid;
+    char *network;
+    char *pod;
+    char *agent;
+    char *image;
+    char *workdir;
+    char **command;
+    char **env;
+    bool tty;
+    podman_label_t labels[2];
+} session_plan_t;
+
+int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err);
+void session_plan_free(session_plan_t *p);
+
+/* Spec of the agent container, pointing into the plan (valid while it lives). */
+void session_plan_agent_spec(const session_plan_t *p, podman_container_spec_t *ret,
+                             podman_mount_t *ret_mounts, size_t *ret_n_mounts);
+
+/* Human-readable description, for --dry-run. */
+int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err);
+
+/* An image reference we pass through URLs unescaped: [A-Za-z0-9._/:@-]. */
+bool image_ref_valid(const char *ref);
+
+#endif

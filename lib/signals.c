@@ -1,0 +1,67 @@
+#include "signals.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static int pipe_fds[2] = { -1, -1 };
+static volatile sig_atomic_t terminating;
+
+static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
+
+static void on_signal(int signo)
+{
+    int saved = errno;
+    unsigned char b = (unsigned char)signo;
+    if (signo != SIGWINCH && terminating == 0)
+        terminating = signo;
+    /* a full pipe drops the byte: the flag above still records it */
+    if (write(pipe_fds[1], &b, 1) < 0) { }
+    errno = saved;
+}
+
+int signals_install(as_error_t **err)
+{
+    if (pipe_fds[0] < 0 && pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
+        return as_error_errno(err, errno, "creating the signal pipe");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+        if (sigaction(caught[i], &sa, NULL) < 0)
+            return as_error_errno(err, errno, "installing a signal handler");
+    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
+
+int signals_fd(void)
+{
+    return pipe_fds[0];
+}
+
+int signals_next(void)
+{
+    unsigned char b;
+    if (pipe_fds[0] < 0 || read(pipe_fds[0], &b, 1) != 1)
+        return 0;
+    return b;
+}
+
+int signals_terminating(void)
+{
+    return terminating;
+}
+
+void signals_reset_for_child(void)
+{
+    for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+        signal(caught[i], SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}

@@ -1,0 +1,175 @@
+#include "stale.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session_dir.h"
+#include "session_plan.h"
+#include "util.h"
+
+/* A half-made directory (.new-<id>) older than this is from a dead CLI. */
+#define NEW_DIR_GRACE_S 60
+
+typedef struct {
+    char **ids;
+    size_t n, cap;
+} idset_t;
+
+static bool idset_has(const idset_t *s, const char *id)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->ids[i], id) == 0)
+            return true;
+    return false;
+}
+
+static int idset_add(idset_t *s, const char *id)
+{
+    if (idset_has(s, id))
+        return 0;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 8;
+        char **ids = realloc(s->ids, cap * sizeof(char *));
+        if (ids == NULL)
+            return -ENOMEM;
+        s->ids = ids;
+        s->cap = cap;
+    }
+    if ((s->ids[s->n] = strdup(id)) == NULL)
+        return -ENOMEM;
+    s->n++;
+    return 0;
+}
+
+static void idset_clear(idset_t *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->ids[i]);
+    free(s->ids);
+}
+
+/* True when some live CLI holds the lock of base/name. */
+static bool lock_held(int base_fd, const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof(path), "%s/lock", name);
+    int fd = openat(base_fd, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    bool held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
+}
+
+/* Collects the live sessions and removes the directories of dead ones. */
+static int sweep_dirs(const char *base, const char *own_id, idset_t *live, stale_report_t *rep,
+                      as_error_t **err)
+{
+    int base_fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (base_fd < 0)
+        return errno == ENOENT ? 0 : as_error_errno(err, errno, "opening %s", base);
+    DIR *dir = fdopendir(base_fd);
+    if (dir == NULL) {
+        close(base_fd);
+        return as_error_errno(err, errno, "reading %s", base);
+    }
+    int first = 0;
+    struct dirent *e;
+    time_t now = time(NULL);
+    while ((e = readdir(dir)) != NULL) {
+        const char *name = e->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+            continue;
+        if (own_id != NULL && strcmp(name, own_id) == 0) {
+            idset_add(live, name);
+            continue;
+        }
+        bool half_made = strncmp(name, ".new-", 5) == 0;
+        if (half_made) {
+            struct stat st;
+            if (fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                now - st.st_mtime < NEW_DIR_GRACE_S)
+                continue;
+        } else if (lock_held(dirfd(dir), name)) {
+            if (idset_add(live, name) < 0) {
+                closedir(dir);
+                return as_error_make(err, ENOMEM, "out of memory");
+            }
+            continue;
+        }
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s/%s", base, name) < 0)
+            continue;
+        as_error_t *e2 = NULL;
+        if (remove_tree(path, &e2) < 0) {
+            if (first == 0) {
+                first = as_error_rc(e2);
+                *err = e2;
+                e2 = NULL;
+            }
+        } else {
+            rep->dirs++;
+        }
+        as_error_free(&e2);
+    }
+    closedir(dir);
+    return first;
+}
+
+int stale_sweep(podman_api_t *api, const char *base, const char *own_id,
+                stale_report_t *ret, as_error_t **err)
+{
+    stale_report_t rep = {0};
+    idset_t live = {0}, dead = {0};
+    int first = sweep_dirs(base, own_id, &live, &rep, err);
+
+    /* Remove in dependency order: containers, then pods, then networks. */
+    static const podman_kind_t order[] = { PODMAN_CONTAINERS, PODMAN_PODS, PODMAN_NETWORKS, PODMAN_VOLUMES };
+    for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
+        podman_labelled_t *list = NULL;
+        size_t n = 0;
+        as_error_t *e = NULL;
+        int r = podman_list_labelled(api, order[k], LABEL_SESSION, &list, &n, &e);
+        for (size_t i = 0; r == 0 && i < n; i++) {
+            if (idset_has(&live, list[i].label_value))
+                continue;
+            idset_add(&dead, list[i].label_value);
+            switch (order[k]) {
+            case PODMAN_CONTAINERS: r = podman_container_remove(api, list[i].name, &e); break;
+            case PODMAN_PODS:       r = podman_pod_remove(api, list[i].name, &e); break;
+            case PODMAN_NETWORKS:   r = podman_network_remove(api, list[i].name, &e); break;
+            case PODMAN_VOLUMES:    r = podman_volume_remove(api, list[i].name, &e); break;
+            }
+            if (r == -ENOENT) {       /* removed meanwhile with its pod */
+                as_error_free(&e);
+                r = 0;
+            } else if (r == 0) {
+                rep.resources++;
+            }
+        }
+        podman_labelled_free(list, n);
+        if (r < 0 && first == 0) {
+            first = r;
+            as_error_free(err);
+            *err = e;
+            e = NULL;
+        }
+        as_error_free(&e);
+    }
+    rep.sessions = dead.n;
+    idset_clear(&live);
+    idset_clear(&dead);
+    if (ret != NULL)
+        *ret = rep;
+    return first;
+}

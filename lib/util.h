@@ -1,0 +1,25 @@
+/* Small helpers shared by every module: scoped cleanup and ownership transfer,
+ * in the style of systemd and crun. */
+#ifndef AS_UTIL_H
+#define AS_UTIL_H
+
+#include <stdlib.h>
+#include <unistd.h>
+#include <errno.h>
+#include <stdio.h>
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(int *fd) { if (*fd >= 0) { int e = errno; close(*fd); errno = e; } }
+static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
+
+#define _cleanup_free_  __attribute__((cleanup(freep)))
+#define _cleanup_close_ __attribute__((cleanup(closep)))
+#define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
+
+/* Hand ownership over: returns *pp and leaves NULL behind. */
+#define steal_pointer(pp) ({ __typeof__(*(pp)) _p = *(pp); *(pp) = NULL; _p; })
+#define steal_fd(fdp) ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif
