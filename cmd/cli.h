@@ -46,6 +46,10 @@ void backend_stop(cli_backend_t *b);
 /* Sweeps dead sessions; says what it removed when `verbose`. */
 void sweep_stale(cli_backend_t *b, bool verbose);
 
+/* Applies the launch policy to the current directory. 0 and the resolved
+ * directory (to mount) when allowed; otherwise an exit code, reported. */
+int launch_check(podman_api_t *api, char **ret_dir);
+
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 

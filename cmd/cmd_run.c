@@ -162,15 +162,6 @@ static int parse(int argc, char **argv, run_options_t *o)
     return env_defaults(o);
 }
 
-static int resolved_cwd(char **ret, as_error_t **err)
-{
-    char *cwd = realpath(".", NULL);
-    if (cwd == NULL)
-        return as_error_errno(err, errno, "resolving the current directory");
-    *ret = cwd;
-    return 0;
-}
-
 /* Teardown with the service we have, or with a new one when it died. */
 static int teardown(session_t *s, cli_backend_t *b)
 {
@@ -211,26 +202,38 @@ static int run(run_options_t *o)
     const char *image = getenv("AGENT_SANDBOX_IMAGE");
     if (image == NULL || image[0] == '\0')
         image = DEFAULT_IMAGE;
-    _cleanup_free_ char *workdir = NULL;
     char id[SESSION_ID_LEN + 1];
-    if (resolved_cwd(&workdir, &err) < 0 || session_id_generate(id, &err) < 0) {
+    if (session_id_generate(id, &err) < 0) {
         report_error(&err);
-        return EXIT_SETUP;
+        return EXIT_INTERNAL;
     }
     bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 
+    /* The private service comes first: the launch policy needs podman's
+     * storage location. It creates no container, pod or network. */
+    cli_backend_t b = {0};
+    if (backend_start(id, &b, &err) < 0) {
+        report_error(&err);
+        return signals_terminating() ? 128 + signals_terminating() : EXIT_NO_SERVICE;
+    }
+    _cleanup_free_ char *workdir = NULL;
+    session_plan_t *plan = NULL;
+    int rc = launch_check(b.api, &workdir);
+    if (rc != 0) {
+        backend_stop(&b);
+        return rc;
+    }
     session_inputs_t in = {
         .id = id, .cli_pid = getpid(), .workdir = workdir, .image = image,
         .command = o->command, .tty = tty, .env = o->env,
     };
-    session_plan_t *plan = NULL;
     if (session_plan_build(&in, &plan, &err) < 0) {
         report_error(&err);
+        backend_stop(&b);
         return EXIT_USAGE;
     }
     if (o->dry_run) {
         _cleanup_free_ char *text = NULL;
-        int rc = 0;
         if (session_plan_describe(plan, &text, &err) < 0) {
             report_error(&err);
             rc = EXIT_INTERNAL;
@@ -238,18 +241,11 @@ static int run(run_options_t *o)
             fputs(text, stdout);
         }
         session_plan_free(plan);
+        backend_stop(&b);
         return rc;
-    }
-
-    cli_backend_t b = {0};
-    if (backend_start(id, &b, &err) < 0) {
-        report_error(&err);
-        session_plan_free(plan);
-        return signals_terminating() ? 128 + signals_terminating() : EXIT_NO_SERVICE;
     }
     sweep_stale(&b, false);
 
-    int rc = 0;
     session_t *s = NULL;
     bool present = false;
     if (podman_image_exists(b.api, image, &present, &err) < 0) {

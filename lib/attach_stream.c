@@ -27,10 +27,9 @@ int frame_parser_feed(frame_parser_t *p, const char *buf, size_t len,
             p->stream = p->head[0];
             p->left = (size_t)p->head[4] << 24 | (size_t)p->head[5] << 16 |
                       (size_t)p->head[6] << 8 | (size_t)p->head[7];
-            if (p->left == 0) {         /* empty frame: next header */
+            if (p->left == 0)           /* empty frame: next header */
                 p->head_len = 0;
-                continue;
-            }
+            continue;
         }
         size_t take = p->left < len ? p->left : len;
         int r = sink(p->stream, buf, take, ctx);

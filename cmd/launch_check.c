@@ -1,0 +1,67 @@
+/* Applies the launch policy (lib/launch_policy) to the current directory,
+ * with the user's allowed-paths file and podman's real storage location. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "launch_policy.h"
+#include "util.h"
+
+int launch_check(podman_api_t *api, char **ret_dir)
+{
+    as_error_t *err = NULL;
+    const char *home = getenv("HOME");
+    if (home == NULL || home[0] != '/') {
+        report("error: HOME is not set to an absolute path; the launch policy is relative to it");
+        return EXIT_REFUSED;
+    }
+    _cleanup_free_ char *cwd = getcwd(NULL, 0);
+    if (cwd == NULL) {
+        report("error: cannot read the current directory: %s", strerror(errno));
+        return EXIT_SETUP;
+    }
+    _cleanup_free_ char *graphroot = NULL;
+    if (podman_info_graphroot(api, &graphroot, &err) < 0) {
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    _cleanup_free_ char *file_path = NULL;
+    if (asprintf(&file_path, "%s/.config/agent-sandbox/allowed-paths", home) < 0)
+        return EXIT_INTERNAL;
+    launch_policy_file_t *file = NULL;
+    if (launch_policy_file_read(file_path, &file, &err) < 0) {
+        report_error(&err);
+        return EXIT_CONFIG;
+    }
+    launch_policy_input_t in = {
+        .launch_dir = cwd,
+        .home = home,
+        .xdg_runtime_dir = getenv("XDG_RUNTIME_DIR"),
+        .path_env = getenv("PATH"),
+        .graphroot = graphroot,
+        .allowed_paths_path = file_path,
+        .allowed_paths = file,
+    };
+    launch_policy_result_t *res = NULL;
+    int r = launch_policy_decide(&in, &res, &err);
+    launch_policy_file_free(&file);
+    if (r < 0) {
+        as_error_prefix(&err, "checking the launch directory");
+        report_error(&err);
+        return EXIT_REFUSED;
+    }
+    for (size_t i = 0; i < res->n_warnings; i++)
+        report("warning: %s", res->warnings[i]);
+    int rc = 0;
+    if (!launch_policy_allowed(res)) {
+        report("%s", res->message);
+        rc = res->rule == LAUNCH_POLICY_RULE_BAD_CONFIG ? EXIT_CONFIG : EXIT_REFUSED;
+    } else {
+        *ret_dir = steal_pointer(&res->resolved_dir);
+    }
+    launch_policy_result_free(&res);
+    return rc;
+}
