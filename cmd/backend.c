@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -26,6 +27,23 @@ void report_error(as_error_t **err)
 {
     report("error: %s", *err != NULL && (*err)->msg != NULL ? (*err)->msg : "unknown error");
     as_error_free(err);
+}
+
+static struct timespec trace_start;
+
+static void print_trace(const char *method, const char *path, long status, double ms)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double at = (double)(now.tv_sec - trace_start.tv_sec) * 1e3 +
+                (double)(now.tv_nsec - trace_start.tv_nsec) / 1e6;
+    fprintf(stderr, "agent-sandbox: trace: %8.1f ms  %6.1f ms  %ld %s %s\n", at, ms, status, method, path);
+}
+
+void trace_enable(void)
+{
+    clock_gettime(CLOCK_MONOTONIC, &trace_start);
+    http_set_trace(print_trace);
 }
 
 static int service_in(cli_backend_t *b, as_error_t **err)

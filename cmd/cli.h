@@ -26,6 +26,9 @@ enum {
 #define SERVICE_START_TIMEOUT_MS 30000L
 #define SERVICE_STOP_TIMEOUT_MS  10000L
 
+/* AGENT_SANDBOX_TRACE=1: every API call with its time, on stderr. */
+void trace_enable(void);
+
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "agent-sandbox: error: <err>" and frees it. */
 void report_error(as_error_t **err);
@@ -48,7 +51,7 @@ void sweep_stale(cli_backend_t *b, bool verbose);
 
 /* Applies the launch policy to the current directory. 0 and the resolved
  * directory (to mount) when allowed; otherwise an exit code, reported. */
-int launch_check(podman_api_t *api, char **ret_dir);
+int launch_check(podman_api_t *api, const char *base_dir, char **ret_dir);
 
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);

@@ -218,7 +218,7 @@ static int run(run_options_t *o)
     }
     _cleanup_free_ char *workdir = NULL;
     session_plan_t *plan = NULL;
-    int rc = launch_check(b.api, &workdir);
+    int rc = launch_check(b.api, b.dir->base, &workdir);
     if (rc != 0) {
         backend_stop(&b);
         return rc;

@@ -7,10 +7,26 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "graphroot_cache.h"
 #include "launch_policy.h"
 #include "util.h"
 
-int launch_check(podman_api_t *api, char **ret_dir)
+/* podman's storage location: cached while no storage.conf changes. */
+static int storage_root(podman_api_t *api, const char *base_dir, char **ret, as_error_t **err)
+{
+    if (graphroot_cache_get(base_dir, ret, err) == 0)
+        return 0;
+    as_error_free(err);
+    int r = podman_info_graphroot(api, ret, err);
+    if (r < 0)
+        return r;
+    as_error_t *put_err = NULL;
+    graphroot_cache_put(base_dir, *ret, &put_err);   /* a failed cache costs only time */
+    as_error_free(&put_err);
+    return 0;
+}
+
+int launch_check(podman_api_t *api, const char *base_dir, char **ret_dir)
 {
     as_error_t *err = NULL;
     const char *home = getenv("HOME");
@@ -24,7 +40,7 @@ int launch_check(podman_api_t *api, char **ret_dir)
         return EXIT_SETUP;
     }
     _cleanup_free_ char *graphroot = NULL;
-    if (podman_info_graphroot(api, &graphroot, &err) < 0) {
+    if (storage_root(api, base_dir, &graphroot, &err) < 0) {
         report_error(&err);
         return EXIT_SETUP;
     }

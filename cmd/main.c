@@ -1,5 +1,6 @@
 /* agent-sandbox: dispatch to a subcommand; everything else is a session. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -13,6 +14,9 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+    const char *trace = getenv("AGENT_SANDBOX_TRACE");
+    if (trace != NULL && strcmp(trace, "1") == 0)
+        trace_enable();
     if (argc > 1)
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
             if (strcmp(argv[1], commands[i].name) == 0)

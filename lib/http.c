@@ -24,6 +24,19 @@ struct http_stream {
 };
 
 static bool curl_ready;
+static http_trace_fn trace;
+
+void http_set_trace(http_trace_fn fn)
+{
+    trace = fn;
+}
+
+static double elapsed_ms(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
 
 int http_client_new(const char *socket_path, http_client_t **ret, as_error_t **err)
 {
@@ -128,6 +141,8 @@ int http_request(http_client_t *c, const char *method, const char *path,
     headers = curl_slist_append(headers, "Expect:");
     curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
 
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     CURLcode rc = curl_easy_perform(c->curl);
     curl_slist_free_all(headers);
     curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, NULL);
@@ -141,6 +156,8 @@ int http_request(http_client_t *c, const char *method, const char *path,
     }
     long status = 0;
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (trace != NULL)
+        trace(method, path, status, elapsed_ms(&t0));
     if (buf.data == NULL && (buf.data = strdup("")) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     ret->status = status;
@@ -292,11 +309,15 @@ int http_stream_open(http_client_t *c, const char *method, const char *path,
     }
     long status = 0;
     char *rest = NULL;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (send_all(s->curl, s->fd, req, strlen(req), err) < 0 ||
         read_head(s, timeout_ms, &status, &rest, err) < 0) {
         http_stream_free(s);
         return as_error_prefix(err, "%s %s", method, path);
     }
+    if (trace != NULL)
+        trace(method, path, status, elapsed_ms(&t0));
     if (status != 101 && status != 200) {
         /* The body of an error is a short JSON document; it may not all be
          * here yet, but what is here names the cause. */

@@ -29,6 +29,11 @@ void http_response_clear(http_response_t *r);
 /* Percent-encode a path or query component. */
 char *http_escape(http_client_t *c, const char *s);
 
+/* Optional observer of every request (method, path, status, milliseconds),
+ * for `AGENT_SANDBOX_TRACE`; lib/ itself never prints. */
+typedef void (*http_trace_fn)(const char *method, const char *path, long status, double ms);
+void http_set_trace(http_trace_fn fn);
+
 typedef struct http_stream http_stream_t;
 
 /* Send `method path` with `body` (may be NULL) on a new connection and read

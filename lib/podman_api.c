@@ -283,7 +283,7 @@ int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error
 
 int podman_pod_remove(podman_api_t *api, const char *name, as_error_t **err)
 {
-    return remove_named(api, "pods", "?force=true", "pod", name, 200, err);
+    return remove_named(api, "pods", "?force=true&timeout=0", "pod", name, 200, err);
 }
 
 /* libpod takes env as an object: split each KEY=VALUE. */

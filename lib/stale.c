@@ -25,6 +25,16 @@ typedef struct {
     size_t n, cap;
 } idset_t;
 
+/* Only session directories are ours to judge: <id> or .new-<id>. */
+static bool session_entry(const char *name)
+{
+    if (strncmp(name, ".new-", 5) == 0)
+        name += 5;
+    if (strlen(name) != SESSION_ID_LEN)
+        return false;
+    return strspn(name, "0123456789abcdef") == SESSION_ID_LEN;
+}
+
 static bool idset_has(const idset_t *s, const char *id)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -88,7 +98,7 @@ static int sweep_dirs(const char *base, const char *own_id, idset_t *live, stale
     time_t now = time(NULL);
     while ((e = readdir(dir)) != NULL) {
         const char *name = e->d_name;
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        if (!session_entry(name))
             continue;
         if (own_id != NULL && strcmp(name, own_id) == 0) {
             idset_add(live, name);

@@ -1,0 +1,106 @@
+#include "graphroot_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define CACHE_NAME "graphroot"
+
+static void key_line(FILE *f, const char *path)
+{
+    struct stat st;
+    if (path == NULL)
+        return;
+    if (stat(path, &st) < 0)
+        fprintf(f, "%s -\n", path);
+    else
+        fprintf(f, "%s %lu %lld %lld.%09ld\n", path, (unsigned long)st.st_ino, (long long)st.st_size,
+                (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+int graphroot_cache_key(char **ret, as_error_t **err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return as_error_errno(err, errno, "computing the storage cache key");
+    /* the files containers-storage reads, in its order of precedence */
+    const char *env = getenv("CONTAINERS_STORAGE_CONF");
+    fprintf(f, "env %s\n", env != NULL ? env : "-");
+    key_line(f, env);
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    _cleanup_free_ char *user = NULL;
+    if (xdg != NULL && xdg[0] == '/')
+        user = asprintf(&user, "%s/containers/storage.conf", xdg) < 0 ? NULL : user;
+    else if (home != NULL)
+        user = asprintf(&user, "%s/.config/containers/storage.conf", home) < 0 ? NULL : user;
+    key_line(f, user);
+    key_line(f, "/etc/containers/storage.conf");
+    key_line(f, "/usr/share/containers/storage.conf");
+    if (fclose(f) != 0) {
+        free(text);
+        return as_error_make(err, ENOMEM, "computing the storage cache key: out of memory");
+    }
+    *ret = text;
+    return 0;
+}
+
+int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = NULL, *key = NULL;
+    if (asprintf(&path, "%s/" CACHE_NAME, base_dir) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    int r = graphroot_cache_key(&key, err);
+    if (r < 0)
+        return r;
+    _cleanup_fclose_ FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return -ENOENT;
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    size_t klen = strlen(key);
+    if (n <= klen || strncmp(buf, key, klen) != 0)
+        return -ENOENT;
+    char *root = buf + klen;
+    root[strcspn(root, "\n")] = '\0';
+    if (root[0] != '/')
+        return -ENOENT;
+    if ((*ret = strdup(root)) == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    return 0;
+}
+
+int graphroot_cache_put(const char *base_dir, const char *graphroot, as_error_t **err)
+{
+    _cleanup_free_ char *path = NULL, *tmp = NULL, *key = NULL;
+    if (asprintf(&path, "%s/" CACHE_NAME, base_dir) < 0 ||
+        asprintf(&tmp, "%s/." CACHE_NAME ".%ld", base_dir, (long)getpid()) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    int r = graphroot_cache_key(&key, err);
+    if (r < 0)
+        return r;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return as_error_errno(err, errno, "writing %s", tmp);
+    FILE *f = fdopen(fd, "w");
+    if (f == NULL) {
+        close(fd);
+        unlink(tmp);
+        return as_error_errno(err, errno, "writing %s", tmp);
+    }
+    fprintf(f, "%s%s\n", key, graphroot);
+    if (fclose(f) != 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return as_error_errno(err, e, "writing %s", path);
+    }
+    return 0;
+}
