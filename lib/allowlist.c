@@ -1,0 +1,770 @@
+#include "allowlist.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define DIRECTIVE_UPSTREAM_NET "allow-upstream-net"
+#define SHOW_MAX 80   /* bytes of an offending entry quoted in a message */
+
+typedef struct warning {
+    unsigned line;
+    char *msg;
+} warning_t;
+
+typedef struct parser {
+    const char *file;
+    unsigned line;
+    allowlist_t *al;
+    warning_t *warnings;
+    size_t n_warnings;
+} parser_t;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool is_hostchar(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+           || c == '-' || c == '.';
+}
+
+static char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool has_char(const char *s, size_t len, char c)
+{
+    return memchr(s, c, len) != NULL;
+}
+
+static bool has_str(const char *s, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "file:line: message"; every parse error goes through here. */
+static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
+{
+    _cleanup_free_ char *msg = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return as_error_make(err, ENOMEM, "%s:%u: out of memory", p->file, p->line);
+    return as_error_make(err, EINVAL, "%s:%u: %s", p->file, p->line, msg);
+}
+
+static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, ...)
+{
+    _cleanup_free_ char *msg = NULL;
+    char *full = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (n < 0 || asprintf(&full, "%s:%u: %s", p->file, line, msg) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    warning_t *w = reallocarray(p->warnings, p->n_warnings + 1, sizeof(*w));
+    if (w == NULL) {
+        free(full);
+        return as_error_make(err, ENOMEM, "out of memory");
+    }
+    p->warnings = w;
+    p->warnings[p->n_warnings++] = (warning_t){ .line = line, .msg = full };
+    return 0;
+}
+
+/* ---- host names ------------------------------------------------------- */
+
+/* The last label decides whether a name is an IPv4 address in disguise:
+ * inet_aton() accepts "127.1", "2130706433", "0x7f000001", "0177.0.0.1",
+ * and in all of them the last part is decimal digits or 0x + hex digits.
+ * No real top-level domain looks like that. */
+static bool last_label_is_numeric(const char *name, size_t len)
+{
+    size_t start = len;
+    while (start > 0 && name[start - 1] != '.')
+        start--;
+    const char *l = name + start;
+    size_t n = len - start;
+    if (n == 0)
+        return false;
+    size_t i = 0;
+    if (n >= 2 && l[0] == '0' && (l[1] == 'x' || l[1] == 'X')) {
+        for (i = 2; i < n; i++)
+            if (!isxdigit((unsigned char)l[i]))
+                return false;
+        return true;
+    }
+    for (i = 0; i < n; i++)
+        if (l[i] < '0' || l[i] > '9')
+            return false;
+    return true;
+}
+
+typedef enum {
+    NAME_OK = 0,
+    NAME_EMPTY,
+    NAME_BAD_CHAR,
+    NAME_TOO_LONG,
+    NAME_EMPTY_LABEL,
+    NAME_LONG_LABEL,
+    NAME_HYPHEN,
+    NAME_NUMERIC,
+    NAME_SINGLE_LABEL,
+} name_check_t;
+
+/* Checks a host name without a trailing dot. On failure *where points at the
+ * offending character or label. */
+static name_check_t check_name(const char *s, size_t len, size_t *where, size_t *where_len)
+{
+    *where = 0;
+    *where_len = 0;
+    if (len == 0)
+        return NAME_EMPTY;
+    for (size_t i = 0; i < len; i++)
+        if (!is_hostchar(s[i])) {
+            *where = i;
+            *where_len = 1;
+            return NAME_BAD_CHAR;
+        }
+    if (len > ALLOWLIST_NAME_MAX)
+        return NAME_TOO_LONG;
+    size_t labels = 0;
+    for (size_t start = 0; start <= len;) {
+        const char *dot = memchr(s + start, '.', len - start);
+        size_t end = dot != NULL ? (size_t)(dot - s) : len;
+        size_t n = end - start;
+        *where = start;
+        *where_len = n;
+        if (n == 0)
+            return NAME_EMPTY_LABEL;
+        if (n > 63)
+            return NAME_LONG_LABEL;
+        if (s[start] == '-' || s[end - 1] == '-')
+            return NAME_HYPHEN;
+        labels++;
+        start = end + 1;
+    }
+    *where = 0;
+    *where_len = len;
+    if (last_label_is_numeric(s, len))
+        return NAME_NUMERIC;
+    if (labels < 2)
+        return NAME_SINGLE_LABEL;
+    return NAME_OK;
+}
+
+bool allowlist_name_is_canonical(const char *name)
+{
+    if (name == NULL)
+        return false;
+    size_t len = strlen(name);
+    size_t w, wl;
+    if (check_name(name, len, &w, &wl) != NAME_OK)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (name[i] >= 'A' && name[i] <= 'Z')
+            return false;
+    return true;
+}
+
+/* ---- entries ---------------------------------------------------------- */
+
+static allowlist_entry_t *find_entry(const allowlist_t *al, const char *name, bool wildcard)
+{
+    for (size_t i = 0; i < al->n_entries; i++)
+        if (al->entries[i].wildcard == wildcard && strcmp(al->entries[i].name, name) == 0)
+            return &al->entries[i];
+    return NULL;
+}
+
+const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name, bool wildcard)
+{
+    if (al == NULL || name == NULL)
+        return NULL;
+    return find_entry(al, name, wildcard);
+}
+
+/* Whether `name` is `apex` or a subdomain of it. */
+static bool covered_by(const char *name, const char *apex)
+{
+    size_t n = strlen(name), a = strlen(apex);
+    if (n == a)
+        return strcmp(name, apex) == 0;
+    return n > a && name[n - a - 1] == '.' && strcmp(name + n - a, apex) == 0;
+}
+
+static int add_entry(parser_t *p, const char *name, bool wildcard, unsigned port,
+                     as_error_t **err)
+{
+    allowlist_t *al = p->al;
+    allowlist_entry_t *e = find_entry(al, name, wildcard);
+
+    if (e != NULL) {
+        if (port == 0)
+            return pwarn(p, p->line, err, "%s%s is already listed on line %u",
+                         wildcard ? "." : "", name, e->line);
+        for (size_t i = 0; i < e->n_ports; i++)
+            if (e->ports[i].port == port)
+                return pwarn(p, p->line, err, "%s:%u is already listed on line %u",
+                             name, port, e->ports[i].line);
+    } else {
+        if (al->n_entries >= ALLOWLIST_MAX_ENTRIES)
+            return perr(p, err, "too many entries (the limit is %d)", ALLOWLIST_MAX_ENTRIES);
+        allowlist_entry_t *v = reallocarray(al->entries, al->n_entries + 1, sizeof(*v));
+        if (v == NULL)
+            return as_error_make(err, ENOMEM, "out of memory");
+        al->entries = v;
+        char *copy = strdup(name);
+        if (copy == NULL)
+            return as_error_make(err, ENOMEM, "out of memory");
+        e = &al->entries[al->n_entries++];
+        *e = (allowlist_entry_t){ .name = copy, .wildcard = wildcard, .line = p->line };
+    }
+    if (port == 0)
+        return 0;
+
+    allowlist_port_t *ports = reallocarray(e->ports, e->n_ports + 1, sizeof(*ports));
+    if (ports == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    e->ports = ports;
+    e->ports[e->n_ports++] = (allowlist_port_t){ .port = (uint16_t)port, .line = p->line };
+    return 0;
+}
+
+/* Parses "digits" into 1..65535. */
+static int parse_port(parser_t *p, const char *s, size_t len, unsigned *ret, as_error_t **err)
+{
+    if (len == 0)
+        return perr(p, err, "missing port number after ':'");
+    unsigned long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return perr(p, err, "port `%.*s` is not a number (expected 1-65535)",
+                        (int)(len < SHOW_MAX ? len : SHOW_MAX), s);
+        if (v <= 65535)
+            v = v * 10 + (unsigned long)(s[i] - '0');
+    }
+    if (v == 0 || v > 65535)
+        return perr(p, err, "port %.*s is out of range (expected 1-65535)",
+                    (int)(len < SHOW_MAX ? len : SHOW_MAX), s);
+    *ret = (unsigned)v;
+    return 0;
+}
+
+static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **err)
+{
+    int show = (int)(len < SHOW_MAX ? len : SHOW_MAX);
+    const char *more = len > SHOW_MAX ? "..." : "";
+
+    if (len == 1 && tok[0] == '*')
+        return perr(p, err, "`*` would allow every host; list the host names instead");
+    if (has_str(tok, len, "://"))
+        return perr(p, err, "`%.*s%s` is a URL; write only the host name (e.g. api.example.com)",
+                    show, tok, more);
+    if (has_char(tok, len, '/'))
+        return perr(p, err, "`%.*s%s` contains a path or a '/'; write only the host name",
+                    show, tok, more);
+    if (has_char(tok, len, '*'))
+        return perr(p, err, "`%.*s%s`: `*` is not supported; write .example.com to allow "
+                    "example.com and all its subdomains", show, tok, more);
+    if (has_char(tok, len, '@'))
+        return perr(p, err, "`%.*s%s` contains '@'; write only the host name", show, tok, more);
+    if (tok[0] == '[')
+        return perr(p, err, "`%.*s%s` is an IPv6 address; only host names are allowed",
+                    show, tok, more);
+
+    const char *colon = memchr(tok, ':', len);
+    if (colon != NULL && memchr(colon + 1, ':', len - (size_t)(colon - tok) - 1) != NULL)
+        return perr(p, err, "`%.*s%s` looks like an IPv6 address; only host names are allowed",
+                    show, tok, more);
+
+    size_t hlen = colon != NULL ? (size_t)(colon - tok) : len;
+    unsigned port = 0;
+    if (colon != NULL) {
+        int r = parse_port(p, colon + 1, len - hlen - 1, &port, err);
+        if (r < 0)
+            return r;
+    }
+
+    const char *host = tok;
+    bool wildcard = false;
+    if (hlen > 0 && host[0] == '.') {
+        wildcard = true;
+        host++;
+        hlen--;
+    }
+    if (hlen > 0 && host[hlen - 1] == '.')
+        hlen--;                          /* one trailing dot: the root, dropped */
+    if (wildcard && port != 0)
+        return perr(p, err, "`%.*s%s`: a port can only follow an exact host name, "
+                    "not a wildcard", show, tok, more);
+
+    size_t w, wl;
+    switch (check_name(host, hlen, &w, &wl)) {
+    case NAME_OK:
+        break;
+    case NAME_EMPTY:
+        return perr(p, err, "empty host name in `%.*s%s`", show, tok, more);
+    case NAME_BAD_CHAR: {
+        unsigned char c = (unsigned char)host[w];
+        if (c == '_')
+            return perr(p, err, "invalid character '_' in host name `%.*s%s` "
+                        "(RFC 1123 allows letters, digits, '-' and '.')", show, tok, more);
+        if (isprint(c))
+            return perr(p, err, "invalid character '%c' in host name `%.*s%s` "
+                        "(allowed: letters, digits, '-' and '.')", c, show, tok, more);
+        return perr(p, err, "invalid byte 0x%02x in host name", c);
+    }
+    case NAME_TOO_LONG:
+        return perr(p, err, "host name `%.*s...` is %zu bytes long; the limit is %d",
+                    40, host, hlen, ALLOWLIST_NAME_MAX);
+    case NAME_EMPTY_LABEL:
+        return perr(p, err, "empty label in `%.*s%s` (two dots in a row, or a stray dot)",
+                    show, tok, more);
+    case NAME_LONG_LABEL:
+        return perr(p, err, "label `%.*s...` in `%.*s%s` is %zu bytes long; the limit is 63",
+                    20, host + w, show, tok, more, wl);
+    case NAME_HYPHEN:
+        return perr(p, err, "label `%.*s` in `%.*s%s` starts or ends with '-'",
+                    (int)wl, host + w, show, tok, more);
+    case NAME_NUMERIC:
+        return perr(p, err, "`%.*s%s` is an IP address (or has an all-numeric top-level label); "
+                    "only host names are allowed", show, tok, more);
+    case NAME_SINGLE_LABEL:
+        if (wildcard)
+            return perr(p, err, "`%.*s%s` would allow a whole top-level domain; "
+                        "a wildcard needs at least two labels (.example.com)", show, tok, more);
+        return perr(p, err, "`%.*s%s` is a single-label name; write the fully qualified name",
+                    show, tok, more);
+    }
+
+    char name[ALLOWLIST_NAME_MAX + 1];
+    for (size_t i = 0; i < hlen; i++)
+        name[i] = lower(host[i]);
+    name[hlen] = '\0';
+
+    if (port == 80 || port == 443) {
+        int r = pwarn(p, p->line, err, "%s:%u: ports 80 and 443 are always allowed for a listed "
+                      "name; the port is redundant", name, port);
+        if (r < 0)
+            return r;
+        port = 0;
+    }
+    return add_entry(p, name, wildcard, port, err);
+}
+
+/* ---- allow-upstream-net ----------------------------------------------- */
+
+/* A decimal number without sign or leading zeros, at most `max`. */
+static bool parse_dec(const char *s, size_t len, unsigned max, unsigned *ret)
+{
+    if (len == 0 || len > 3 || (len > 1 && s[0] == '0'))
+        return false;
+    unsigned v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    if (v > max)
+        return false;
+    *ret = v;
+    return true;
+}
+
+static bool parse_ipv4_strict(const char *s, size_t len, uint32_t *ret)
+{
+    uint32_t addr = 0;
+    size_t start = 0;
+    for (int part = 0; part < 4; part++) {
+        size_t end = start;
+        while (end < len && s[end] != '.')
+            end++;
+        if ((part < 3) != (end < len))
+            return false;
+        unsigned v;
+        if (!parse_dec(s + start, end - start, 255, &v))
+            return false;
+        addr = addr << 8 | v;
+        start = end + 1;
+    }
+    *ret = addr;
+    return true;
+}
+
+static uint32_t prefix_mask(unsigned prefix)
+{
+    return prefix == 0 ? 0 : 0xffffffffu << (32 - prefix);
+}
+
+static bool nets_overlap(uint32_t a, unsigned pa, uint32_t b, unsigned pb)
+{
+    uint32_t m = prefix_mask(pa < pb ? pa : pb);
+    return (a & m) == (b & m);
+}
+
+/* The ranges the router refuses by default (docs/allowlist.md). */
+static const struct { uint32_t addr; unsigned prefix; } refused_ranges[] = {
+    { 0x00000000u, 8 },   /* 0.0.0.0/8 "this network" */
+    { 0x0a000000u, 8 },   /* 10.0.0.0/8 */
+    { 0x64400000u, 10 },  /* 100.64.0.0/10 CGNAT */
+    { 0x7f000000u, 8 },   /* 127.0.0.0/8 loopback */
+    { 0xa9fe0000u, 16 },  /* 169.254.0.0/16 link-local, cloud metadata */
+    { 0xac100000u, 12 },  /* 172.16.0.0/12 */
+    { 0xc0a80000u, 16 },  /* 192.168.0.0/16 */
+};
+
+static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
+{
+    int show = (int)(len < SHOW_MAX ? len : SHOW_MAX);
+    if (has_char(s, len, ':'))
+        return perr(p, err, "%s `%.*s`: IPv6 networks are not supported (the sandbox has no "
+                    "IPv6 route)", DIRECTIVE_UPSTREAM_NET, show, s);
+    const char *slash = memchr(s, '/', len);
+    size_t alen = slash != NULL ? (size_t)(slash - s) : len;
+    uint32_t addr;
+    unsigned prefix = 32;
+    if (!parse_ipv4_strict(s, alen, &addr)
+        || (slash != NULL && !parse_dec(slash + 1, len - alen - 1, 32, &prefix)))
+        return perr(p, err, "%s `%.*s`: expected an IPv4 network in CIDR form "
+                    "(e.g. 10.1.0.0/16; decimal, no leading zeros)",
+                    DIRECTIVE_UPSTREAM_NET, show, s);
+    if ((addr & ~prefix_mask(prefix)) != 0) {
+        uint32_t net = addr & prefix_mask(prefix);
+        return perr(p, err, "%s `%.*s` has host bits set; did you mean %u.%u.%u.%u/%u?",
+                    DIRECTIVE_UPSTREAM_NET, show, s, net >> 24, (net >> 16) & 255,
+                    (net >> 8) & 255, net & 255, prefix);
+    }
+
+    allowlist_t *al = p->al;
+    for (size_t i = 0; i < al->n_nets; i++)
+        if (al->nets[i].addr == addr && al->nets[i].prefix == prefix)
+            return pwarn(p, p->line, err, "%s %.*s is already listed on line %u",
+                         DIRECTIVE_UPSTREAM_NET, show, s, al->nets[i].line);
+
+    bool refused = false;
+    for (size_t i = 0; i < ARRAY_SIZE(refused_ranges); i++)
+        refused |= nets_overlap(addr, prefix, refused_ranges[i].addr, refused_ranges[i].prefix);
+    if (prefix == 0) {
+        int r = pwarn(p, p->line, err, "%s %.*s turns off the refusal of private upstream "
+                      "addresses entirely", DIRECTIVE_UPSTREAM_NET, show, s);
+        if (r < 0)
+            return r;
+    } else if (!refused) {
+        int r = pwarn(p, p->line, err, "%s %.*s: this network is public; the router does not "
+                      "refuse it in the first place", DIRECTIVE_UPSTREAM_NET, show, s);
+        if (r < 0)
+            return r;
+    }
+
+    if (al->n_nets >= ALLOWLIST_MAX_NETS)
+        return perr(p, err, "too many %s lines (the limit is %d)", DIRECTIVE_UPSTREAM_NET,
+                    ALLOWLIST_MAX_NETS);
+    allowlist_net_t *v = reallocarray(al->nets, al->n_nets + 1, sizeof(*v));
+    if (v == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    al->nets = v;
+    al->nets[al->n_nets++] = (allowlist_net_t){ .addr = addr, .prefix = prefix, .line = p->line };
+    return 0;
+}
+
+/* ---- lines ------------------------------------------------------------ */
+
+static int parse_line(parser_t *p, const char *s, size_t len, as_error_t **err)
+{
+    const char *hash = memchr(s, '#', len);
+    if (hash != NULL)
+        len = (size_t)(hash - s);
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80)
+            return perr(p, err, "non-ASCII character; write internationalised names in "
+                        "punycode (xn--..., as `idn2 NAME` prints them)");
+        if (c < 0x20 && !is_blank((char)c))
+            return perr(p, err, "control character 0x%02x", c);
+        if (c == 0x7f)
+            return perr(p, err, "control character 0x7f");
+    }
+
+    /* Split into at most three whitespace-separated tokens. */
+    const char *tok[3];
+    size_t tlen[3];
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        while (i < len && is_blank(s[i]))
+            i++;
+        if (i == len)
+            break;
+        size_t start = i;
+        while (i < len && !is_blank(s[i]))
+            i++;
+        if (n < ARRAY_SIZE(tok)) {
+            tok[n] = s + start;
+            tlen[n] = i - start;
+        }
+        n++;
+    }
+    if (n == 0)
+        return 0;
+
+    bool directive = tlen[0] == strlen(DIRECTIVE_UPSTREAM_NET)
+                     && memcmp(tok[0], DIRECTIVE_UPSTREAM_NET, tlen[0]) == 0;
+    if (directive) {
+        if (n != 2)
+            return perr(p, err, "%s expects exactly one IPv4 network (e.g. 10.1.0.0/16)",
+                        DIRECTIVE_UPSTREAM_NET);
+        return parse_net(p, tok[1], tlen[1], err);
+    }
+    if (n > 1)
+        return perr(p, err, "whitespace inside an entry; write one host or host:port per line "
+                    "(`%.*s ...`)", (int)(tlen[0] < SHOW_MAX ? tlen[0] : SHOW_MAX), tok[0]);
+    return parse_entry(p, tok[0], tlen[0], err);
+}
+
+/* Overlaps are only known once the whole file is read. */
+static int find_overlaps(parser_t *p, as_error_t **err)
+{
+    const allowlist_t *al = p->al;
+    for (size_t i = 0; i < al->n_entries; i++) {
+        const allowlist_entry_t *e = &al->entries[i];
+        if (!e->wildcard && e->n_ports > 0)
+            continue;            /* its extra ports are not covered by any wildcard */
+        const allowlist_entry_t *best = NULL;
+        for (size_t j = 0; j < al->n_entries; j++) {
+            const allowlist_entry_t *w = &al->entries[j];
+            if (j == i || !w->wildcard || !covered_by(e->name, w->name))
+                continue;
+            if (e->wildcard && strcmp(e->name, w->name) == 0)
+                continue;
+            if (best == NULL || strlen(w->name) > strlen(best->name))
+                best = w;
+        }
+        if (best == NULL)
+            continue;
+        int r = pwarn(p, e->line, err, "%s%s is already covered by .%s (line %u)",
+                      e->wildcard ? "." : "", e->name, best->name, best->line);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+static void free_warnings(warning_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(w[i].msg);
+    free(w);
+}
+
+int allowlist_parse(const char *filename, const char *text, size_t len,
+                    allowlist_t **ret, as_error_t **err)
+{
+    if (filename == NULL)
+        filename = "allowed-hosts";
+    if (text == NULL && len > 0)
+        return as_error_make(err, EINVAL, "%s: no text", filename);
+
+    allowlist_t *al = calloc(1, sizeof(*al));
+    if (al == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    parser_t p = { .file = filename, .al = al };
+    int r = 0;
+
+    for (size_t pos = 0; pos < len;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl != NULL ? (size_t)(nl - text) : len;
+        p.line++;
+        if (memchr(text + pos, '\0', end - pos) != NULL) {
+            r = perr(&p, err, "NUL byte; this does not look like a text file");
+            goto fail;
+        }
+        r = parse_line(&p, text + pos, end - pos, err);
+        if (r < 0)
+            goto fail;
+        pos = end + 1;
+    }
+    r = find_overlaps(&p, err);
+    if (r < 0)
+        goto fail;
+
+    /* Warnings in line order (overlaps are found last); a stable insertion
+     * sort keeps the emission order of warnings on the same line. */
+    for (size_t i = 1; i < p.n_warnings; i++)
+        for (size_t j = i; j > 0 && p.warnings[j - 1].line > p.warnings[j].line; j--) {
+            warning_t t = p.warnings[j];
+            p.warnings[j] = p.warnings[j - 1];
+            p.warnings[j - 1] = t;
+        }
+    if (p.n_warnings > 0) {
+        al->warnings = calloc(p.n_warnings, sizeof(char *));
+        if (al->warnings == NULL) {
+            r = as_error_make(err, ENOMEM, "out of memory");
+            goto fail;
+        }
+        for (size_t i = 0; i < p.n_warnings; i++)
+            al->warnings[i] = steal_pointer(&p.warnings[i].msg);
+        al->n_warnings = p.n_warnings;
+    }
+    free_warnings(p.warnings, p.n_warnings);
+    *ret = al;
+    return 0;
+
+fail:
+    free_warnings(p.warnings, p.n_warnings);
+    allowlist_free(al);
+    return r;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+int allowlist_read_file(const char *path, char **ret_text, size_t *ret_len, as_error_t **err)
+{
+    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return as_error_errno(err, errno, "cannot open %s", path);
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return as_error_errno(err, errno, "cannot stat %s", path);
+    if (!S_ISREG(st.st_mode))
+        return as_error_make(err, EINVAL, "%s is not a regular file", path);
+    if (st.st_size > ALLOWLIST_FILE_MAX)
+        return as_error_make(err, EFBIG, "%s is too large (%lld bytes; the limit is %d)",
+                             path, (long long)st.st_size, ALLOWLIST_FILE_MAX);
+
+    size_t cap = (size_t)st.st_size + 1, len = 0;
+    _cleanup_free_ char *buf = malloc(cap + 1);
+    if (buf == NULL)
+        return as_error_make(err, ENOMEM, "out of memory reading %s", path);
+    for (;;) {
+        if (len == cap) {         /* the file grew while we read it */
+            if (cap > ALLOWLIST_FILE_MAX)
+                return as_error_make(err, EFBIG, "%s is too large (the limit is %d bytes)",
+                                     path, ALLOWLIST_FILE_MAX);
+            char *bigger = realloc(buf, cap * 2 + 1);
+            if (bigger == NULL)
+                return as_error_make(err, ENOMEM, "out of memory reading %s", path);
+            buf = bigger;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return as_error_errno(err, errno, "cannot read %s", path);
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    if (len > ALLOWLIST_FILE_MAX)
+        return as_error_make(err, EFBIG, "%s is too large (the limit is %d bytes)",
+                             path, ALLOWLIST_FILE_MAX);
+    buf[len] = '\0';
+    *ret_text = steal_pointer(&buf);
+    *ret_len = len;
+    return 0;
+}
+
+int allowlist_load(const char *path, allowlist_t **ret, as_error_t **err)
+{
+    _cleanup_free_ char *text = NULL;
+    size_t len = 0;
+    int r = allowlist_read_file(path, &text, &len, err);
+    if (r < 0)
+        return r;
+    return allowlist_parse(path, text, len, ret, err);
+}
+
+void allowlist_free(allowlist_t *al)
+{
+    if (al == NULL)
+        return;
+    for (size_t i = 0; i < al->n_entries; i++) {
+        free(al->entries[i].name);
+        free(al->entries[i].ports);
+    }
+    free(al->entries);
+    free(al->nets);
+    for (size_t i = 0; i < al->n_warnings; i++)
+        free(al->warnings[i]);
+    free(al->warnings);
+    free(al);
+}
+
+/* ---- lookups ---------------------------------------------------------- */
+
+bool allowlist_allows(const allowlist_t *al, const char *host, unsigned port)
+{
+    if (al == NULL || host == NULL || port == 0 || port > 65535)
+        return false;
+    size_t len = strlen(host);
+    if (len > 0 && host[len - 1] == '.')
+        len--;
+    size_t w, wl;
+    if (check_name(host, len, &w, &wl) != NAME_OK)
+        return false;
+    char name[ALLOWLIST_NAME_MAX + 1];
+    for (size_t i = 0; i < len; i++)
+        name[i] = lower(host[i]);
+    name[len] = '\0';
+
+    const allowlist_entry_t *exact = find_entry(al, name, false);
+    if (port == 80 || port == 443) {
+        if (exact != NULL)
+            return true;
+        for (size_t i = 0; i < al->n_entries; i++)
+            if (al->entries[i].wildcard && covered_by(name, al->entries[i].name))
+                return true;
+        return false;
+    }
+    if (exact == NULL)
+        return false;
+    for (size_t i = 0; i < exact->n_ports; i++)
+        if (exact->ports[i].port == port)
+            return true;
+    return false;
+}
+
+bool allowlist_upstream_net_allowed(const allowlist_t *al, uint32_t addr)
+{
+    if (al == NULL)
+        return false;
+    for (size_t i = 0; i < al->n_nets; i++)
+        if ((addr & prefix_mask(al->nets[i].prefix)) == al->nets[i].addr)
+            return true;
+    return false;
+}
+
+void allowlist_net_format(const allowlist_net_t *net, char *buf, size_t size)
+{
+    snprintf(buf, size, "%u.%u.%u.%u/%u", net->addr >> 24, (net->addr >> 16) & 255,
+             (net->addr >> 8) & 255, net->addr & 255, net->prefix);
+}

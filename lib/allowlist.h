@@ -1,0 +1,89 @@
+/* The allowed-hosts file: which names (and which extra TCP ports of which
+ * hosts) the sandbox may reach, and which private upstream networks the
+ * router may connect to. Syntax and semantics: docs/allowlist.md.
+ *
+ * Everything stored here has been validated: a name is an RFC 1123 host name
+ * in canonical form (lower case, no trailing dot, at least two labels, not an
+ * IP address in any spelling), so it can be written into a dnsmasq or nginx
+ * config without quoting. Any error refuses the whole file. */
+#ifndef AS_ALLOWLIST_H
+#define AS_ALLOWLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define ALLOWLIST_NAME_MAX 253          /* bytes, without a trailing dot */
+#define ALLOWLIST_FILE_MAX (1024 * 1024) /* allowlist_read_file refuses bigger files */
+
+#define ALLOWLIST_MAX_ENTRIES 4096
+#define ALLOWLIST_MAX_NETS 256
+
+typedef struct allowlist_port {
+    uint16_t port;     /* 1..65535, never 80 or 443 (always allowed) */
+    unsigned line;
+} allowlist_port_t;
+
+typedef struct allowlist_entry {
+    char *name;        /* canonical host name; for a wildcard, the apex without the dot */
+    bool wildcard;     /* ".name": the name itself and every subdomain */
+    allowlist_port_t *ports;   /* extra TCP ports, in file order; exact names only */
+    size_t n_ports;
+    unsigned line;     /* line of the entry's first appearance */
+} allowlist_entry_t;
+
+typedef struct allowlist_net {
+    uint32_t addr;     /* network address, host byte order, host bits zero */
+    unsigned prefix;   /* 0..32 */
+    unsigned line;
+} allowlist_net_t;
+
+typedef struct allowlist {
+    allowlist_entry_t *entries;   /* one per distinct (name, wildcard), in file order */
+    size_t n_entries;
+    allowlist_net_t *nets;        /* allow-upstream-net directives, in file order */
+    size_t n_nets;
+    char **warnings;              /* "file:line: ..." for duplicates and overlaps */
+    size_t n_warnings;
+} allowlist_t;
+
+/* Parse the text of an allowed-hosts file. `filename` is used only in
+ * messages ("filename:line: what is wrong"). `text` need not be
+ * NUL-terminated; a NUL byte inside it is an error. The first error refuses
+ * the whole list. */
+int allowlist_parse(const char *filename, const char *text, size_t len,
+                    allowlist_t **ret, as_error_t **err);
+
+/* Read a whole (regular, at most ALLOWLIST_FILE_MAX bytes) file into memory.
+ * *ret_text is NUL-terminated for convenience; *ret_len excludes the NUL.
+ * Errors name the path. */
+int allowlist_read_file(const char *path, char **ret_text, size_t *ret_len, as_error_t **err);
+
+/* allowlist_read_file + allowlist_parse. */
+int allowlist_load(const char *path, allowlist_t **ret, as_error_t **err);
+
+void allowlist_free(allowlist_t *al);
+
+/* The entry stored for exactly this (canonical) name and form, or NULL. */
+const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name, bool wildcard);
+
+/* Whether a connection to host:port is allowed: 80 and 443 for every listed
+ * name and every subdomain of a wildcard, other ports only for the exact
+ * host:port entries. `host` is compared case-insensitively, a trailing dot
+ * ignored; an invalid host name is never allowed. */
+bool allowlist_allows(const allowlist_t *al, const char *host, unsigned port);
+
+/* Whether an upstream IPv4 address (host byte order) lies in one of the
+ * allow-upstream-net networks. */
+bool allowlist_upstream_net_allowed(const allowlist_t *al, uint32_t addr);
+
+/* Whether `name` is a host name in the canonical form stored in an
+ * allowlist_entry_t (what renderers re-check before writing it out). */
+bool allowlist_name_is_canonical(const char *name);
+
+/* "a.b.c.d/p" of a net into buf (at least 19 bytes). */
+void allowlist_net_format(const allowlist_net_t *net, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,524 @@
+/* allowlist: parsing, normalisation, errors with file:line, warnings, lookups,
+ * reading files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+
+static allowlist_t *parse_ok(const char *text)
+{
+    allowlist_t *al = NULL;
+    as_error_t *err = NULL;
+    int r = allowlist_parse("hosts", text, strlen(text), &al, &err);
+    if (r < 0)
+        fail_msg("unexpected error: %s", err->msg);
+    assert_int_equal(r, 0);
+    assert_null(err);
+    assert_non_null(al);
+    return al;
+}
+
+/* Parses `text`, expects failure with a message that starts with
+ * "hosts:<line>: " and contains `needle`. */
+static void expect_error(const char *text, size_t len, unsigned line, const char *needle)
+{
+    allowlist_t *al = NULL;
+    as_error_t *err = NULL;
+    int r = allowlist_parse("hosts", text, len, &al, &err);
+    if (r >= 0) {
+        allowlist_free(al);
+        fail_msg("no error for %.*s", (int)len, text);
+    }
+    assert_int_equal(r, -EINVAL);
+    assert_null(al);
+    assert_non_null(err);
+    char prefix[32];
+    snprintf(prefix, sizeof(prefix), "hosts:%u: ", line);
+    if (strncmp(err->msg, prefix, strlen(prefix)) != 0 || strstr(err->msg, needle) == NULL)
+        fail_msg("for %.*s: message `%s` lacks `%s` or `%s`", (int)len, text, err->msg, prefix,
+                 needle);
+    as_error_free(&err);
+}
+
+static void expect_entry_error(const char *entry, const char *needle)
+{
+    /* Two good lines and a comment first, so the line number is checked. */
+    char *text = NULL;
+    assert_true(asprintf(&text, "ok.example.com\n# comment\n%s\nlater.example.com\n", entry) > 0);
+    expect_error(text, strlen(text), 3, needle);
+    free(text);
+}
+
+/* ---- accepted syntax ---- */
+
+static void test_empty_and_comments(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse_ok("");
+    assert_int_equal(al->n_entries, 0);
+    assert_int_equal(al->n_nets, 0);
+    assert_int_equal(al->n_warnings, 0);
+    allowlist_free(al);
+
+    al = parse_ok("# only a comment\n\n   \n\t# indented comment\n# ünïcödé in a comment is fine\n");
+    assert_int_equal(al->n_entries, 0);
+    allowlist_free(al);
+
+    as_error_t *err = NULL;
+    assert_int_equal(allowlist_parse("hosts", NULL, 0, &al, &err), 0);
+    assert_int_equal(al->n_entries, 0);
+    allowlist_free(al);
+}
+
+static void test_entries_and_normalisation(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse_ok(
+        "API.Anthropic.COM.      # upper case and a trailing dot\n"
+        "\t.Example.com\r\n"
+        "db.example.com:5432#comment right after\n"
+        "  db.example.com:06543  \n"
+        "xn--bcher-kva.example\n"
+        "a-b.c-d.example\n");
+    assert_int_equal(al->n_entries, 5);
+
+    assert_string_equal(al->entries[0].name, "api.anthropic.com");
+    assert_false(al->entries[0].wildcard);
+    assert_int_equal(al->entries[0].n_ports, 0);
+    assert_int_equal(al->entries[0].line, 1);
+
+    assert_string_equal(al->entries[1].name, "example.com");
+    assert_true(al->entries[1].wildcard);
+    assert_int_equal(al->entries[1].line, 2);
+
+    assert_string_equal(al->entries[2].name, "db.example.com");
+    assert_false(al->entries[2].wildcard);
+    assert_int_equal(al->entries[2].n_ports, 2);
+    assert_int_equal(al->entries[2].ports[0].port, 5432);
+    assert_int_equal(al->entries[2].ports[0].line, 3);
+    assert_int_equal(al->entries[2].ports[1].port, 6543);
+    assert_int_equal(al->entries[2].ports[1].line, 4);
+    assert_int_equal(al->entries[2].line, 3);
+
+    assert_string_equal(al->entries[3].name, "xn--bcher-kva.example");
+    assert_string_equal(al->entries[4].name, "a-b.c-d.example");
+    assert_int_equal(al->n_warnings, 0);
+
+    assert_non_null(allowlist_find(al, "example.com", true));
+    assert_null(allowlist_find(al, "example.com", false));
+    assert_null(allowlist_find(al, "API.anthropic.com", false));
+    assert_null(allowlist_find(NULL, "example.com", true));
+    allowlist_free(al);
+}
+
+static void test_no_final_newline_and_limits(void **state)
+{
+    (void)state;
+    /* 63-byte labels and a 253-byte name are fine. */
+    char name[300];
+    memset(name, 'a', 63);
+    name[63] = '.';
+    memset(name + 64, 'b', 63);
+    name[127] = '.';
+    memset(name + 128, 'c', 63);
+    name[191] = '.';
+    memset(name + 192, 'd', 61);
+    name[253] = '\0';
+    assert_int_equal(strlen(name), 253);
+    allowlist_t *al = parse_ok(name);
+    assert_int_equal(al->n_entries, 1);
+    assert_string_equal(al->entries[0].name, name);
+    allowlist_free(al);
+
+    /* The same with a trailing dot: 254 bytes in the file, 253 without the root. */
+    name[253] = '.';
+    name[254] = '\0';
+    al = parse_ok(name);
+    assert_int_equal(strlen(al->entries[0].name), 253);
+    allowlist_free(al);
+
+    al = parse_ok("a.example:1\nb.example:65535");
+    assert_int_equal(al->entries[0].ports[0].port, 1);
+    assert_int_equal(al->entries[1].ports[0].port, 65535);
+    allowlist_free(al);
+}
+
+static void test_upstream_nets(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse_ok("allow-upstream-net 10.1.0.0/16\n"
+                               "allow-upstream-net\t192.168.5.7   # one host\n"
+                               "allow-upstream-net 169.254.169.254/32\n"
+                               "allow-upstream-net 0.0.0.0/0\n");
+    assert_int_equal(al->n_nets, 4);
+    assert_int_equal(al->nets[0].addr, 0x0a010000u);
+    assert_int_equal(al->nets[0].prefix, 16);
+    assert_int_equal(al->nets[0].line, 1);
+    assert_int_equal(al->nets[1].addr, 0xc0a80507u);
+    assert_int_equal(al->nets[1].prefix, 32);
+    char buf[32];
+    allowlist_net_format(&al->nets[1], buf, sizeof(buf));
+    assert_string_equal(buf, "192.168.5.7/32");
+    allowlist_net_format(&al->nets[3], buf, sizeof(buf));
+    assert_string_equal(buf, "0.0.0.0/0");
+    assert_int_equal(al->n_warnings, 1);
+    assert_string_equal(al->warnings[0], "hosts:4: allow-upstream-net 0.0.0.0/0 turns off the "
+                        "refusal of private upstream addresses entirely");
+    allowlist_free(al);
+
+    al = parse_ok("allow-upstream-net 10.1.0.0/16\nallow-upstream-net 192.168.5.7\n");
+    assert_true(allowlist_upstream_net_allowed(al, 0x0a01ffffu));
+    assert_false(allowlist_upstream_net_allowed(al, 0x0a020000u));
+    assert_true(allowlist_upstream_net_allowed(al, 0xc0a80507u));
+    assert_false(allowlist_upstream_net_allowed(al, 0xc0a80508u));
+    assert_false(allowlist_upstream_net_allowed(NULL, 0xc0a80507u));
+    allowlist_free(al);
+}
+
+/* ---- errors: every kind, with file:line ---- */
+
+static void test_errors_wildcards_and_urls(void **state)
+{
+    (void)state;
+    expect_entry_error("*", "`*` would allow every host");
+    expect_entry_error("*.example.com", "write .example.com");
+    expect_entry_error("api.*.example.com", "`*` is not supported");
+    expect_entry_error("https://api.example.com", "is a URL");
+    expect_entry_error("http://api.example.com:8080/v1", "is a URL");
+    expect_entry_error("api.example.com/v1/messages", "contains a path");
+    expect_entry_error("user@api.example.com", "contains '@'");
+    expect_entry_error(".example.com:5432", "a port can only follow an exact host name");
+}
+
+static void test_errors_ip_literals(void **state)
+{
+    (void)state;
+    const char *v4[] = { "127.0.0.1", "127.1", "2130706433", "0x7f000001", "0x7f.0.0.1",
+                         "0177.0.0.1", "1.1.1.1", "10.0.0.1:5432", "169.254.169.254",
+                         "example.123", ".10.in-addr.0x1", "1.2.3.0X4" };
+    for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++)
+        expect_entry_error(v4[i], "is an IP address");
+    expect_entry_error("::1", "IPv6 address");
+    expect_entry_error("2001:db8::1", "IPv6 address");
+    expect_entry_error("[::1]", "is an IPv6 address");
+    expect_entry_error("[2001:db8::1]:443", "is an IPv6 address");
+    expect_entry_error("::ffff:127.0.0.1", "IPv6 address");
+}
+
+static void test_errors_ports(void **state)
+{
+    (void)state;
+    expect_entry_error("db.example.com:0", "port 0 is out of range (expected 1-65535)");
+    expect_entry_error("db.example.com:65536", "port 65536 is out of range");
+    expect_entry_error("db.example.com:99999999999999999999", "is out of range");
+    expect_entry_error("db.example.com:http", "port `http` is not a number");
+    expect_entry_error("db.example.com:-1", "port `-1` is not a number");
+    expect_entry_error("db.example.com:+80", "port `+80` is not a number");
+    expect_entry_error("db.example.com:", "missing port number");
+    expect_entry_error(":443", "empty host name");
+}
+
+static void test_errors_names(void **state)
+{
+    (void)state;
+    char longname[300];
+    memset(longname, 0, sizeof(longname));
+    for (int i = 0; i < 4; i++) {
+        memset(longname + i * 64, 'a', 63);
+        longname[i * 64 + 63] = '.';
+    }
+    longname[255] = '\0';            /* four 63-byte labels: 255 bytes */
+    assert_int_equal(strlen(longname), 255);
+    expect_entry_error(longname, "bytes long; the limit is 253");
+
+    char longlabel[80];
+    memset(longlabel, 'a', 64);
+    strcpy(longlabel + 64, ".example.com");
+    expect_entry_error(longlabel, "is 64 bytes long; the limit is 63");
+
+    expect_entry_error("api example.com", "whitespace inside an entry");
+    expect_entry_error("api.example.com 443", "whitespace inside an entry");
+    expect_entry_error("bücher.example", "non-ASCII character; write internationalised names "
+                       "in punycode");
+    expect_entry_error("a..example.com", "empty label");
+    expect_entry_error("..example.com", "empty label");
+    expect_entry_error("example.com..", "empty label");
+    expect_entry_error(".", "empty host name");
+    expect_entry_error("-api.example.com", "label `-api` in `-api.example.com` starts or ends with '-'");
+    expect_entry_error("api-.example.com", "starts or ends with '-'");
+    expect_entry_error("foo_bar.example.com", "invalid character '_'");
+    expect_entry_error("foo!bar.example.com", "invalid character '!'");
+    expect_entry_error("api.example.com;", "invalid character ';'");
+    expect_entry_error("a\"b.example.com", "invalid character '\"'");
+    expect_entry_error("a{b}.example.com", "invalid character '{'");
+    expect_entry_error("localhost", "single-label name");
+    expect_entry_error(".com", "would allow a whole top-level domain");
+    expect_entry_error("a\x01.example.com", "control character 0x01");
+    expect_entry_error("a\x7f.example.com", "control character 0x7f");
+    expect_entry_error("bad:1:2", "IPv6 address");
+}
+
+static void test_errors_directive(void **state)
+{
+    (void)state;
+    expect_entry_error("allow-upstream-net", "expects exactly one IPv4 network");
+    expect_entry_error("allow-upstream-net 10.0.0.0/8 192.168.0.0/16", "expects exactly one");
+    expect_entry_error("allow-upstream-net 10.0.0.1/8", "has host bits set; did you mean 10.0.0.0/8?");
+    expect_entry_error("allow-upstream-net 10.0.0.0/33", "expected an IPv4 network in CIDR form");
+    expect_entry_error("allow-upstream-net 10.0.0.0/", "expected an IPv4 network");
+    expect_entry_error("allow-upstream-net 010.0.0.0/8", "no leading zeros");
+    expect_entry_error("allow-upstream-net 10.0.0/8", "expected an IPv4 network");
+    expect_entry_error("allow-upstream-net 256.0.0.0/8", "expected an IPv4 network");
+    expect_entry_error("allow-upstream-net corp.example.com", "expected an IPv4 network");
+    expect_entry_error("allow-upstream-net fd00::/8", "IPv6 networks are not supported");
+}
+
+static void test_errors_file_level(void **state)
+{
+    (void)state;
+    static const char nul[] = "ok.example.com\nbad\0.example.com\n";
+    expect_error(nul, sizeof(nul) - 1, 2, "NUL byte");
+    static const char nul_in_comment[] = "ok.example.com\n\n# a \0 b\n";
+    expect_error(nul_in_comment, sizeof(nul_in_comment) - 1, 3, "NUL byte");
+
+    /* The first error wins and is reported with its own line. */
+    const char *two = "ok.example.com\n*\n127.0.0.1\n";
+    expect_error(two, strlen(two), 2, "`*`");
+
+    /* Too many entries. */
+    size_t cap = (size_t)(ALLOWLIST_MAX_ENTRIES + 1) * 16;
+    char *big = malloc(cap), *p = big;
+    for (int i = 0; i <= ALLOWLIST_MAX_ENTRIES; i++)
+        p += sprintf(p, "h%d.example\n", i);
+    expect_error(big, (size_t)(p - big), ALLOWLIST_MAX_ENTRIES + 1, "too many entries");
+    free(big);
+
+    /* A different file name shows up in messages. */
+    allowlist_t *al = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(allowlist_parse("/etc/agent-sandbox/allowed-hosts", "\n\n*", 3, &al, &err),
+                     -EINVAL);
+    assert_non_null(strstr(err->msg, "/etc/agent-sandbox/allowed-hosts:3: "));
+    as_error_free(&err);
+}
+
+/* ---- warnings ---- */
+
+static void test_warnings(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse_ok(
+        "api.example.com\n"              /* 1: covered by .example.com (line 6) */
+        "api.example.com.\n"             /* 2: duplicate of line 1 */
+        "db.example.com:5432\n"          /* 3: has a port: not covered */
+        "db.example.com:5432\n"          /* 4: same host:port twice */
+        "db.example.com\n"               /* 5: already listed (line 3) */
+        ".example.com\n"                 /* 6 */
+        ".eu.example.com\n"              /* 7: nested in .example.com */
+        "web.example.org:443\n"          /* 8: :443 redundant */
+        ".EXAMPLE.com\n"                 /* 9: duplicate of line 6 */
+        "allow-upstream-net 10.0.0.0/8\n"        /* 10 */
+        "allow-upstream-net 10.0.0.0/8\n"        /* 11: duplicate */
+        "allow-upstream-net 8.8.8.0/24\n"        /* 12: public */
+        "example.com\n");                /* 13: covered by .example.com */
+    const char *want[] = {
+        "hosts:1: api.example.com is already covered by .example.com (line 6)",
+        "hosts:2: api.example.com is already listed on line 1",
+        "hosts:4: db.example.com:5432 is already listed on line 3",
+        "hosts:5: db.example.com is already listed on line 3",
+        "hosts:7: .eu.example.com is already covered by .example.com (line 6)",
+        "hosts:8: web.example.org:443: ports 80 and 443 are always allowed for a listed name; "
+            "the port is redundant",
+        "hosts:9: .example.com is already listed on line 6",
+        "hosts:11: allow-upstream-net 10.0.0.0/8 is already listed on line 10",
+        "hosts:12: allow-upstream-net 8.8.8.0/24: this network is public; the router does not "
+            "refuse it in the first place",
+        "hosts:13: example.com is already covered by .example.com (line 6)",
+    };
+    for (size_t i = 0; i < al->n_warnings; i++)
+        print_message("warning: %s\n", al->warnings[i]);
+    assert_int_equal(al->n_warnings, sizeof(want) / sizeof(want[0]));
+    for (size_t i = 0; i < al->n_warnings; i++)
+        assert_string_equal(al->warnings[i], want[i]);
+
+    /* Duplicates are merged, not stored twice. */
+    assert_int_equal(al->n_entries, 6);
+    const allowlist_entry_t *db = allowlist_find(al, "db.example.com", false);
+    assert_non_null(db);
+    assert_int_equal(db->n_ports, 1);
+    const allowlist_entry_t *web = allowlist_find(al, "web.example.org", false);
+    assert_non_null(web);
+    assert_int_equal(web->n_ports, 0);
+    assert_int_equal(al->n_nets, 2);
+    allowlist_free(al);
+}
+
+/* ---- lookups ---- */
+
+static void test_allows(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse_ok("api.allowed.test\n.wild.test\ndb.allowed.test:5432\n");
+    assert_true(allowlist_allows(al, "api.allowed.test", 443));
+    assert_true(allowlist_allows(al, "api.allowed.test", 80));
+    assert_true(allowlist_allows(al, "API.Allowed.Test.", 443));
+    assert_false(allowlist_allows(al, "api.allowed.test", 8443));
+    assert_false(allowlist_allows(al, "x.api.allowed.test", 443));
+    assert_false(allowlist_allows(al, "api.allowed.test.evil.test", 443));
+    assert_false(allowlist_allows(al, "allowed.test", 443));
+
+    assert_true(allowlist_allows(al, "wild.test", 443));
+    assert_true(allowlist_allows(al, "a.b.c.wild.test", 80));
+    assert_false(allowlist_allows(al, "evilwild.test", 443));
+    assert_false(allowlist_allows(al, "a.wild.test", 5432));
+
+    assert_true(allowlist_allows(al, "db.allowed.test", 5432));
+    assert_true(allowlist_allows(al, "db.allowed.test", 443));
+    assert_false(allowlist_allows(al, "db.allowed.test", 5433));
+    assert_false(allowlist_allows(al, "x.db.allowed.test", 5432));
+
+    assert_false(allowlist_allows(al, "", 443));
+    assert_false(allowlist_allows(al, NULL, 443));
+    assert_false(allowlist_allows(al, "api.allowed.test", 0));
+    assert_false(allowlist_allows(al, "api.allowed.test", 70000));
+    assert_false(allowlist_allows(al, "x_y.wild.test", 443));
+    assert_false(allowlist_allows(al, "127.0.0.1", 443));
+    assert_false(allowlist_allows(NULL, "api.allowed.test", 443));
+    allowlist_free(al);
+}
+
+static void test_name_is_canonical(void **state)
+{
+    (void)state;
+    assert_true(allowlist_name_is_canonical("api.anthropic.com"));
+    assert_false(allowlist_name_is_canonical("API.anthropic.com"));
+    assert_false(allowlist_name_is_canonical("api.anthropic.com."));
+    assert_false(allowlist_name_is_canonical(".anthropic.com"));
+    assert_false(allowlist_name_is_canonical("anthropic"));
+    assert_false(allowlist_name_is_canonical("1.2.3.4"));
+    assert_false(allowlist_name_is_canonical("a.com\n"));
+    assert_false(allowlist_name_is_canonical("a.com;"));
+    assert_false(allowlist_name_is_canonical(""));
+    assert_false(allowlist_name_is_canonical(NULL));
+}
+
+/* ---- files ---- */
+
+static char tmpdir[64];
+
+static int setup_tmpdir(void **state)
+{
+    (void)state;
+    strcpy(tmpdir, "/tmp/test_allowlist.XXXXXX");
+    return mkdtemp(tmpdir) != NULL ? 0 : -1;
+}
+
+static int teardown_tmpdir(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    char path[128];
+    as_error_t *err = NULL;
+    allowlist_t *al = NULL;
+
+    snprintf(path, sizeof(path), "%s/allowed-hosts", tmpdir);
+    write_file(path, "api.example.com\n.example.org\n", 29);
+    assert_int_equal(allowlist_load(path, &al, &err), 0);
+    assert_int_equal(al->n_entries, 2);
+    allowlist_free(al);
+    al = NULL;
+
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(allowlist_read_file(path, &text, &len, &err), 0);
+    assert_int_equal(len, 29);
+    assert_int_equal(text[len], '\0');
+    free(text);
+
+    /* A parse error names this file and the line. */
+    write_file(path, "api.example.com\nhttps://x.example.org/\n", 39);
+    assert_int_equal(allowlist_load(path, &al, &err), -EINVAL);
+    assert_null(al);
+    char want[160];
+    snprintf(want, sizeof(want), "%s:2: ", path);
+    assert_memory_equal(err->msg, want, strlen(want));
+    as_error_free(&err);
+
+    /* Missing, unreadable and odd files name the path. */
+    snprintf(path, sizeof(path), "%s/missing", tmpdir);
+    assert_int_equal(allowlist_load(path, &al, &err), -ENOENT);
+    assert_non_null(strstr(err->msg, path));
+    assert_non_null(strstr(err->msg, "No such file"));
+    as_error_free(&err);
+
+    assert_int_equal(allowlist_read_file(tmpdir, &text, &len, &err), -EINVAL);
+    assert_non_null(strstr(err->msg, "is not a regular file"));
+    as_error_free(&err);
+
+    if (geteuid() != 0) {      /* root reads anything */
+        snprintf(path, sizeof(path), "%s/unreadable", tmpdir);
+        write_file(path, "a.example\n", 10);
+        assert_int_equal(chmod(path, 0), 0);
+        assert_int_equal(allowlist_load(path, &al, &err), -EACCES);
+        assert_non_null(strstr(err->msg, path));
+        as_error_free(&err);
+    }
+
+    snprintf(path, sizeof(path), "%s/big", tmpdir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, ALLOWLIST_FILE_MAX + 1), 0);
+    close(fd);
+    assert_int_equal(allowlist_load(path, &al, &err), -EFBIG);
+    assert_non_null(strstr(err->msg, "is too large"));
+    as_error_free(&err);
+
+    allowlist_free(NULL);       /* destructors accept NULL */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty_and_comments),
+        cmocka_unit_test(test_entries_and_normalisation),
+        cmocka_unit_test(test_no_final_newline_and_limits),
+        cmocka_unit_test(test_upstream_nets),
+        cmocka_unit_test(test_errors_wildcards_and_urls),
+        cmocka_unit_test(test_errors_ip_literals),
+        cmocka_unit_test(test_errors_ports),
+        cmocka_unit_test(test_errors_names),
+        cmocka_unit_test(test_errors_directive),
+        cmocka_unit_test(test_errors_file_level),
+        cmocka_unit_test(test_warnings),
+        cmocka_unit_test(test_allows),
+        cmocka_unit_test(test_name_is_canonical),
+        cmocka_unit_test_setup_teardown(test_files, setup_tmpdir, teardown_tmpdir),
+    };
+    return cmocka_run_group_tests_name("allowlist", tests, NULL, NULL);
+}

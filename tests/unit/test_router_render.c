@@ -1,0 +1,465 @@
+/* router_render: loopback/port assignment, golden configs, and refusal of
+ * anything that is not validated input. Golden files live in
+ * tests/unit/golden/; run with UPDATE_GOLDEN=1 to rewrite them, then review
+ * the diff. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "allowlist.h"
+#include "router_render.h"
+
+/* ---- golden files ---- */
+
+static char *golden_path(const char *name)
+{
+    const char *dir = getenv("GOLDEN_DIR");
+    char *path = NULL;
+    if (dir != NULL) {
+        assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
+    } else {
+        /* __FILE__ is tests/unit/test_router_render.c relative to the top
+         * directory, where `make unit` runs the tests. */
+        const char *slash = strrchr(__FILE__, '/');
+        int n = slash != NULL ? (int)(slash - __FILE__) : 1;
+        assert_true(asprintf(&path, "%.*s/golden/%s", n, slash != NULL ? __FILE__ : ".", name) > 0);
+    }
+    return path;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n = getdelim(&buf, &cap, '\0', f);
+    fclose(f);
+    if (n < 0) {
+        free(buf);
+        return strdup("");
+    }
+    return buf;
+}
+
+static void assert_golden(const char *name, const char *text)
+{
+    char *path = golden_path(name);
+    const char *update = getenv("UPDATE_GOLDEN");
+    if (update != NULL && strcmp(update, "1") == 0) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        assert_int_equal(fputs(text, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+        print_message("updated %s\n", path);
+    }
+    char *want = slurp(path);
+    if (want == NULL) {
+        free(path);
+        fail_msg("golden file %s missing; run with UPDATE_GOLDEN=1", name);
+    }
+    if (strcmp(want, text) != 0) {
+        /* Show the first differing line. */
+        unsigned line = 1;
+        size_t i = 0, start = 0;
+        while (want[i] != '\0' && want[i] == text[i]) {
+            if (want[i] == '\n') {
+                line++;
+                start = i + 1;
+            }
+            i++;
+        }
+        const char *a = want + start, *b = text + start;
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        print_error("%s differs at line %u:\n  golden: %.*s\n  actual: %.*s\n", path, line,
+                    ea != NULL ? (int)(ea - a) : (int)strlen(a), a,
+                    eb != NULL ? (int)(eb - b) : (int)strlen(b), b);
+        free(want);
+        free(path);
+        fail_msg("golden mismatch (UPDATE_GOLDEN=1 rewrites golden files)");
+    }
+    free(want);
+    free(path);
+}
+
+/* ---- fixtures ---- */
+
+static const char sample_text[] =
+    "# A sample allowlist for the golden files.\n"
+    "api.anthropic.com\n"
+    ".wild.example\n"
+    "db.example.com:5432\n"
+    "cache.example.net:6379\n"
+    "db.example.com:5433\n"
+    "static.wild.example            # covered by the wildcard: still an exact name\n"
+    "pg.wild.example:5432           # a host:port under a wildcard gets its own address\n"
+    "allow-upstream-net 10.20.0.0/16\n";
+
+static const router_layout_t sample_layout = {
+    .router_ip = "10.89.3.2",
+    .resolver_ip = "10.89.4.1",
+    .nginx_run_dir = "/run/agent-sandbox/nginx",
+    .nginx_error_log = "/var/log/agent-sandbox/nginx-error.log",
+    .nginx_access_log = "/var/log/agent-sandbox/egress.log",
+    .dnsmasq_log = "-",
+};
+
+static allowlist_t *parse(const char *text)
+{
+    allowlist_t *al = NULL;
+    as_error_t *err = NULL;
+    if (allowlist_parse("sample", text, strlen(text), &al, &err) < 0)
+        fail_msg("%s", err->msg);
+    return al;
+}
+
+/* ---- forwards ---- */
+
+static void test_forwards(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse(sample_text);
+    router_forward_t *fw = NULL;
+    size_t n = 0;
+    as_error_t *err = NULL;
+    assert_int_equal(router_forwards(al, &sample_layout, &fw, &n, &err), 0);
+
+    const struct { const char *ip; unsigned pod, router; const char *host; } want[] = {
+        { "127.0.0.2", 80, 80, NULL },
+        { "127.0.0.2", 443, 443, NULL },
+        { "127.0.0.3", 80, 80, "db.example.com" },
+        { "127.0.0.3", 443, 443, "db.example.com" },
+        { "127.0.0.3", 5432, 10000, "db.example.com" },
+        { "127.0.0.3", 5433, 10001, "db.example.com" },
+        { "127.0.0.4", 80, 80, "cache.example.net" },
+        { "127.0.0.4", 443, 443, "cache.example.net" },
+        { "127.0.0.4", 6379, 10002, "cache.example.net" },
+        { "127.0.0.5", 80, 80, "pg.wild.example" },
+        { "127.0.0.5", 443, 443, "pg.wild.example" },
+        { "127.0.0.5", 5432, 10003, "pg.wild.example" },
+    };
+    assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(fw[i].pod_ip, want[i].ip);
+        assert_int_equal(fw[i].pod_port, want[i].pod);
+        assert_int_equal(fw[i].router_port, want[i].router);
+        if (want[i].host == NULL)
+            assert_null(fw[i].host);
+        else
+            assert_string_equal(fw[i].host, want[i].host);
+    }
+    free(fw);
+
+    char ip[INET_ADDRSTRLEN];
+    assert_int_equal(router_pod_address(al, "api.anthropic.com", ip, &err), 0);
+    assert_string_equal(ip, "127.0.0.2");
+    assert_int_equal(router_pod_address(al, "cache.example.net", ip, &err), 0);
+    assert_string_equal(ip, "127.0.0.4");
+    assert_int_equal(router_pod_address(al, "static.wild.example", ip, &err), 0);
+    assert_string_equal(ip, "127.0.0.2");
+    assert_int_equal(router_pod_address(al, "wild.example", ip, &err), -ENOENT);
+    as_error_free(&err);
+    assert_int_equal(router_pod_address(al, "other.example", ip, &err), -ENOENT);
+    as_error_free(&err);
+    allowlist_free(al);
+}
+
+static void test_forwards_custom_ports(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse("db.example.com:5432\n");
+    router_layout_t l = sample_layout;
+    l.http_port = 8080;
+    l.https_port = 8443;
+    l.forward_port_base = 20000;
+    router_forward_t *fw = NULL;
+    size_t n = 0;
+    as_error_t *err = NULL;
+    assert_int_equal(router_forwards(al, &l, &fw, &n, &err), 0);
+    assert_int_equal(n, 5);
+    assert_int_equal(fw[0].router_port, 8080);
+    assert_int_equal(fw[1].router_port, 8443);
+    assert_int_equal(fw[4].pod_port, 5432);
+    assert_int_equal(fw[4].router_port, 20000);
+    free(fw);
+
+    /* A forward range that overlaps a fixed port is refused. */
+    l.forward_port_base = 8443;
+    assert_int_equal(router_forwards(al, &l, &fw, &n, &err), -EINVAL);
+    assert_non_null(strstr(err->msg, "router port 8443"));
+    as_error_free(&err);
+
+    l.forward_port_base = 65535;
+    allowlist_free(al);
+    al = parse("db.example.com:5432\ndb.example.com:5433\n");
+    assert_int_equal(router_forwards(al, &l, &fw, &n, &err), -E2BIG);
+    as_error_free(&err);
+    allowlist_free(al);
+}
+
+static void test_too_many_hosts_with_ports(void **state)
+{
+    (void)state;
+    char text[253 * 24], *p = text;
+    for (int i = 0; i < 253; i++)
+        p += sprintf(p, "h%d.example:22\n", i);
+    allowlist_t *al = parse(text);
+    router_forward_t *fw = NULL;
+    size_t n = 0;
+    as_error_t *err = NULL;
+    assert_int_equal(router_forwards(al, &sample_layout, &fw, &n, &err), -E2BIG);
+    assert_non_null(strstr(err->msg, "253 hosts have extra ports; at most 252 can"));
+    as_error_free(&err);
+    allowlist_free(al);
+
+    *strrchr(text, 'h') = '\0';        /* 252 hosts fit: 127.0.0.3 .. 127.0.0.254 */
+    al = parse(text);
+    assert_int_equal(router_forwards(al, &sample_layout, &fw, &n, &err), 0);
+    assert_string_equal(fw[n - 1].pod_ip, "127.0.0.254");
+    free(fw);
+    allowlist_free(al);
+}
+
+/* ---- golden configs ---- */
+
+static void render_all(const char *prefix, const char *text)
+{
+    allowlist_t *al = parse(text);
+    as_error_t *err = NULL;
+    char *out = NULL;
+    char name[64];
+
+    assert_int_equal(router_render_dnsmasq(al, &sample_layout, &out, &err), 0);
+    snprintf(name, sizeof(name), "%s.dnsmasq.conf", prefix);
+    assert_golden(name, out);
+    free(out);
+
+    assert_int_equal(router_render_nginx(al, &sample_layout, &out, &err), 0);
+    snprintf(name, sizeof(name), "%s.nginx.conf", prefix);
+    assert_golden(name, out);
+    free(out);
+
+    assert_int_equal(router_render_hosts(al, &out, &err), 0);
+    snprintf(name, sizeof(name), "%s.hosts", prefix);
+    assert_golden(name, out);
+    free(out);
+    allowlist_free(al);
+}
+
+static void test_golden_sample(void **state)
+{
+    (void)state;
+    render_all("sample", sample_text);
+}
+
+static void test_golden_empty(void **state)
+{
+    (void)state;
+    render_all("empty", "# nothing allowed\n");
+}
+
+static void test_golden_test_ports(void **state)
+{
+    (void)state;
+    /* The layout the loopback checks use: everything on high ports. */
+    allowlist_t *al = parse("api.allowed.test\n.wild.test\ndb.allowed.test:5432\n");
+    router_layout_t l = {
+        .router_ip = "127.0.0.1", .dns_port = 5353, .http_port = 8080, .https_port = 8443,
+        .forward_port_base = 18000, .resolver_ip = "127.0.0.1", .resolver_port = 5399,
+        .stream_module = "/usr/lib/nginx/modules/ngx_stream_module.so",
+        .nginx_run_dir = "/tmp/rt/run", .nginx_error_log = "/tmp/rt/error.log",
+        .nginx_access_log = "/tmp/rt/access.log", .dnsmasq_log = "/tmp/rt/dnsmasq.log",
+    };
+    as_error_t *err = NULL;
+    char *out = NULL;
+    assert_int_equal(router_render_nginx(al, &l, &out, &err), 0);
+    assert_golden("highports.nginx.conf", out);
+    free(out);
+    assert_int_equal(router_render_dnsmasq(al, &l, &out, &err), 0);
+    assert_golden("highports.dnsmasq.conf", out);
+    free(out);
+    allowlist_free(al);
+}
+
+/* Properties that must hold whatever the golden files say. */
+static void test_config_properties(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse(sample_text);
+    as_error_t *err = NULL;
+    char *dns = NULL, *ngx = NULL, *hosts = NULL;
+    assert_int_equal(router_render_dnsmasq(al, &sample_layout, &dns, &err), 0);
+    assert_int_equal(router_render_nginx(al, &sample_layout, &ngx, &err), 0);
+    assert_int_equal(router_render_hosts(al, &hosts, &err), 0);
+
+    assert_null(strstr(dns, "\nserver="));
+    assert_non_null(strstr(dns, "\nno-resolv\n"));
+    assert_non_null(strstr(dns, "\nno-hosts\n"));
+    assert_non_null(strstr(dns, "\naddress=/#/\n"));
+    /* Exact names never via address= (which would answer subdomains). */
+    assert_null(strstr(dns, "address=/api.anthropic.com/"));
+    assert_non_null(strstr(dns, "\nhost-record=api.anthropic.com,127.0.0.2\n"));
+    assert_non_null(strstr(dns, "\naddress=/wild.example/127.0.0.2\nlocal=/wild.example/\n"));
+
+    assert_non_null(strstr(ngx, "load_module /usr/lib/nginx/modules/ngx_stream_module.so;\n"));
+    assert_non_null(strstr(ngx, "resolver 10.89.4.1:53 ipv6=off valid=30s;"));
+    assert_non_null(strstr(ngx, "listen 10.89.3.2:443;"));
+    assert_non_null(strstr(ngx, "listen 10.89.3.2:80 default_server;"));
+    assert_non_null(strstr(ngx, "10000 db.example.com:5432;"));
+    assert_non_null(strstr(ngx, "10003 pg.wild.example:5432;"));
+    assert_non_null(strstr(ngx, "return 403 \"blocked by agent-sandbox: $host\\n\";"));
+
+    assert_string_equal(hosts,
+        "# Generated by agent-sandbox from the allowlist; do not edit.\n"
+        "127.0.0.1\tlocalhost\n"
+        "127.0.0.2\tapi.anthropic.com\n"
+        "127.0.0.3\tdb.example.com\n"
+        "127.0.0.4\tcache.example.net\n"
+        "127.0.0.2\tstatic.wild.example\n"
+        "127.0.0.5\tpg.wild.example\n");
+    assert_null(strstr(hosts, "host.containers.internal"));
+    free(dns);
+    free(ngx);
+    free(hosts);
+    allowlist_free(al);
+}
+
+/* ---- refusal of unvalidated input ---- */
+
+static void expect_refused(const allowlist_t *al, const router_layout_t *l, const char *needle)
+{
+    as_error_t *err = NULL;
+    char *out = NULL;
+    int (*const renderers[])(const allowlist_t *, const router_layout_t *, char **, as_error_t **) = {
+        router_render_dnsmasq, router_render_nginx,
+    };
+    for (size_t i = 0; i < 2; i++) {
+        int r = renderers[i](al, l, &out, &err);
+        if (r >= 0) {
+            free(out);
+            fail_msg("renderer %zu accepted input (wanted `%s`)", i, needle);
+        }
+        assert_null(out);
+        if (strstr(err->msg, needle) == NULL)
+            fail_msg("message `%s` lacks `%s`", err->msg, needle);
+        as_error_free(&err);
+    }
+}
+
+static void test_refuses_bad_allowlist(void **state)
+{
+    (void)state;
+    const char *bad_names[] = {
+        "evil.example;\n", "evil.example\nserver=8.8.8.8", "a.example {", "A.example",
+        "x.example.", "\"q\".example", "1.2.3.4", "localhost", "", "a b.example",
+        "a.example:443",
+    };
+    for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+        allowlist_entry_t e = { .name = (char *)bad_names[i] };
+        allowlist_t al = { .entries = &e, .n_entries = 1 };
+        expect_refused(&al, &sample_layout, "not a canonical host name");
+        char *out = NULL;
+        as_error_t *err = NULL;
+        assert_int_equal(router_render_hosts(&al, &out, &err), -EINVAL);
+        as_error_free(&err);
+    }
+
+    allowlist_port_t ports[] = { { .port = 443 }, { .port = 5432 }, { .port = 5432 }, { .port = 0 } };
+    allowlist_entry_t e = { .name = (char *)"db.example", .ports = ports, .n_ports = 1 };
+    allowlist_t al = { .entries = &e, .n_entries = 1 };
+    expect_refused(&al, &sample_layout, "invalid extra port 443");
+    e.ports = ports + 3;
+    expect_refused(&al, &sample_layout, "invalid extra port 0");
+    e.ports = ports + 1;
+    e.n_ports = 2;
+    expect_refused(&al, &sample_layout, "lists port 5432 twice");
+    e.n_ports = 1;
+    e.wildcard = true;
+    expect_refused(&al, &sample_layout, "has ports it cannot have");
+
+    allowlist_entry_t twice[] = { { .name = (char *)"a.example" }, { .name = (char *)"a.example" } };
+    allowlist_t al2 = { .entries = twice, .n_entries = 2 };
+    expect_refused(&al2, &sample_layout, "is listed twice");
+
+    expect_refused(NULL, &sample_layout, "allowlist: missing");
+}
+
+static void test_refuses_bad_layout(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse("api.example.com\n");
+    router_layout_t l;
+
+    const char *bad_ips[] = { NULL, "", "10.0.0.1;", "10.0.0.1\n", "10.0.0.01", "10.1", "::1",
+                              "10.0.0.1 ", "host.example" };
+    for (size_t i = 0; i < sizeof(bad_ips) / sizeof(bad_ips[0]); i++) {
+        l = sample_layout;
+        l.router_ip = bad_ips[i];
+        expect_refused(al, &l, "router address is not an IPv4 address");
+        l = sample_layout;
+        l.resolver_ip = bad_ips[i];
+        as_error_t *err = NULL;
+        char *out = NULL;
+        assert_int_equal(router_render_nginx(al, &l, &out, &err), -EINVAL);
+        assert_non_null(strstr(err->msg, "resolver is not an IPv4 address"));
+        as_error_free(&err);
+    }
+
+    const char *bad_paths[] = { NULL, "", "relative/log", "/var/log/a b", "/var/log/x;",
+                                "/var/log/x\n", "/var/log/{x}", "/var/log/$x", "/var/log/\"x\"" };
+    for (size_t i = 0; i < sizeof(bad_paths) / sizeof(bad_paths[0]); i++) {
+        as_error_t *err = NULL;
+        char *out = NULL;
+        l = sample_layout;
+        l.nginx_access_log = bad_paths[i];
+        assert_int_equal(router_render_nginx(al, &l, &out, &err), -EINVAL);
+        assert_non_null(strstr(err->msg, "nginx access log must be an absolute path"));
+        as_error_free(&err);
+        l = sample_layout;
+        l.nginx_run_dir = bad_paths[i];
+        assert_int_equal(router_render_nginx(al, &l, &out, &err), -EINVAL);
+        as_error_free(&err);
+        l = sample_layout;
+        l.stream_module = bad_paths[i] != NULL ? bad_paths[i] : "x";
+        assert_int_equal(router_render_nginx(al, &l, &out, &err), -EINVAL);
+        as_error_free(&err);
+        l = sample_layout;
+        l.dnsmasq_log = bad_paths[i];
+        assert_int_equal(router_render_dnsmasq(al, &l, &out, &err), -EINVAL);
+        assert_non_null(strstr(err->msg, "dnsmasq log must be"));
+        as_error_free(&err);
+    }
+
+    l = sample_layout;
+    l.http_port = 70000;
+    expect_refused(al, &l, "HTTP port 70000 is out of range");
+    l = sample_layout;
+    l.http_port = 443;
+    expect_refused(al, &l, "HTTP and HTTPS ports are both 443");
+    expect_refused(al, NULL, "router layout: missing");
+    allowlist_free(al);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forwards),
+        cmocka_unit_test(test_forwards_custom_ports),
+        cmocka_unit_test(test_too_many_hosts_with_ports),
+        cmocka_unit_test(test_golden_sample),
+        cmocka_unit_test(test_golden_empty),
+        cmocka_unit_test(test_golden_test_ports),
+        cmocka_unit_test(test_config_properties),
+        cmocka_unit_test(test_refuses_bad_allowlist),
+        cmocka_unit_test(test_refuses_bad_layout),
+    };
+    return cmocka_run_group_tests_name("router_render", tests, NULL, NULL);
+}
