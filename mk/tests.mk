@@ -1,0 +1,51 @@
+# Test targets (the unit target itself is in the Makefile).
+#
+#   make e2e              the end-to-end suite: bats tests/e2e against $(BIN),
+#                         after `make images`; run it as the rootless user
+#                         whose podman storage holds the images
+#   make check            all + unit + e2e + check-rpm
+#   make check-sanitize   the same with SANITIZE=1: build/sanitize/agent-sandbox
+#                         and its unit tests under ASan/UBSan
+#
+#   make e2e E2E_TESTS=tests/e2e/020-exec.bats      one file
+#   make e2e BATS_FLAGS='--filter SIGINT'           some tests
+#
+# An e2e run keeps its TAP stream in $(BUILD)/e2e.tap and ends with the line
+# "N passed, N failed[, N skipped]" (tests/e2e/tap-summary); any failure makes
+# it exit non-zero.
+
+BATS       ?= bats
+E2E_TESTS  ?= tests/e2e
+BATS_FLAGS ?=
+E2E_TAP    := $(BUILD)/e2e.tap
+
+# The CLI finds the images by its built-in names; pass them on only when they
+# were overridden (make e2e SANDBOX_IMAGE=...).
+E2E_ENV := AGENT_SANDBOX_BIN=$(abspath $(BIN))
+ifneq ($(filter command% environment%,$(origin SANDBOX_IMAGE)),)
+E2E_ENV += AGENT_SANDBOX_IMAGE=$(SANDBOX_IMAGE)
+endif
+ifneq ($(filter command% environment%,$(origin ROUTER_IMAGE)),)
+E2E_ENV += AGENT_SANDBOX_ROUTER_IMAGE=$(ROUTER_IMAGE)
+endif
+ifeq ($(SANITIZE),1)
+# Sanitizer reports fail the test that caused them (tests/e2e/helpers.bash).
+E2E_ENV += ASAN_OPTIONS=$(or $(ASAN_OPTIONS),detect_leaks=1) \
+           UBSAN_OPTIONS=$(or $(UBSAN_OPTIONS),print_stacktrace=1)
+endif
+
+.PHONY: e2e check check-sanitize
+
+check: all unit e2e check-rpm
+
+e2e: $(BIN) images
+	@mkdir -p $(BUILD)
+	@echo "e2e: $(BATS) $(E2E_TESTS) with $(BIN)"
+	@{ env $(E2E_ENV) $(BATS) --formatter tap --timing $(BATS_FLAGS) $(E2E_TESTS) </dev/null; \
+	   echo $$? >$(E2E_TAP).rc; } | tee $(E2E_TAP)
+	@rc=$$(cat $(E2E_TAP).rc); \
+	[ "$$rc" = 0 ] || echo "e2e: bats exited with status $$rc" >&2; \
+	tests/e2e/tap-summary $(E2E_TAP) && [ "$$rc" = 0 ]
+
+check-sanitize:
+	$(MAKE) SANITIZE=1 all unit e2e

@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# The CLI killed or signalled mid-session.
+
+load helpers
+
+# Starts `--exec sleep 100` in the background and waits until the command
+# runs inside the sandbox.
+start_sleeping_session() {
+    bg_start agent-sandbox --exec sh -c 'touch .running; exec sleep 100'
+    wait_for_file "$AS_DIR/.running" 120
+}
+
+@test "after kill -9 of the CLI, the next run removes what that session left" {
+    start_sleeping_session
+    kill -KILL "$AS_BG_PID"
+    bg_wait 30
+    assert "$status" == 137 "exit status of the killed CLI"
+
+    run_x 0 agent-sandbox --exec true
+    leak_check "after the run that followed kill -9" || die "the next run did not remove the killed session's resources"
+}
+
+# signal_test SIGNAL [group]: SIGNAL to the CLI (or to its whole process
+# group, as a terminal's Ctrl-C does) mid-session must tear the session down
+# in order and end the CLI with a non-zero status.
+signal_test() {
+    local sig=$1 target
+    start_sleeping_session
+    target=$AS_BG_PID
+    [ "${2:-}" = group ] && target=-$AS_BG_PID
+    kill -s "$sig" -- "$target"
+    bg_wait 60
+    assert "$status" != 0 "exit status after SIG$sig"
+    leak_check "after SIG$sig" || die "SIG$sig did not tear the session down"
+}
+
+@test "SIGTERM: orderly teardown, non-zero exit" {
+    signal_test TERM
+}
+
+@test "SIGINT: orderly teardown, non-zero exit" {
+    signal_test INT
+}
+
+@test "SIGHUP: orderly teardown, non-zero exit" {
+    signal_test HUP
+}
+
+@test "Ctrl-C (SIGINT to the CLI's process group): orderly teardown, non-zero exit" {
+    signal_test INT group
+}

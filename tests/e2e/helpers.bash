@@ -1,0 +1,323 @@
+# Shared set-up, helpers and leak check of the end-to-end suite, in the style
+# of podman's test/system/helpers.bash and bubblewrap's tests/libtest.sh.
+#
+# Each test runs as the invoking (rootless) user, in a launch directory of
+# its own under $HOME (the CLI refuses /tmp), against $AGENT_SANDBOX_BIN.
+# After each test, teardown() fails the test if anything of a session is
+# left: a container, pod, network or volume labelled agent-sandbox.session, a
+# `podman system service` process of this user, or a directory under
+# $XDG_RUNTIME_DIR/agent-sandbox/. It removes what it found, so one leak fails
+# one test, not every test after it.
+#
+# Tests talk to podman through its CLI; only the product may not shell out.
+#
+# Environment:
+#   AGENT_SANDBOX_BIN  the CLI under test (default: build/agent-sandbox)
+#   AS_TIMEOUT         seconds a CLI run may take before it is killed (120)
+#   AS_E2E_ROOT        parent of the per-test launch directories ($HOME/as-e2e)
+#   PODMAN             podman CLI used by the tests (podman)
+
+AS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+AGENT_SANDBOX_BIN=${AGENT_SANDBOX_BIN:-$AS_TOP/build/agent-sandbox}
+AS_TIMEOUT=${AS_TIMEOUT:-120}
+AS_E2E_ROOT=${AS_E2E_ROOT:-$HOME/as-e2e}
+PODMAN=${PODMAN:-podman}
+AS_LABEL=agent-sandbox.session
+AS_SESSIONS_DIR=${XDG_RUNTIME_DIR:-/nonexistent}/agent-sandbox
+
+# Exit codes of the CLI's own failures.
+EX_USAGE=64 EX_CONFIG=65 EX_NOIMAGE=66 EX_SERVICE=69 EX_SOFTWARE=70
+EX_SETUP=71 EX_SERVICE_LOST=75 EX_REFUSED=77
+
+###############################################################################
+# Failure reporting
+
+# die MESSAGE...: fail the test with a framed message.
+die() {
+    local sep='#\^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^'
+    {
+        echo "#/vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+        local line
+        while IFS= read -r line; do echo "#| $line"; done <<<"FAIL: $*"
+        echo "$sep"
+    } >&2
+    false
+}
+
+# Prints VALUE for a failure message, one "> " line per line of it.
+_show() {
+    local label=$1 value=$2 line first=1
+    if [[ $value != *$'\n'* ]]; then
+        printf "#| %10s: '%s'\n" "$label" "$value"
+        return
+    fi
+    while IFS= read -r line; do
+        if [ $first = 1 ]; then printf '#| %10s: > %s\n' "$label" "$line"; first=0
+        else printf '#| %10s  > %s\n' "" "$line"; fi
+    done <<<"$value"
+}
+
+# assert ACTUAL OP EXPECTED [DESCRIPTION]
+#   OP: == != (strings), =~ !~ (extended regex), contains !contains (substring)
+# assert -z|-n VALUE [DESCRIPTION]
+assert() {
+    local actual op expected desc ok=
+    if [ "$1" = -z ] || [ "$1" = -n ]; then
+        op=$1 actual=$2 expected= desc=${3:-}
+    else
+        actual=$1 op=$2 expected=$3 desc=${4:-}
+    fi
+    case $op in
+        ==) [[ $actual == "$expected" ]] && ok=1 ;;
+        !=) [[ $actual != "$expected" ]] && ok=1 ;;
+        =~) [[ $actual =~ $expected ]] && ok=1 ;;
+        !~) [[ $actual =~ $expected ]] || ok=1 ;;
+        contains) [[ $actual == *"$expected"* ]] && ok=1 ;;
+        !contains) [[ $actual == *"$expected"* ]] || ok=1 ;;
+        -z) [ -z "$actual" ] && ok=1 ;;
+        -n) [ -n "$actual" ] && ok=1 ;;
+        *) die "assert: unknown operator '$op'" ;;
+    esac
+    [ -n "$ok" ] && return 0
+    {
+        echo "#/vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+        echo "#|     FAIL: ${desc:-assert $op}"
+        case $op in
+            -z) _show actual "$actual"; echo "#| expected: empty" ;;
+            -n) echo "#|   actual: empty, expected something" ;;
+            *) _show expected "$op $expected"; _show actual "$actual" ;;
+        esac
+        echo '#\^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^'
+    } >&2
+    false
+}
+
+# Fails if FILE holds a sanitizer report (SANITIZE=1 builds).
+check_sanitizer() {
+    if grep -Eq 'ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error: ' "$1" 2>/dev/null; then
+        die "sanitizer report from the CLI:"$'\n'"$(cat "$1")"
+    fi
+}
+
+###############################################################################
+# Running the CLI
+
+# run_x [OPTIONS] [EXPECTED_STATUS] COMMAND [ARGS...]
+#   Runs COMMAND with a timeout ($AS_TIMEOUT) and stdin from /dev/null, then
+#   checks its exit status against EXPECTED_STATUS (default 0; '?' accepts any).
+#   The first argument that is exactly `agent-sandbox` becomes
+#   $AGENT_SANDBOX_BIN, so `run_x 42 agent-sandbox --exec sh -c 'exit 42'` and
+#   `run_x 0 strace -o LOG agent-sandbox --exec true` both run the CLI under test.
+#   Sets $status, $output (stdout, trailing newlines removed), $lines (stdout
+#   lines) and $stderr.
+#   OPTIONS: --input STRING   stdin is STRING
+#            --stdin FILE     stdin is FILE
+#            --stdout FILE    stdout goes to FILE ($output stays empty)
+#            --timeout SECS   instead of $AS_TIMEOUT
+run_x() {
+    local stdin=/dev/null input= have_input= stdout_file= secs=$AS_TIMEOUT expected=0
+    while :; do
+        case $1 in
+            --input) input=$2 have_input=1; shift 2 ;;
+            --stdin) stdin=$2; shift 2 ;;
+            --stdout) stdout_file=$2; shift 2 ;;
+            --timeout) secs=$2; shift 2 ;;
+            *) break ;;
+        esac
+    done
+    if [[ $1 =~ ^([0-9]+|\?)$ ]]; then expected=$1; shift; fi
+    local cmd=("$@") i
+    for i in "${!cmd[@]}"; do
+        if [ "${cmd[$i]}" = agent-sandbox ]; then cmd[$i]=$AGENT_SANDBOX_BIN; break; fi
+    done
+
+    local out=$AS_RUN_DIR/stdout err=$AS_RUN_DIR/stderr
+    [ -n "$stdout_file" ] && out=$stdout_file
+    echo "\$ $*"
+    status=0
+    if [ -n "$have_input" ]; then
+        timeout --kill-after=10 "$secs" "${cmd[@]}" >"$out" 2>"$err" <<<"$input" || status=$?
+    else
+        timeout --kill-after=10 "$secs" "${cmd[@]}" >"$out" 2>"$err" <"$stdin" || status=$?
+    fi
+    output=
+    [ -z "$stdout_file" ] && output=$(<"$out")
+    stderr=$(<"$err")
+    lines=()
+    [ -n "$output" ] && mapfile -t lines <<<"$output"
+    [ -n "$output" ] && printf '%s\n' "$output"
+    [ -n "$stderr" ] && printf '%s\n' "$stderr" | sed 's/^/[stderr] /'
+    echo "[exit $status]"
+
+    check_sanitizer "$err"
+    if [ "$status" = 124 ] || [ "$status" = 137 ] && [ "$expected" != "$status" ]; then
+        die "timed out or killed after ${secs}s (exit $status): $*"
+    fi
+    if [ "$expected" != '?' ] && [ "$status" != "$expected" ]; then
+        die "exit status $status, expected $expected: $*"
+    fi
+}
+
+# bg_start COMMAND [ARGS...]: start COMMAND (`agent-sandbox` replaced as in
+# run_x) in the background as the leader of a new process group, with SIGINT
+# and SIGQUIT at their defaults (a shell starts background jobs with them
+# ignored; a terminal's CLI has them at default). Sets $AS_BG_PID; its output
+# goes to $AS_RUN_DIR/bg.{stdout,stderr}; bg_wait collects its exit status.
+bg_start() {
+    local cmd=("$@") i
+    for i in "${!cmd[@]}"; do
+        if [ "${cmd[$i]}" = agent-sandbox ]; then cmd[$i]=$AGENT_SANDBOX_BIN; break; fi
+    done
+    rm -f "$AS_RUN_DIR/bg.pid" "$AS_RUN_DIR/bg.rc"
+    echo "\$ $* &"
+    # The subshell's own stderr (bash's "Killed" notices) is not the CLI's.
+    (
+        rc=0
+        setsid --wait bash -c 'echo $$ >"$0"; exec env --default-signal=INT,QUIT "$@"' \
+            "$AS_RUN_DIR/bg.pid" "${cmd[@]}" \
+            </dev/null >"$AS_RUN_DIR/bg.stdout" 2>"$AS_RUN_DIR/bg.stderr" || rc=$?
+        echo "$rc" >"$AS_RUN_DIR/bg.rc"
+    ) </dev/null >/dev/null 2>&1 3>&- &
+    local n
+    for ((n = 0; n < 100; n++)); do
+        [ -s "$AS_RUN_DIR/bg.pid" ] && break
+        sleep 0.05
+    done
+    AS_BG_PID=$(<"$AS_RUN_DIR/bg.pid") || die "background command did not start"
+}
+
+# bg_wait [SECS]: wait (default 60 s) for the background command to end; sets
+# $status, $output and $stderr like run_x.
+bg_wait() {
+    local secs=${1:-60} n
+    for ((n = 0; n < secs * 10; n++)); do
+        [ -s "$AS_RUN_DIR/bg.rc" ] && break
+        sleep 0.1
+    done
+    [ -s "$AS_RUN_DIR/bg.rc" ] || die "background command (pid $AS_BG_PID) still running after ${secs}s"
+    status=$(<"$AS_RUN_DIR/bg.rc")
+    output=$(<"$AS_RUN_DIR/bg.stdout")
+    stderr=$(<"$AS_RUN_DIR/bg.stderr")
+    AS_BG_PID=
+    [ -n "$output" ] && printf '%s\n' "$output"
+    [ -n "$stderr" ] && printf '%s\n' "$stderr" | sed 's/^/[stderr] /'
+    echo "[exit $status]"
+    check_sanitizer "$AS_RUN_DIR/bg.stderr"
+}
+
+# wait_for_file PATH [SECS]: wait until PATH exists (default 60 s).
+wait_for_file() {
+    local path=$1 secs=${2:-60} n
+    for ((n = 0; n < secs * 10; n++)); do
+        [ -e "$path" ] && return 0
+        if [ -n "${AS_BG_PID:-}" ] && [ -s "$AS_RUN_DIR/bg.rc" ]; then
+            die "background command exited ($(<"$AS_RUN_DIR/bg.rc")) before $path appeared:"$'\n'"$(cat "$AS_RUN_DIR/bg.stderr")"
+        fi
+        sleep 0.1
+    done
+    die "$path did not appear within ${secs}s"
+}
+
+###############################################################################
+# Leak check
+
+# PIDs of this user's `podman system service` processes, minus those already
+# running when the suite started (e.g. a systemd podman.service).
+service_pids() {
+    local pid
+    for pid in $(pgrep -u "$(id -u)" -f '(^|/)podman( .*)? system service' || true); do
+        [[ " ${AS_BASELINE_SERVICES:-} " == *" $pid "* ]] || echo "$pid"
+    done
+}
+
+# leak_check [WHEN]: report and remove whatever a session left; returns 1 if
+# there was anything.
+leak_check() {
+    local when=${1:-after the test} found=() x line pids=()
+    local cs ps ns vs ds
+    cs=$($PODMAN ps -a --filter "label=$AS_LABEL" --format '{{.ID}} {{.Names}} {{.Status}}' 2>&1) || cs="podman ps failed: $cs"
+    ps=$($PODMAN pod ps --filter "label=$AS_LABEL" --format '{{.ID}} {{.Name}} {{.Status}}' 2>&1) || ps="podman pod ps failed: $ps"
+    ns=$($PODMAN network ls --filter "label=$AS_LABEL" --format '{{.Name}}' 2>&1) || ns="podman network ls failed: $ns"
+    vs=$($PODMAN volume ls --filter "label=$AS_LABEL" --format '{{.Name}}' 2>&1) || vs="podman volume ls failed: $vs"
+    mapfile -t pids < <(service_pids)
+    # Directories only: the CLI may keep plain files there (e.g. a cache).
+    ds=$(find "$AS_SESSIONS_DIR" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true)
+
+    [ -n "$cs" ] && found+=("containers:" "$cs")
+    [ -n "$ps" ] && found+=("pods:" "$ps")
+    [ -n "$ns" ] && found+=("networks:" "$ns")
+    [ -n "$vs" ] && found+=("volumes:" "$vs")
+    for x in "${pids[@]}"; do
+        found+=("podman service: $x $(tr '\0' ' ' </proc/"$x"/cmdline 2>/dev/null)")
+    done
+    [ -n "$ds" ] && found+=("session directories:" "$ds")
+    [ ${#found[@]} -eq 0 ] && return 0
+
+    # Clean up: services first, so nothing recreates what is removed next.
+    if [ ${#pids[@]} -gt 0 ]; then
+        kill -TERM "${pids[@]}" 2>/dev/null || true
+        local n
+        for ((n = 0; n < 50; n++)); do
+            kill -0 "${pids[@]}" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "${pids[@]}" 2>/dev/null || true
+    fi
+    $PODMAN pod ps -q --filter "label=$AS_LABEL" | xargs -r $PODMAN pod rm -f -t 0 >/dev/null 2>&1 || true
+    $PODMAN ps -aq --filter "label=$AS_LABEL" | xargs -r $PODMAN rm -f -v -t 0 >/dev/null 2>&1 || true
+    $PODMAN network ls -q --filter "label=$AS_LABEL" | xargs -r $PODMAN network rm -f >/dev/null 2>&1 || true
+    $PODMAN volume ls -q --filter "label=$AS_LABEL" | xargs -r $PODMAN volume rm -f >/dev/null 2>&1 || true
+    if [ -n "$ds" ]; then
+        while IFS= read -r x; do
+            rm -rf "$x" 2>/dev/null || $PODMAN unshare rm -rf "$x" 2>/dev/null || true
+        done <<<"$ds"
+    fi
+
+    {
+        echo "#/vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+        echo "#| FAIL: leaked $when (now removed):"
+        for x in "${found[@]}"; do
+            while IFS= read -r line; do echo "#|   $line"; done <<<"$x"
+        done
+        echo '#\^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^'
+    } >&2
+    return 1
+}
+
+###############################################################################
+# setup / teardown
+
+# Every test file gets these unless it defines its own (then it should call
+# as_setup / as_teardown from them).
+as_setup() {
+    [ -n "${XDG_RUNTIME_DIR:-}" ] || die "XDG_RUNTIME_DIR is not set"
+    [ -x "$AGENT_SANDBOX_BIN" ] || die "no CLI at $AGENT_SANDBOX_BIN: build it first (make)"
+    mkdir -p "$AS_E2E_ROOT"
+    # The launch directory, resolved: the CLI works with the physical path.
+    AS_DIR=$(cd "$(mktemp -d "$AS_E2E_ROOT/XXXXXXXX")" && pwd -P)
+    # Files of the harness itself, outside the launch directory.
+    AS_RUN_DIR=$(mktemp -d "$AS_E2E_ROOT/.run-XXXXXXXX")
+    AS_BG_PID=
+    cd "$AS_DIR"
+}
+
+as_teardown() {
+    local rc=0
+    cd "$AS_E2E_ROOT" 2>/dev/null || cd /
+    # A background CLI a failed test left running: it is ours, end it.
+    if [ -n "${AS_BG_PID:-}" ] && kill -0 "$AS_BG_PID" 2>/dev/null; then
+        kill -KILL "$AS_BG_PID" 2>/dev/null || true
+        local n
+        for ((n = 0; n < 50; n++)); do [ -s "$AS_RUN_DIR/bg.rc" ] && break; sleep 0.1; done
+    fi
+    leak_check || rc=1
+    # The sandbox may have left files owned by subordinate ids.
+    if [ -n "${AS_DIR:-}" ]; then
+        rm -rf "$AS_DIR" 2>/dev/null || $PODMAN unshare rm -rf "$AS_DIR"
+    fi
+    [ -n "${AS_RUN_DIR:-}" ] && rm -rf "$AS_RUN_DIR"
+    return $rc
+}
+
+setup() { as_setup; }
+teardown() { as_teardown; }
