@@ -225,7 +225,7 @@ static int run(run_options_t *o)
     }
     session_inputs_t in = {
         .id = id, .cli_pid = getpid(), .workdir = workdir, .image = image,
-        .command = o->command, .tty = tty, .env = o->env,
+        .command = o->command, .tty = tty, .env = o->env, .session_dir = b.dir->path,
     };
     if (session_plan_build(&in, &plan, &err) < 0) {
         report_error(&err);

@@ -344,6 +344,56 @@ int podman_container_create(podman_api_t *api, const podman_container_spec_t *sp
         json_obj_close(g);
     }
     json_arr_close(g);
+    if (spec->n_volumes > 0) {
+        json_key(g, "volumes");
+        json_arr_open(g);
+        for (size_t i = 0; i < spec->n_volumes; i++) {
+            json_obj_open(g);
+            json_kv_str(g, "Name", spec->volumes[i].name);
+            json_kv_str(g, "Dest", spec->volumes[i].destination);
+            if (spec->volumes[i].options != NULL)
+                json_kv_strv(g, "Options", spec->volumes[i].options, (size_t)-1);
+            json_obj_close(g);
+        }
+        json_arr_close(g);
+    }
+    if (spec->devices != NULL) {
+        json_key(g, "devices");
+        json_arr_open(g);
+        for (size_t i = 0; spec->devices[i] != NULL; i++) {
+            json_obj_open(g);
+            json_kv_str(g, "path", spec->devices[i]);
+            json_obj_close(g);
+        }
+        json_arr_close(g);
+    }
+    if (spec->unmask != NULL)
+        json_kv_strv(g, "unmask", spec->unmask, (size_t)-1);
+    if (spec->mask != NULL)
+        json_kv_strv(g, "mask", spec->mask, (size_t)-1);
+    if (spec->n_sysctls > 0)
+        gen_labels(g, "sysctl", spec->sysctls, spec->n_sysctls);
+    if (spec->hostname != NULL)
+        json_kv_str(g, "hostname", spec->hostname);
+    if (spec->dns_servers != NULL)
+        json_kv_strv(g, "dns_server", spec->dns_servers, (size_t)-1);
+    if (spec->pids_limit > 0 || spec->memory_limit > 0) {
+        json_key(g, "resource_limits");
+        json_obj_open(g);
+        if (spec->pids_limit > 0) {
+            json_key(g, "pids");
+            json_obj_open(g);
+            json_kv_int(g, "limit", spec->pids_limit);
+            json_obj_close(g);
+        }
+        if (spec->memory_limit > 0) {
+            json_key(g, "memory");
+            json_obj_open(g);
+            json_kv_int(g, "limit", spec->memory_limit);
+            json_obj_close(g);
+        }
+        json_obj_close(g);
+    }
     if (spec->n_networks > 0) {
         json_key(g, "netns");
         json_obj_open(g);

@@ -63,6 +63,12 @@ typedef struct podman_mount {
     char *const *options;               /* NULL-terminated, may be NULL */
 } podman_mount_t;
 
+typedef struct podman_named_volume {
+    const char *name;
+    const char *destination;
+    char *const *options;               /* NULL-terminated, may be NULL */
+} podman_named_volume_t;
+
 typedef struct podman_network_attach {
     const char *network;
     const char *static_ip;              /* may be NULL */
@@ -85,6 +91,17 @@ typedef struct podman_container_spec {
     char *const *cap_add;
     const podman_mount_t *mounts;
     size_t n_mounts;
+    const podman_named_volume_t *volumes;
+    size_t n_volumes;
+    char *const *devices;               /* host device paths, NULL-terminated, may be NULL */
+    char *const *unmask;                /* paths to leave unmasked ("ALL"), may be NULL */
+    char *const *mask;                  /* extra paths to mask, may be NULL */
+    const podman_label_t *sysctls;      /* namespaced sysctls, key = value */
+    size_t n_sysctls;
+    const char *hostname;               /* may be NULL */
+    char *const *dns_servers;           /* outside a pod only; NULL-terminated, may be NULL */
+    long long pids_limit;               /* 0: podman's default */
+    long long memory_limit;             /* bytes, 0: none */
     const podman_network_attach_t *networks; /* outside a pod only */
     size_t n_networks;
     const podman_label_t *labels;

@@ -1,5 +1,7 @@
 #include "session.h"
 
+#include "agent_spec.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,13 +99,11 @@ int session_setup(session_t *s, as_error_t **err)
         (r = podman_pod_create(s->api, &pod, err)) < 0)
         return r;
 
-    podman_container_spec_t spec;
-    podman_mount_t mounts[4];
-    size_t n_mounts = 0;
-    session_plan_agent_spec(p, &spec, mounts, &n_mounts);
-    if ((r = check_interrupted(err)) < 0 ||
+    agent_spec_t agent;
+    if ((r = agent_spec_build(p, &agent, err)) < 0 ||
+        (r = check_interrupted(err)) < 0 ||
         (r = record(s, RES_CONTAINER, p->agent, err)) < 0 ||
-        (r = podman_container_create(s->api, &spec, &s->agent_id, err)) < 0)
+        (r = podman_container_create(s->api, &agent.spec, &s->agent_id, err)) < 0)
         return r;
     return check_interrupted(err);
 }

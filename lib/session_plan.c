@@ -66,6 +66,7 @@ void session_plan_free(session_plan_t *p)
     free(p->agent);
     free(p->image);
     free(p->workdir);
+    free(p->session_dir);
     strv_free(p->command);
     strv_free(p->env);
     free(p);
@@ -101,6 +102,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         asprintf(&p->agent, "agent-sandbox-%s-agent", in->id) < 0 ||
         (p->image = strdup(in->image)) == NULL ||
         (p->workdir = strdup(in->workdir)) == NULL ||
+        (in->session_dir != NULL && (p->session_dir = strdup(in->session_dir)) == NULL) ||
         (p->command = strv_copy(in->command, NULL)) == NULL ||
         (p->env = strv_copy(in->env, &n_env)) == NULL) {
         session_plan_free(p);
@@ -110,37 +112,6 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
     *ret = p;
     return 0;
-}
-
-static char *const cap_drop_all[] = { "all", NULL };
-static char *const bind_rw[] = { "rw", "rbind", "rprivate", NULL };
-
-void session_plan_agent_spec(const session_plan_t *p, podman_container_spec_t *ret,
-                             podman_mount_t *ret_mounts, size_t *ret_n_mounts)
-{
-    /* The launch directory is the one host path the agent sees, at the
-     * same place as on the host so paths in its output mean the same. */
-    ret_mounts[0] = (podman_mount_t){
-        .source = p->workdir, .destination = p->workdir, .type = "bind", .options = bind_rw,
-    };
-    *ret_n_mounts = 1;
-    *ret = (podman_container_spec_t){
-        .name = p->agent,
-        .image = p->image,
-        .pod = p->pod,
-        .command = p->command,
-        .env = p->env,
-        .work_dir = p->workdir,
-        .stdin_open = true,
-        .terminal = p->tty,
-        .no_new_privileges = true,
-        .init = true,
-        .cap_drop = cap_drop_all,
-        .mounts = ret_mounts,
-        .n_mounts = *ret_n_mounts,
-        .labels = p->labels,
-        .n_labels = 2,
-    };
 }
 
 int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)

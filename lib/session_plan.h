@@ -21,6 +21,7 @@ typedef struct session_inputs {
     char *const *command;        /* NULL-terminated, non-empty */
     bool tty;
     char *const *env;            /* KEY=VALUE to set inside, NULL-terminated, may be NULL */
+    const char *session_dir;     /* host-side session directory (rendered files live there) */
 } session_inputs_t;
 
 typedef struct session_plan {
@@ -34,15 +35,12 @@ typedef struct session_plan {
     char **command;
     char **env;
     bool tty;
+    char *session_dir;
     podman_label_t labels[2];
 } session_plan_t;
 
 int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err);
 void session_plan_free(session_plan_t *p);
-
-/* Spec of the agent container, pointing into the plan (valid while it lives). */
-void session_plan_agent_spec(const session_plan_t *p, podman_container_spec_t *ret,
-                             podman_mount_t *ret_mounts, size_t *ret_n_mounts);
 
 /* Human-readable description, for --dry-run. */
 int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err);

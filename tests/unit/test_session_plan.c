@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "agent_spec.h"
 #include "session_plan.h"
 
 static char *cmd[] = { "sh", "-c", "exit 42", NULL };
@@ -44,12 +45,13 @@ static void agent_spec_confines(void **state)
     session_plan_t *p = NULL;
     as_error_t *err = NULL;
     assert_int_equal(session_plan_build(&in, &p, &err), 0);
-    podman_container_spec_t spec;
-    podman_mount_t mounts[4];
-    size_t n = 0;
-    session_plan_agent_spec(p, &spec, mounts, &n);
+    agent_spec_t a;
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+    podman_container_spec_t spec = a.spec;
+    podman_mount_t *mounts = a.mounts;
     /* the launch directory, at the same path, is the only host mount */
-    assert_int_equal(n, 1);
+    assert_int_equal(a.n_mounts, 1);
+    assert_ptr_equal(spec.mounts, a.mounts);
     assert_string_equal(mounts[0].source, "/home/u/proj");
     assert_string_equal(mounts[0].destination, "/home/u/proj");
     assert_string_equal(mounts[0].type, "bind");
