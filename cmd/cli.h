@@ -53,6 +53,11 @@ void sweep_stale(cli_backend_t *b, bool verbose);
  * directory (to mount) when allowed; otherwise an exit code, reported. */
 int launch_check(podman_api_t *api, const char *base_dir, char **ret_dir);
 
+/* The session's allowlist (override, user file, or the default copied into
+ * place on first run). 0, or an exit code after reporting. */
+struct allowlist;
+int allowlist_config_load(struct allowlist **ret);
+
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "allowlist.h"
 #include "attach_stream.h"
+#include "resolv_conf.h"
 #include "cli.h"
 #include "session.h"
 #include "session_plan.h"
@@ -20,6 +22,14 @@
 #define AS_IMAGE_TAG "dev"
 #endif
 #define DEFAULT_IMAGE "localhost/agent-sandbox:" AS_IMAGE_TAG
+#define DEFAULT_ROUTER_IMAGE "localhost/agent-sandbox-router:" AS_IMAGE_TAG
+#define DEFAULT_EGRESS_NETWORK "agent-sandbox-egress"
+
+static const char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v != NULL && v[0] != '\0' ? v : fallback;
+}
 
 extern char **environ;
 
@@ -187,6 +197,9 @@ static int teardown(session_t *s, cli_backend_t *b)
     return 0;
 }
 
+static int run_with(run_options_t *o, const char *image, const char *router_image,
+                    const char *egress, const char *resolver, const allowlist_t *allowlist);
+
 static int run(run_options_t *o)
 {
     as_error_t *err = NULL;
@@ -199,9 +212,34 @@ static int run(run_options_t *o)
         return EXIT_INTERNAL;
     }
 
-    const char *image = getenv("AGENT_SANDBOX_IMAGE");
-    if (image == NULL || image[0] == '\0')
-        image = DEFAULT_IMAGE;
+    const char *image = env_or("AGENT_SANDBOX_IMAGE", DEFAULT_IMAGE);
+    const char *router_image = env_or("AGENT_SANDBOX_ROUTER_IMAGE", DEFAULT_ROUTER_IMAGE);
+    const char *egress = env_or("AGENT_SANDBOX_EGRESS_NETWORK", DEFAULT_EGRESS_NETWORK);
+    char resolver[16];
+    const char *resolver_env = getenv("AGENT_SANDBOX_RESOLVER");
+    if (resolver_env != NULL && resolver_env[0] != '\0') {
+        snprintf(resolver, sizeof(resolver), "%s", resolver_env);
+        if (strlen(resolver_env) >= sizeof(resolver)) {
+            report("error: AGENT_SANDBOX_RESOLVER=%s is not an IPv4 address", resolver_env);
+            return EXIT_USAGE;
+        }
+    } else if (resolv_conf_host_resolver(resolver, &err) < 0) {
+        report_error(&err);
+        return EXIT_CONFIG;
+    }
+    allowlist_t *allowlist = NULL;
+    int load_rc = allowlist_config_load(&allowlist);
+    if (load_rc != 0)
+        return load_rc;
+    int rc = run_with(o, image, router_image, egress, resolver, allowlist);
+    allowlist_free(allowlist);
+    return rc;
+}
+
+static int run_with(run_options_t *o, const char *image, const char *router_image,
+                    const char *egress, const char *resolver, const allowlist_t *allowlist)
+{
+    as_error_t *err = NULL;
     char id[SESSION_ID_LEN + 1];
     if (session_id_generate(id, &err) < 0) {
         report_error(&err);
@@ -226,6 +264,8 @@ static int run(run_options_t *o)
     session_inputs_t in = {
         .id = id, .cli_pid = getpid(), .workdir = workdir, .image = image,
         .command = o->command, .tty = tty, .env = o->env, .session_dir = b.dir->path,
+        .router_image = router_image, .egress_network = egress, .resolver = resolver,
+        .allowlist = allowlist,
     };
     if (session_plan_build(&in, &plan, &err) < 0) {
         report_error(&err);
@@ -256,6 +296,17 @@ static int run(run_options_t *o)
     if (!present) {
         report("error: image %s is missing; build it with `make images` in the source tree "
                "(or set AGENT_SANDBOX_IMAGE to an image you have)", image);
+        rc = EXIT_NO_IMAGE;
+        goto out;
+    }
+    if (podman_image_exists(b.api, router_image, &present, &err) < 0) {
+        report_error(&err);
+        rc = EXIT_SETUP;
+        goto out;
+    }
+    if (!present) {
+        report("error: router image %s is missing; build it with `make images` in the source tree "
+               "(or set AGENT_SANDBOX_ROUTER_IMAGE to an image you have)", router_image);
         rc = EXIT_NO_IMAGE;
         goto out;
     }

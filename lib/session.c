@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include "agent_spec.h"
+#include "session_router.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +24,7 @@ typedef struct {
 struct session {
     podman_api_t *api;
     const session_plan_t *plan;
+    router_runtime_t router;
     resource_t created[8];
     size_t n_created;
     char *agent_id;
@@ -46,6 +48,7 @@ void session_free(session_t *s)
         return;
     for (size_t i = 0; i < s->n_created; i++)
         free(s->created[i].name);
+    router_runtime_clear(&s->router);
     free(s->agent_id);
     free(s);
 }
@@ -74,10 +77,29 @@ static int check_interrupted(as_error_t **err)
     return 0;
 }
 
+/* Creates and starts a container, recording it first. */
+static int run_container(session_t *s, const podman_container_spec_t *spec, as_error_t **err)
+{
+    _cleanup_free_ char *id = NULL;
+    int r;
+    if ((r = check_interrupted(err)) < 0 ||
+        (r = record(s, RES_CONTAINER, spec->name, err)) < 0 ||
+        (r = podman_container_create(s->api, spec, &id, err)) < 0 ||
+        (r = podman_container_start(s->api, id, err)) < 0)
+        return r;
+    return 0;
+}
+
+#define ROUTER_READY_TIMEOUT_MS 20000L
+
 int session_setup(session_t *s, as_error_t **err)
 {
     const session_plan_t *p = s->plan;
+    bool egress = p->router_image != NULL;
     int r;
+
+    if (egress && (r = egress_network_ensure(s->api, p->egress_network, err)) < 0)
+        return as_error_prefix(err, "preparing the shared egress network");
 
     /* Record before create: if the CLI dies between the two, the label
      * sweep finds it; if create fails, teardown's 404 is harmless. */
@@ -85,13 +107,27 @@ int session_setup(session_t *s, as_error_t **err)
         .name = p->network, .internal = true, .dns_enabled = false,
         .labels = p->labels, .n_labels = 2,
     };
+    _cleanup_free_ char *subnet = NULL;
     if ((r = check_interrupted(err)) < 0 ||
         (r = record(s, RES_NETWORK, p->network, err)) < 0 ||
-        (r = podman_network_create(s->api, &net, NULL, err)) < 0)
+        (r = podman_network_create(s->api, &net, &subnet, err)) < 0)
         return r;
+
+    /* The router first: the pod's DNS points at it. */
+    char *dns[] = { NULL, NULL };
+    if (egress) {
+        podman_container_spec_t router;
+        if ((r = router_runtime_prepare(p, subnet, &s->router, err)) < 0)
+            return r;
+        router_container_spec(p, &s->router, &router);
+        if ((r = run_container(s, &router, err)) < 0)
+            return as_error_prefix(err, "starting the router");
+        dns[0] = s->router.router_ip;
+    }
 
     podman_pod_spec_t pod = {
         .name = p->pod, .network = p->network, .userns_keep_id = true,
+        .no_manage_hosts = egress, .dns_servers = egress ? dns : NULL,
         .labels = p->labels, .n_labels = 2,
     };
     if ((r = check_interrupted(err)) < 0 ||
@@ -99,9 +135,29 @@ int session_setup(session_t *s, as_error_t **err)
         (r = podman_pod_create(s->api, &pod, err)) < 0)
         return r;
 
+    if (egress) {
+        podman_container_spec_t forwarder;
+        forwarder_container_spec(p, &s->router, &forwarder);
+        if ((r = run_container(s, &forwarder, err)) < 0)
+            return as_error_prefix(err, "starting the forwarder");
+        /* Fail closed: the agent starts only once an allowed name resolves
+         * to its forwarder, a denied one does not, and every listener is up. */
+        if ((r = router_wait_ready(s->api, p, &s->router, ROUTER_READY_TIMEOUT_MS, err)) < 0)
+            return r;
+    }
+
     agent_spec_t agent;
-    if ((r = agent_spec_build(p, &agent, err)) < 0 ||
-        (r = check_interrupted(err)) < 0 ||
+    if ((r = agent_spec_build(p, &agent, err)) < 0)
+        return r;
+    if (egress) {
+        /* Only the allowed names, nothing of the host's (no host.containers.internal). */
+        static char *const ro_bind[] = { "ro", "rbind", "rprivate", NULL };
+        podman_mount_t hosts = { .source = s->router.hosts_path, .destination = "/etc/hosts",
+                                 .type = "bind", .options = ro_bind };
+        if ((r = agent_spec_add_mount(&agent, &hosts, err)) < 0)
+            return r;
+    }
+    if ((r = check_interrupted(err)) < 0 ||
         (r = record(s, RES_CONTAINER, p->agent, err)) < 0 ||
         (r = podman_container_create(s->api, &agent.spec, &s->agent_id, err)) < 0)
         return r;

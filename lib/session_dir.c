@@ -171,10 +171,16 @@ int session_dir_remove(session_dir_t *d, as_error_t **err)
 int session_dir_write_file(const session_dir_t *d, const char *name, const char *text,
                            as_error_t **err)
 {
+    return session_dir_write_file_mode(d->path, name, text, 0600, err);
+}
+
+int session_dir_write_file_mode(const char *dir, const char *name, const char *text, mode_t mode,
+                                as_error_t **err)
+{
     _cleanup_free_ char *path = NULL, *tmp = NULL;
-    if (asprintf(&path, "%s/%s", d->path, name) < 0 || asprintf(&tmp, "%s/.%s.tmp", d->path, name) < 0)
+    if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s.tmp", path) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0)
         return as_error_errno(err, errno, "creating %s", tmp);
     size_t len = strlen(text), off = 0;
@@ -190,7 +196,9 @@ int session_dir_write_file(const session_dir_t *d, const char *name, const char 
         }
         off += (size_t)n;
     }
-    if (close(fd) < 0) {
+    /* the umask may have narrowed the mode; the reader needs it exactly */
+    int mode_rc = fchmod(fd, mode);
+    if (close(fd) < 0 || mode_rc < 0) {
         unlink(tmp);
         return as_error_errno(err, errno, "writing %s", tmp);
     }

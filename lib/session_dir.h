@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "error.h"
 
@@ -34,9 +35,13 @@ int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err);
 int session_dir_remove(session_dir_t *d, as_error_t **err);
 void session_dir_free(session_dir_t *d);
 
-/* Writes `text` to path/name (0600), through a temporary file and rename. */
+/* Writes `text` to path/name (0600), through a temporary file and rename.
+ * `name` may have one directory level ("router/nginx.conf"). */
 int session_dir_write_file(const session_dir_t *d, const char *name, const char *text,
                            as_error_t **err);
+/* The same with a given mode (the router reads its files as another uid). */
+int session_dir_write_file_mode(const char *dir, const char *name, const char *text, mode_t mode,
+                                as_error_t **err);
 
 /* Removes a directory tree that holds only files and directories (no
  * following of symlinks). Exposed for the sweeper. */

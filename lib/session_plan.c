@@ -1,5 +1,7 @@
 #include "session_plan.h"
 
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,16 @@ bool image_ref_valid(const char *ref)
               strchr("._/:@-", *c) != NULL))
             return false;
     return strstr(ref, "..") == NULL;
+}
+
+bool network_name_valid(const char *name)
+{
+    if (name == NULL || name[0] == '\0' || strlen(name) > 200 || !isalnum((unsigned char)name[0]))
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && strchr("_.-", *c) == NULL)
+            return false;
+    return true;
 }
 
 static bool id_valid(const char *id)
@@ -67,6 +79,11 @@ void session_plan_free(session_plan_t *p)
     free(p->image);
     free(p->workdir);
     free(p->session_dir);
+    free(p->router);
+    free(p->forwarder);
+    free(p->router_image);
+    free(p->egress_network);
+    free(p->resolver);
     strv_free(p->command);
     strv_free(p->env);
     free(p);
@@ -84,6 +101,15 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         return as_error_make(err, EINVAL, "the launch directory must be an absolute path");
     if (in->command == NULL || in->command[0] == NULL || in->command[0][0] == '\0')
         return as_error_make(err, EINVAL, "no command to run in the sandbox");
+    if (in->router_image != NULL && !image_ref_valid(in->router_image))
+        return as_error_make(err, EINVAL, "router image name \"%s\" is not a valid image reference",
+                             in->router_image);
+    if (in->egress_network != NULL && !network_name_valid(in->egress_network))
+        return as_error_make(err, EINVAL, "egress network name \"%s\" is not a valid network name "
+                             "([a-zA-Z0-9][a-zA-Z0-9_.-]*)", in->egress_network);
+    struct in_addr resolver;
+    if (in->resolver != NULL && inet_pton(AF_INET, in->resolver, &resolver) != 1)
+        return as_error_make(err, EINVAL, "resolver \"%s\" is not an IPv4 address", in->resolver);
     for (size_t i = 0; in->env != NULL && in->env[i] != NULL; i++) {
         const char *eq = strchr(in->env[i], '=');
         if (eq == NULL || eq == in->env[i])
@@ -104,10 +130,16 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         (p->workdir = strdup(in->workdir)) == NULL ||
         (in->session_dir != NULL && (p->session_dir = strdup(in->session_dir)) == NULL) ||
         (p->command = strv_copy(in->command, NULL)) == NULL ||
-        (p->env = strv_copy(in->env, &n_env)) == NULL) {
+        (p->env = strv_copy(in->env, &n_env)) == NULL ||
+        asprintf(&p->router, "agent-sandbox-%s-router", in->id) < 0 ||
+        asprintf(&p->forwarder, "agent-sandbox-%s-forwarder", in->id) < 0 ||
+        (in->router_image != NULL && (p->router_image = strdup(in->router_image)) == NULL) ||
+        (in->egress_network != NULL && (p->egress_network = strdup(in->egress_network)) == NULL) ||
+        (in->resolver != NULL && (p->resolver = strdup(in->resolver)) == NULL)) {
         session_plan_free(p);
         return as_error_make(err, ENOMEM, "out of memory");
     }
+    p->allowlist = in->allowlist;
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
     *ret = p;
@@ -123,6 +155,21 @@ int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)
         return as_error_errno(err, errno, "describing the plan");
     fprintf(f, "session:   %s (cli pid %s)\n", p->id, p->pid);
     fprintf(f, "network:   %s (internal, no DNS, no route out)\n", p->network);
+    if (p->router_image != NULL) {
+        fprintf(f, "router:    %s (image %s; on the session network and %s)\n", p->router,
+                p->router_image, p->egress_network);
+        fprintf(f, "  resolver for upstream names: %s\n", p->resolver);
+        fprintf(f, "  allowed: %zu name(s), %zu upstream net(s)\n",
+                p->allowlist ? p->allowlist->n_entries : 0, p->allowlist ? p->allowlist->n_nets : 0);
+        for (size_t i = 0; p->allowlist != NULL && i < p->allowlist->n_entries; i++) {
+            const allowlist_entry_t *e = &p->allowlist->entries[i];
+            fprintf(f, "    %s%s", e->wildcard ? "." : "", e->name);
+            for (size_t k = 0; k < e->n_ports; k++)
+                fprintf(f, "%s%u", k == 0 ? " + ports " : ",", e->ports[k].port);
+            fprintf(f, "\n");
+        }
+        fprintf(f, "forwarder: %s (in the pod; loopback listeners to the router)\n", p->forwarder);
+    }
     fprintf(f, "pod:       %s (userns keep-id)\n", p->pod);
     fprintf(f, "agent:     %s\n", p->agent);
     fprintf(f, "  image:   %s\n", p->image);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "allowlist.h"
 #include "error.h"
 #include "podman_api.h"
 
@@ -22,6 +23,11 @@ typedef struct session_inputs {
     bool tty;
     char *const *env;            /* KEY=VALUE to set inside, NULL-terminated, may be NULL */
     const char *session_dir;     /* host-side session directory (rendered files live there) */
+    /* the egress path */
+    const char *router_image;
+    const char *egress_network;  /* shared by all sessions, created on demand */
+    const char *resolver;        /* IPv4 address the router resolves upstream names with */
+    const allowlist_t *allowlist;/* borrowed: must outlive the plan */
 } session_inputs_t;
 
 typedef struct session_plan {
@@ -36,6 +42,12 @@ typedef struct session_plan {
     char **env;
     bool tty;
     char *session_dir;
+    char *router;                /* container names */
+    char *forwarder;
+    char *router_image;
+    char *egress_network;
+    char *resolver;
+    const allowlist_t *allowlist;
     podman_label_t labels[2];
 } session_plan_t;
 
@@ -44,6 +56,9 @@ void session_plan_free(session_plan_t *p);
 
 /* Human-readable description, for --dry-run. */
 int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err);
+
+/* A podman network name: [a-zA-Z0-9][a-zA-Z0-9_.-]*. */
+bool network_name_valid(const char *name);
 
 /* An image reference we pass through URLs unescaped: [A-Za-z0-9._/:@-]. */
 bool image_ref_valid(const char *ref);

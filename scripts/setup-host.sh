@@ -12,7 +12,7 @@ PACKAGES=(
     iptables dnsmasq-base nginx-light libnginx-mod-stream socat
     build-essential pkg-config libcurl4-openssl-dev libyajl-dev libcmocka-dev
     mmdebstrap bats openssl curl rpm valgrind tmux strace git
-    clang libclang-rt-14-dev cpio rpmlint bc
+    clang libclang-rt-14-dev cpio rpmlint bc rsync
     python3 procps
 )
 

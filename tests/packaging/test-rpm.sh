@@ -48,7 +48,17 @@ finish() {
     exit
 }
 # Files of a directory of the tree as `make rpm` packs them (git's view).
-tree_files() { git ls-files -co --exclude-standard -- "$1" | while IFS= read -r f; do [ -e "$f" ] && echo "$f"; done; }
+# Outside a git checkout (CI copies the files without .git) every file but
+# build/, dist/ and .git/ counts, as packaging/make-tarball.sh does.
+tree_list() {   # NUL-separated, below "$@" (default: everything)
+    if git rev-parse --git-dir >/dev/null 2>&1; then
+        git ls-files -z -co --exclude-standard -- "$@"
+    else
+        find "${@:-.}" \( -path ./build -o -path ./dist -o -path ./.git \) -prune -o \
+            ! -type d -printf '%P\0' 2>/dev/null | sed -z "s,^,${1:+$1/},"
+    fi
+}
+tree_files() { tree_list "$1" | while IFS= read -r -d '' f; do [ -e "$f" ] && echo "$f"; done; }
 
 VERSION=$(cat VERSION)
 ARCH=$(rpm --eval '%{_arch}' 2>/dev/null)
@@ -181,7 +191,7 @@ check "image context files keep their executable bits" test -z "$modes"
 
 # --- a scratch copy of the tree: make install/uninstall, version bumps ----
 copy="$TMP/copy"; mkdir -p "$copy"
-git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
+tree_list | while IFS= read -r -d '' f; do
     [ -e "$f" ] && printf '%s\0' "$f"
 done | tar -cf - --null -T - | tar -xf - -C "$copy"
 mk() { make -C "$copy" "$@"; }

@@ -1,0 +1,125 @@
+/* Which allowlist a session uses: AGENT_SANDBOX_ALLOWLIST, else
+ * ~/.config/agent-sandbox/allowed-hosts, copied from the packaged default
+ * on first run. A missing override or a bad file refuses the session. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "cli.h"
+#include "session_dir.h"
+#include "util.h"
+
+/* The packaged default: DATADIR, or the source tree next to a build. */
+static char *find_default(void)
+{
+    char *path = NULL;
+    if (asprintf(&path, "%s/allowed-hosts", AS_DATADIR) >= 0 && access(path, R_OK) == 0)
+        return path;
+    free(path);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    const char *dir = dirname(exe);
+    static const char *const rel[] = { "../config/allowed-hosts", "../../config/allowed-hosts" };
+    for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+        if (asprintf(&path, "%s/%s", dir, rel[i]) >= 0 && access(path, R_OK) == 0)
+            return path;
+        free(path);
+    }
+    return NULL;
+}
+
+static int mkdir_private(const char *path)
+{
+    if (mkdir(path, 0700) < 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+/* Copies the default into place unless a file is there already. */
+static int install_default(const char *home, const char *dest)
+{
+    _cleanup_free_ char *src = find_default();
+    if (src == NULL) {
+        report("error: no allowlist at %s and no packaged default to copy (looked in %s)", dest, AS_DATADIR);
+        return EXIT_CONFIG;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    as_error_t *err = NULL;
+    if (allowlist_read_file(src, &text, &len, &err) < 0) {
+        report_error(&err);
+        return EXIT_CONFIG;
+    }
+    _cleanup_free_ char *config = NULL, *dir = NULL;
+    if (asprintf(&config, "%s/.config", home) < 0 || asprintf(&dir, "%s/.config/agent-sandbox", home) < 0) {
+        free(text);
+        return EXIT_INTERNAL;
+    }
+    if (mkdir_private(config) < 0 || mkdir_private(dir) < 0 ||
+        session_dir_write_file_mode(dir, "allowed-hosts.new", text, 0644, &err) < 0) {
+        free(text);
+        if (err != NULL)
+            report_error(&err);
+        else
+            report("error: creating %s: %s", dir, strerror(errno));
+        return EXIT_CONFIG;
+    }
+    free(text);
+    _cleanup_free_ char *tmp = NULL;
+    if (asprintf(&tmp, "%s.new", dest) < 0)
+        return EXIT_INTERNAL;
+    /* link, not rename: never replace a file a concurrent first run wrote */
+    if (link(tmp, dest) < 0 && errno != EEXIST) {
+        report("error: installing %s: %s", dest, strerror(errno));
+        unlink(tmp);
+        return EXIT_CONFIG;
+    }
+    unlink(tmp);
+    report("created %s from %s; edit it to choose what the sandbox may reach", dest, src);
+    return 0;
+}
+
+int allowlist_config_load(allowlist_t **ret)
+{
+    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
+    _cleanup_free_ char *path = NULL;
+    if (override != NULL && override[0] != '\0') {
+        if ((path = strdup(override)) == NULL)
+            return EXIT_INTERNAL;
+    } else {
+        const char *home = getenv("HOME");
+        if (home == NULL || home[0] != '/') {
+            report("error: HOME is not set to an absolute path; the allowlist lives under it");
+            return EXIT_CONFIG;
+        }
+        if (asprintf(&path, "%s/.config/agent-sandbox/allowed-hosts", home) < 0)
+            return EXIT_INTERNAL;
+        if (access(path, F_OK) < 0 && errno == ENOENT) {
+            int rc = install_default(home, path);
+            if (rc != 0)
+                return rc;
+        }
+    }
+    as_error_t *err = NULL;
+    allowlist_t *al = NULL;
+    if (allowlist_load(path, &al, &err) < 0) {
+        report("error: %s", err->msg);
+        report("the session was not started: fix the allowlist, or point AGENT_SANDBOX_ALLOWLIST at another");
+        as_error_free(&err);
+        return EXIT_CONFIG;
+    }
+    for (size_t i = 0; i < al->n_warnings; i++)
+        report("warning: %s", al->warnings[i]);
+    *ret = al;
+    return 0;
+}

@@ -1,0 +1,292 @@
+#include "session_router.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "container_exec.h"
+#include "router_firewall.h"
+#include "session_dir.h"
+#include "util.h"
+
+int router_ip_for_subnet(const char *subnet, char ret[16], as_error_t **err)
+{
+    char addr[32];
+    unsigned prefix = 0;
+    struct in_addr a;
+    const char *slash = subnet != NULL ? strchr(subnet, '/') : NULL;
+    if (slash == NULL || (size_t)(slash - subnet) >= sizeof(addr))
+        return as_error_make(err, EINVAL, "subnet \"%s\" is not ADDRESS/PREFIX", subnet ? subnet : "");
+    memcpy(addr, subnet, (size_t)(slash - subnet));
+    addr[slash - subnet] = '\0';
+    char *end = NULL;
+    unsigned long p = strtoul(slash + 1, &end, 10);
+    if (inet_pton(AF_INET, addr, &a) != 1 || end == slash + 1 || *end != '\0' || p > 32)
+        return as_error_make(err, EINVAL, "subnet \"%s\" is not an IPv4 ADDRESS/PREFIX", subnet);
+    prefix = (unsigned)p;
+    if (prefix > 29)
+        return as_error_make(err, EINVAL, "subnet %s is too small for a session (at most /29)", subnet);
+    uint32_t mask = prefix == 0 ? 0 : 0xffffffffu << (32 - prefix);
+    uint32_t net = ntohl(a.s_addr) & mask;
+    uint32_t last = net | ~mask;             /* broadcast */
+    struct in_addr r = { .s_addr = htonl(last - 1) };
+    inet_ntop(AF_INET, &r, ret, 16);
+    return 0;
+}
+
+static void strv_free(char **v)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        free(v[i]);
+    free(v);
+}
+
+void router_runtime_clear(router_runtime_t *rt)
+{
+    if (rt == NULL)
+        return;
+    free(rt->conf_dir);
+    free(rt->log_dir);
+    free(rt->hosts_path);
+    strv_free(rt->forwarder_argv);
+    strv_free(rt->probe_argv);
+    memset(rt, 0, sizeof(*rt));
+}
+
+static int make_dir(const char *path, mode_t mode, as_error_t **err)
+{
+    if (mkdir(path, mode) < 0 && errno != EEXIST)
+        return as_error_errno(err, errno, "creating %s", path);
+    /* the router reads and writes as another uid: exact modes */
+    if (chmod(path, mode) < 0)
+        return as_error_errno(err, errno, "setting the mode of %s", path);
+    return 0;
+}
+
+static int write_rendered(const char *dir, const char *name, char *text, as_error_t **err)
+{
+    int r = session_dir_write_file_mode(dir, name, text, 0644, err);
+    free(text);
+    return r;
+}
+
+/* argv for the forwarder and the probe, from the computed forwards */
+static int build_argvs(const session_plan_t *p, router_runtime_t *rt, const router_forward_t *fw,
+                       size_t n, as_error_t **err)
+{
+    rt->forwarder_argv = calloc(n + 2, sizeof(char *));
+    rt->probe_argv = calloc(n + 6, sizeof(char *));
+    if (rt->forwarder_argv == NULL || rt->probe_argv == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    size_t a = 0, b = 0;
+    if ((rt->forwarder_argv[a++] = strdup("/usr/local/bin/agent-sandbox-forwarder")) == NULL ||
+        (rt->probe_argv[b++] = strdup("/usr/local/bin/agent-sandbox-probe")) == NULL ||
+        (rt->probe_argv[b++] = strdup(PROBE_DENIED_NAME)) == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+
+    /* the first allowed name must resolve to its address: any entry will do,
+     * a wildcard's apex answers too */
+    const allowlist_t *al = p->allowlist;
+    if (al != NULL && al->n_entries > 0) {
+        char ip[INET_ADDRSTRLEN];
+        const allowlist_entry_t *e = &al->entries[0];
+        if (e->wildcard)
+            snprintf(ip, sizeof(ip), "%s", ROUTER_POD_SHARED_IP);
+        else if (router_pod_address(al, e->name, ip, err) < 0)
+            return -EINVAL;
+        if ((rt->probe_argv[b++] = strdup(e->name)) == NULL || (rt->probe_argv[b++] = strdup(ip)) == NULL)
+            return as_error_make(err, ENOMEM, "out of memory");
+    }
+    if ((rt->probe_argv[b++] = strdup("--")) == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (asprintf(&rt->forwarder_argv[a++], "%s:%u=%s:%u", fw[i].pod_ip, fw[i].pod_port,
+                     rt->router_ip, fw[i].router_port) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (asprintf(&rt->probe_argv[b++], "%s:%u", fw[i].pod_ip, fw[i].pod_port) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+int router_runtime_prepare(const session_plan_t *p, const char *subnet, router_runtime_t *rt,
+                           as_error_t **err)
+{
+    memset(rt, 0, sizeof(*rt));
+    int r = router_ip_for_subnet(subnet, rt->router_ip, err);
+    if (r < 0)
+        return r;
+    if (asprintf(&rt->conf_dir, "%s/router", p->session_dir) < 0 ||
+        asprintf(&rt->log_dir, "%s/router-log", p->session_dir) < 0 ||
+        asprintf(&rt->hosts_path, "%s/hosts", p->session_dir) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    if ((r = make_dir(rt->conf_dir, 0755, err)) < 0 || (r = make_dir(rt->log_dir, 0777, err)) < 0)
+        return r;
+
+    router_layout_t layout = {
+        .router_ip = rt->router_ip,
+        .resolver_ip = p->resolver,
+        .nginx_run_dir = ROUTER_RUN_DIR,
+        .nginx_error_log = ROUTER_LOG_DIR "/nginx-error.log",
+        .nginx_access_log = ROUTER_LOG_DIR "/egress.log",
+        .dnsmasq_log = ROUTER_LOG_DIR "/dns.log",
+    };
+    char *text = NULL;
+    if ((r = router_render_dnsmasq(p->allowlist, &layout, &text, err)) < 0 ||
+        (r = write_rendered(rt->conf_dir, "dnsmasq.conf", text, err)) < 0 ||
+        (r = router_render_nginx(p->allowlist, &layout, &text, err)) < 0 ||
+        (r = write_rendered(rt->conf_dir, "nginx.conf", text, err)) < 0 ||
+        (r = router_render_iptables(p->allowlist, p->resolver, &text, err)) < 0 ||
+        (r = write_rendered(rt->conf_dir, "iptables.rules", text, err)) < 0 ||
+        (r = router_render_ip6tables(&text, err)) < 0 ||
+        (r = write_rendered(rt->conf_dir, "ip6tables.rules", text, err)) < 0 ||
+        (r = router_render_hosts(p->allowlist, &text, err)) < 0 ||
+        (r = write_rendered(p->session_dir, "hosts", text, err)) < 0)
+        return as_error_prefix(err, "rendering the router's configuration");
+
+    router_forward_t *fw = NULL;
+    size_t n = 0;
+    if ((r = router_forwards(p->allowlist, &layout, &fw, &n, err)) < 0)
+        return r;
+    r = build_argvs(p, rt, fw, n, err);
+    free(fw);
+    return r;
+}
+
+static char *const cap_drop_all[] = { "all", NULL };
+/* Only for the entry point: load the firewall, then drop to nobody with an
+ * empty bounding set before any server starts. */
+static char *const router_caps[] = { "NET_ADMIN", "SETUID", "SETGID", "SETPCAP", NULL };
+static char *const forwarder_caps[] = { "NET_BIND_SERVICE", NULL };
+static char *const router_cmd[] = { "/usr/local/bin/agent-sandbox-router", NULL };
+static char *const ro_bind[] = { "ro", "rbind", "rprivate", NULL };
+static char *const rw_bind[] = { "rw", "rbind", "rprivate", NULL };
+static char *const run_tmpfs[] = { "rw", "nosuid", "nodev", "noexec", "mode=1777", "size=16m", NULL };
+
+void router_container_spec(const session_plan_t *p, router_runtime_t *rt, podman_container_spec_t *ret)
+{
+    rt->router_mounts[0] = (podman_mount_t){ .source = rt->conf_dir, .destination = ROUTER_CONF_DIR,
+                                             .type = "bind", .options = ro_bind };
+    rt->router_mounts[1] = (podman_mount_t){ .source = rt->log_dir, .destination = ROUTER_LOG_DIR,
+                                             .type = "bind", .options = rw_bind };
+    rt->router_mounts[2] = (podman_mount_t){ .destination = ROUTER_RUN_DIR, .type = "tmpfs",
+                                             .options = run_tmpfs };
+    rt->router_networks[0] = (podman_network_attach_t){ .network = p->network, .static_ip = rt->router_ip };
+    rt->router_networks[1] = (podman_network_attach_t){ .network = p->egress_network };
+    /* nobody binds 53, 80 and 443 in the router's own network namespace */
+    rt->router_sysctls[0] = (podman_label_t){ "net.ipv4.ip_unprivileged_port_start", "0" };
+    *ret = (podman_container_spec_t){
+        .name = p->router,
+        .image = p->router_image,
+        .command = router_cmd,
+        .user = "0:0",
+        .read_only = true,
+        .no_new_privileges = true,
+        .cap_drop = cap_drop_all,
+        .cap_add = router_caps,
+        .mounts = rt->router_mounts,
+        .n_mounts = 3,
+        .sysctls = rt->router_sysctls,
+        .n_sysctls = 1,
+        .networks = rt->router_networks,
+        .n_networks = 2,
+        .labels = p->labels,
+        .n_labels = 2,
+    };
+}
+
+void forwarder_container_spec(const session_plan_t *p, const router_runtime_t *rt,
+                              podman_container_spec_t *ret)
+{
+    /* Container root of the pod's keep-id namespace is a subordinate uid:
+     * with NET_BIND_SERVICE it binds 80 and 443 on loopback, and nothing
+     * else. The agent's own uid gets no capability at all. */
+    *ret = (podman_container_spec_t){
+        .name = p->forwarder,
+        .image = p->router_image,
+        .pod = p->pod,
+        .command = rt->forwarder_argv,
+        .user = "0:0",
+        .read_only = true,
+        .no_new_privileges = true,
+        .cap_drop = cap_drop_all,
+        .cap_add = forwarder_caps,
+        .labels = p->labels,
+        .n_labels = 2,
+    };
+}
+
+int egress_network_ensure(podman_api_t *api, const char *name, as_error_t **err)
+{
+    bool present = false;
+    int r = podman_network_exists(api, name, &present, err);
+    if (r < 0 || present)
+        return r;
+    static const podman_label_t labels[] = { { "agent-sandbox.egress", "true" } };
+    podman_network_spec_t spec = {
+        .name = name, .internal = false, .dns_enabled = false, .labels = labels, .n_labels = 1,
+    };
+    r = podman_network_create(api, &spec, NULL, err);
+    if (r == -EEXIST) {          /* another session made it meanwhile */
+        as_error_free(err);
+        return 0;
+    }
+    return r;
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static int check_running(podman_api_t *api, const char *name, const char *what,
+                         const router_runtime_t *rt, as_error_t **err)
+{
+    bool running = false;
+    int r = podman_container_running(api, name, &running, err);
+    if (r < 0)
+        return r;
+    if (!running)
+        return as_error_make(err, ECHILD, "the %s stopped while starting; its logs are in %s", what,
+                             rt->log_dir);
+    return 0;
+}
+
+int router_wait_ready(podman_api_t *api, const session_plan_t *p, const router_runtime_t *rt,
+                      long timeout_ms, as_error_t **err)
+{
+    long deadline = now_ms() + timeout_ms, delay = 10;
+    for (;;) {
+        int r;
+        if ((r = check_running(api, p->router, "router", rt, err)) < 0 ||
+            (r = check_running(api, p->forwarder, "forwarder", rt, err)) < 0)
+            return as_error_prefix(err, "the egress path did not come up");
+        int code = -1;
+        _cleanup_free_ char *out = NULL;
+        r = container_exec_capture(api, p->forwarder, rt->probe_argv, &code, &out, err);
+        if (r < 0)
+            return as_error_prefix(err, "probing the egress path");
+        if (code == 0)
+            return 0;
+        if (code == 3 || now_ms() >= deadline) {
+            /* 3: a denied name resolved, which waiting will not mend */
+            if (out != NULL)
+                out[strcspn(out, "\n")] = '\0';
+            return as_error_make(err, code == 3 ? EPERM : ETIMEDOUT,
+                                 "the egress path is not confined as planned%s%s",
+                                 out && out[0] ? ": " : "", out ? out : "");
+        }
+        struct timespec ts = { .tv_sec = 0, .tv_nsec = delay * 1000000L };
+        nanosleep(&ts, NULL);
+        if (delay < 200)
+            delay *= 2;
+    }
+}
