@@ -150,11 +150,15 @@ int session_setup(session_t *s, as_error_t **err)
     if ((r = agent_spec_build(p, &agent, err)) < 0)
         return r;
     if (egress) {
-        /* Only the allowed names, nothing of the host's (no host.containers.internal). */
+        /* Only the allowed names, nothing of the host's (no host.containers.internal);
+         * only the router as resolver. Both read-only. */
         static char *const ro_bind[] = { "ro", "rbind", "rprivate", NULL };
         podman_mount_t hosts = { .source = s->router.hosts_path, .destination = "/etc/hosts",
                                  .type = "bind", .options = ro_bind };
-        if ((r = agent_spec_add_mount(&agent, &hosts, err)) < 0)
+        podman_mount_t resolv = { .source = s->router.resolv_path, .destination = "/etc/resolv.conf",
+                                  .type = "bind", .options = ro_bind };
+        if ((r = agent_spec_add_mount(&agent, &hosts, err)) < 0 ||
+            (r = agent_spec_add_mount(&agent, &resolv, err)) < 0)
             return r;
     }
     if ((r = check_interrupted(err)) < 0 ||

@@ -24,6 +24,7 @@ typedef struct router_runtime {
     char *conf_dir;          /* host side: <session dir>/router (ro in the router) */
     char *log_dir;           /* host side: <session dir>/router-log */
     char *hosts_path;        /* host side: <session dir>/hosts (ro at /etc/hosts in the agent) */
+    char *resolv_path;       /* host side: <session dir>/resolv.conf (ro in the agent) */
     char **forwarder_argv;
     char **probe_argv;
     /* storage the container specs point into */

@@ -1,0 +1,107 @@
+/* Pure parts of the egress path set-up: the router's address, its firewall
+ * rules, and the choice of the host's resolver. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "allowlist.h"
+#include "resolv_conf.h"
+#include "router_firewall.h"
+#include "session_router.h"
+
+static void router_ip_is_last_usable_address(void **state)
+{
+    (void)state;
+    char ip[16];
+    as_error_t *err = NULL;
+    assert_int_equal(router_ip_for_subnet("10.89.3.0/24", ip, &err), 0);
+    assert_string_equal(ip, "10.89.3.254");
+    assert_int_equal(router_ip_for_subnet("10.89.0.0/16", ip, &err), 0);
+    assert_string_equal(ip, "10.89.255.254");
+    assert_int_equal(router_ip_for_subnet("192.168.7.8/29", ip, &err), 0);
+    assert_string_equal(ip, "192.168.7.14");
+    static const char *const bad[] = { "10.89.3.0", "10.89.3.0/", "10.89.3.0/33", "x/24",
+                                       "10.89.3.0/30", "fd00::/64", "10.89.3.0/24x", NULL };
+    for (size_t i = 0; bad[i] != NULL; i++) {
+        assert_true(router_ip_for_subnet(bad[i], ip, &err) < 0);
+        as_error_free(&err);
+    }
+}
+
+static void firewall_refuses_private_ranges_after_allowed_nets(void **state)
+{
+    (void)state;
+    const char *text = "api.allowed.test\nallow-upstream-net 10.90.1.0/24\n";
+    allowlist_t *al = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(allowlist_parse("t", text, strlen(text), &al, &err), 0);
+    char *rules = NULL;
+    assert_int_equal(router_render_iptables(al, "10.90.1.53", &rules, &err), 0);
+    /* default deny, resolver allowed, the allowed net before the refusals */
+    assert_non_null(strstr(rules, ":OUTPUT DROP"));
+    assert_non_null(strstr(rules, "-A OUTPUT -d 10.90.1.53/32 -p udp --dport 53 -j ACCEPT"));
+    char *allowed = strstr(rules, "-A OUTPUT -d 10.90.1.0/24 -p tcp -j ACCEPT");
+    char *refused = strstr(rules, "-A OUTPUT -d 10.0.0.0/8 -p tcp -j REJECT");
+    assert_non_null(allowed);
+    assert_non_null(refused);
+    assert_true(allowed < refused);
+    static const char *const must_refuse[] = { "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+                                               "192.168.0.0/16", "100.64.0.0/10", NULL };
+    for (size_t i = 0; must_refuse[i] != NULL; i++) {
+        char line[80];
+        snprintf(line, sizeof(line), "-A OUTPUT -d %s -p tcp -j REJECT", must_refuse[i]);
+        assert_non_null(strstr(rules, line));
+    }
+    /* the last word: nothing but TCP leaves */
+    assert_non_null(strstr(rules, "-A OUTPUT -p tcp -j ACCEPT\n-A OUTPUT -j REJECT"));
+    assert_non_null(strstr(rules, "COMMIT\n"));
+    free(rules);
+    allowlist_free(al);
+}
+
+static void firewall_needs_an_ipv4_resolver(void **state)
+{
+    (void)state;
+    char *rules = NULL;
+    as_error_t *err = NULL;
+    assert_true(router_render_iptables(NULL, "10.0.0.1; -A OUTPUT -j ACCEPT", &rules, &err) < 0);
+    as_error_free(&err);
+    assert_true(router_render_iptables(NULL, "::1", &rules, &err) < 0);
+    as_error_free(&err);
+    assert_int_equal(router_render_iptables(NULL, "10.0.0.1", &rules, &err), 0);
+    free(rules);
+    assert_int_equal(router_render_ip6tables(&rules, &err), 0);
+    assert_non_null(strstr(rules, ":OUTPUT DROP"));
+    assert_null(strstr(rules, "ACCEPT\n-A OUTPUT -j ACCEPT"));
+    free(rules);
+}
+
+static void resolver_skips_loopback_stubs(void **state)
+{
+    (void)state;
+    char ip[16];
+    assert_int_equal(resolv_conf_first_ipv4("# comment\nsearch example\nnameserver 127.0.0.53\n"
+                                            "nameserver fd00::1\n  nameserver\t192.0.2.10 \n"
+                                            "nameserver 198.51.100.1\n", ip, NULL), 0);
+    assert_string_equal(ip, "192.0.2.10");
+    assert_int_equal(resolv_conf_first_ipv4("nameserver 127.0.0.53\n", ip, NULL), -ENOENT);
+    assert_int_equal(resolv_conf_first_ipv4("", ip, NULL), -ENOENT);
+    assert_int_equal(resolv_conf_first_ipv4("nameserver 0.0.0.0\nnameserver 1.2.3", ip, NULL), -ENOENT);
+    assert_int_equal(resolv_conf_first_ipv4("nameservers 10.0.0.1\n", ip, NULL), -ENOENT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(router_ip_is_last_usable_address),
+        cmocka_unit_test(firewall_refuses_private_ranges_after_allowed_nets),
+        cmocka_unit_test(firewall_needs_an_ipv4_resolver),
+        cmocka_unit_test(resolver_skips_loopback_stubs),
+    };
+    return cmocka_run_group_tests_name("egress_setup", tests, NULL, NULL);
+}
