@@ -13,6 +13,7 @@
 #include "resolv_conf.h"
 #include "cli.h"
 #include "session.h"
+#include "session_logs.h"
 #include "session_plan.h"
 #include "signals.h"
 #include "terminal.h"
@@ -170,6 +171,25 @@ static int parse(int argc, char **argv, run_options_t *o)
         if ((o->command[k++] = strdup(argv[i])) == NULL)
             return -ENOMEM;
     return env_defaults(o);
+}
+
+/* The router's logs go to the state directory; a denial is worth a line. */
+static void keep_router_logs(const session_dir_t *dir)
+{
+    _cleanup_free_ char *log_dir = NULL, *egress_log = NULL, *dest = NULL;
+    if (asprintf(&log_dir, "%s/router-log", dir->path) < 0 || access(log_dir, F_OK) < 0)
+        return;
+    as_error_t *err = NULL;
+    egress_summary_t sum = {0};
+    if (session_logs_keep(log_dir, dir->id, &dest, &err) < 0) {
+        as_error_prefix(&err, "keeping the router's logs");
+        report_error(&err);
+        return;
+    }
+    if (asprintf(&egress_log, "%s/egress.log", dest) >= 0 &&
+        egress_log_summary(egress_log, &sum, &err) == 0 && sum.denied > 0)
+        report("egress: %zu connection(s) allowed, %zu denied; see %s", sum.allowed, sum.denied, dest);
+    as_error_free(&err);
 }
 
 /* Teardown with the service we have, or with a new one when it died. */
@@ -346,6 +366,8 @@ out:
     terminal_restore();
     if (s != NULL && teardown(s, &b) < 0 && rc == 0)
         rc = EXIT_SETUP;
+    if (s != NULL)
+        keep_router_logs(b.dir);
     session_free(s);
     backend_stop(&b);
     session_plan_free(plan);

@@ -128,8 +128,14 @@ int router_runtime_prepare(const session_plan_t *p, const char *subnet, router_r
         asprintf(&rt->hosts_path, "%s/hosts", p->session_dir) < 0 ||
         asprintf(&rt->resolv_path, "%s/resolv.conf", p->session_dir) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    if ((r = make_dir(rt->conf_dir, 0755, err)) < 0 || (r = make_dir(rt->log_dir, 0777, err)) < 0)
+    if ((r = make_dir(rt->conf_dir, 0755, err)) < 0 || (r = make_dir(rt->log_dir, 0755, err)) < 0)
         return r;
+    /* The servers run as nobody (a subordinate uid on the host) and append
+     * to these: made here, they stay the user's own and readable. */
+    static const char *const logs[] = { "dns.log", "egress.log", "nginx-error.log" };
+    for (size_t i = 0; i < ARRAY_SIZE(logs); i++)
+        if ((r = session_dir_write_file_mode(rt->log_dir, logs[i], "", 0666, err)) < 0)
+            return r;
 
     router_layout_t layout = {
         .router_ip = rt->router_ip,
