@@ -38,6 +38,13 @@ BIN       := $(BUILD)/agent-sandbox
 .PHONY: all clean install uninstall unit check
 all: $(BIN) $(UNIT_BINS)
 
+# The verify probe script, compiled into the CLI as a string.
+$(BUILD)/gen/verify_probe.inc: lib/verify_probe.sh
+	@mkdir -p $(@D)
+	sed -e 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< >$@
+$(BUILD)/obj/lib/verify.o: $(BUILD)/gen/verify_probe.inc
+CFLAGS += -I$(BUILD)/gen
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<

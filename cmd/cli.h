@@ -58,7 +58,20 @@ int launch_check(podman_api_t *api, const char *base_dir, char **ret_dir);
 struct allowlist;
 int allowlist_config_load(struct allowlist **ret);
 
+/* One session: the command, its environment and where its I/O goes. */
+typedef struct run_request {
+    char **command;          /* NULL-terminated */
+    char **env;              /* KEY=VALUE, NULL-terminated, may be NULL */
+    bool dry_run;
+    int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
+    bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
+} run_request_t;
+
+/* Runs a session to its end; returns the agent's exit code or the CLI's. */
+int run_session(const run_request_t *req);
+
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 #endif

@@ -217,10 +217,10 @@ static int teardown(session_t *s, cli_backend_t *b)
     return 0;
 }
 
-static int run_with(run_options_t *o, const char *image, const char *router_image,
+static int run_with(const run_request_t *o, const char *image, const char *router_image,
                     const char *egress, const char *resolver, const allowlist_t *allowlist);
 
-static int run(run_options_t *o)
+int run_session(const run_request_t *o)
 {
     as_error_t *err = NULL;
     if (geteuid() == 0) {
@@ -256,7 +256,7 @@ static int run(run_options_t *o)
     return rc;
 }
 
-static int run_with(run_options_t *o, const char *image, const char *router_image,
+static int run_with(const run_request_t *o, const char *image, const char *router_image,
                     const char *egress, const char *resolver, const allowlist_t *allowlist)
 {
     as_error_t *err = NULL;
@@ -265,7 +265,7 @@ static int run_with(run_options_t *o, const char *image, const char *router_imag
         report_error(&err);
         return EXIT_INTERNAL;
     }
-    bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    bool tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd);
 
     /* The private service comes first: the launch policy needs podman's
      * storage location. It creates no container, pod or network. */
@@ -338,10 +338,10 @@ static int run_with(run_options_t *o, const char *image, const char *router_imag
     }
 
     attach_io_t io = {
-        .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO,
+        .in_fd = o->in_fd, .out_fd = o->out_fd, .err_fd = o->err_fd,
         .multiplexed = !tty, .close_write_on_eof = !tty,
     };
-    if (tty && terminal_enter_raw(STDIN_FILENO, &err) < 0) {
+    if (tty && terminal_enter_raw(o->in_fd, &err) < 0) {
         report_error(&err);
         rc = EXIT_SETUP;
         goto out;
@@ -393,7 +393,11 @@ int cmd_run(int argc, char **argv)
     }
     run_options_t o = {0};
     int r = parse(argc, argv, &o);
-    int rc = r == -ENOMEM ? EXIT_INTERNAL : r < 0 ? EXIT_USAGE : run(&o);
+    run_request_t req = {
+        .command = o.command, .env = o.env, .dry_run = o.dry_run,
+        .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO, .allow_tty = true,
+    };
+    int rc = r == -ENOMEM ? EXIT_INTERNAL : r < 0 ? EXIT_USAGE : run_session(&req);
     strv_free(o.command);
     strv_free(o.env);
     return rc;

@@ -10,6 +10,7 @@ static const struct {
     int (*fn)(int argc, char **argv);
 } commands[] = {
     { "cleanup", cmd_cleanup },
+    { "verify", cmd_verify },
 };
 
 int main(int argc, char **argv)

@@ -271,6 +271,8 @@ int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error
     json_kv_bool(g, "no_manage_hosts", spec->no_manage_hosts);
     if (spec->dns_servers != NULL)
         json_kv_strv(g, "dns_server", spec->dns_servers, (size_t)-1);
+    if (spec->n_sysctls > 0)
+        gen_labels(g, "sysctl", spec->sysctls, spec->n_sysctls);
     json_obj_close(g);
     _cleanup_free_ char *body = NULL;
     if (finish(g, &body, err) < 0)

@@ -49,6 +49,8 @@ typedef struct podman_pod_spec {
     bool userns_keep_id;
     bool no_manage_hosts;
     char *const *dns_servers;           /* NULL-terminated, may be NULL */
+    const podman_label_t *sysctls;      /* namespaced sysctls of the pod's namespaces */
+    size_t n_sysctls;
     const podman_label_t *labels;
     size_t n_labels;
 } podman_pod_spec_t;

@@ -125,9 +125,15 @@ int session_setup(session_t *s, as_error_t **err)
         dns[0] = s->router.router_ip;
     }
 
+    /* No IPv6 at all in the pod, not even link-local. */
+    static const podman_label_t pod_sysctls[] = {
+        { "net.ipv6.conf.all.disable_ipv6", "1" },
+        { "net.ipv6.conf.default.disable_ipv6", "1" },
+    };
     podman_pod_spec_t pod = {
         .name = p->pod, .network = p->network, .userns_keep_id = true,
         .no_manage_hosts = egress, .dns_servers = egress ? dns : NULL,
+        .sysctls = pod_sysctls, .n_sysctls = ARRAY_SIZE(pod_sysctls),
         .labels = p->labels, .n_labels = 2,
     };
     if ((r = check_interrupted(err)) < 0 ||

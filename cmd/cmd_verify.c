@@ -1,0 +1,126 @@
+/* `agent-sandbox verify [--json]`: start a real session with the user's own
+ * config, run the probe script in it, and show for each property whether
+ * the confinement holds, with the evidence. Any FAIL exits 1. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "cli.h"
+#include "util.h"
+#include "verify.h"
+
+extern char **environ;
+
+#define SECRET_NAME "AGENT_SANDBOX_VERIFY_SECRET"
+
+static int random_hex(char *buf, size_t bytes)
+{
+    unsigned char raw[32];
+    if (bytes > sizeof(raw) || getrandom(raw, bytes, 0) != (ssize_t)bytes)
+        return -1;
+    for (size_t i = 0; i < bytes; i++)
+        snprintf(buf + 2 * i, 3, "%02x", raw[i]);
+    return 0;
+}
+
+static char *read_all(int fd)
+{
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size < 0 || lseek(fd, 0, SEEK_SET) < 0)
+        return NULL;
+    char *buf = malloc((size_t)size + 1);
+    if (buf == NULL)
+        return NULL;
+    size_t got = 0;
+    while (got < (size_t)size) {
+        ssize_t n = read(fd, buf + got, (size_t)size - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    return buf;
+}
+
+/* The first entry's name: an exact name, or a wildcard's apex. */
+static char *first_allowed(void)
+{
+    allowlist_t *al = NULL;
+    if (allowlist_config_load(&al) != 0)
+        return NULL;
+    char *name = al->n_entries > 0 ? strdup(al->entries[0].name) : NULL;
+    allowlist_free(al);
+    return name;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else {
+            report("error: verify: unknown argument %s (usage: agent-sandbox verify [--json])", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    char secret[65], nonce[17];
+    if (random_hex(secret, 32) < 0 || random_hex(nonce, 8) < 0) {
+        report("error: verify: no random bytes: %s", strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    /* Held by the CLI only: it must not be visible anywhere inside. */
+    setenv(SECRET_NAME, secret, 1);
+
+    const char *home = getenv("HOME");
+    _cleanup_free_ char *first = first_allowed();
+    _cleanup_free_ char *workdir = realpath(".", NULL);
+    int out = memfd_create("verify-out", MFD_CLOEXEC), errfd = memfd_create("verify-err", MFD_CLOEXEC);
+    if (out < 0 || errfd < 0 || workdir == NULL || home == NULL) {
+        report("error: verify: %s", strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    char *command[] = { "bash", "-c", (char *)verify_probe_script(), "verify",
+                        first ? first : "-", (char *)home, nonce, NULL };
+    run_request_t req = {
+        .command = command, .env = NULL, .in_fd = -1, .out_fd = out, .err_fd = errfd,
+        .allow_tty = false,
+    };
+    if (!json)
+        fprintf(stderr, "agent-sandbox: verify: starting a session in %s and probing it...\n", workdir);
+    int rc = run_session(&req);
+    _cleanup_free_ char *output = read_all(out);
+    close(out);
+    close(errfd);
+    if (rc != 0 || output == NULL) {
+        report("error: verify: the probe session did not complete (exit %d); nothing was verified", rc);
+        return rc != 0 ? rc : EXIT_INTERNAL;
+    }
+
+    char *const extra[] = { "/etc/hosts", "/etc/resolv.conf", NULL };
+    char *const passed[] = { NULL };
+    verify_expect_t x = {
+        .workdir = workdir, .extra_mountpoints = extra, .host_env = environ, .passed_env = passed,
+        .secret = secret, .host_home = home, .first_allowed = first,
+    };
+    as_error_t *err = NULL;
+    verify_report_t *rep = NULL;
+    _cleanup_free_ char *text = NULL;
+    if (verify_evaluate(output, &x, &rep, &err) < 0 ||
+        (json ? verify_render_json(rep, &text, &err) : verify_render_table(rep, &text, &err)) < 0) {
+        verify_report_free(rep);
+        report_error(&err);
+        return EXIT_INTERNAL;
+    }
+    fputs(text, stdout);
+    if (json)
+        fputc('\n', stdout);
+    rc = rep->passed ? 0 : 1;
+    verify_report_free(rep);
+    return rc;
+}
