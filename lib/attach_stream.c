@@ -87,14 +87,15 @@ int attach_pump(http_stream_t *s, const attach_io_t *io, const attach_hooks_t *h
     static char down[65536], up[65536];
     size_t up_len = 0, up_off = 0;
     bool in_open = io->in_fd >= 0;
+    http_stream_t *watch = hooks != NULL ? hooks->watch : NULL;
 
     if (!in_open && io->close_write_on_eof && http_stream_close_write(s, err) < 0)
         return as_error_prefix(err, "closing the agent's stdin");
 
     for (;;) {
-        struct pollfd fds[3];
+        struct pollfd fds[4];
         nfds_t n = 0;
-        int i_stream = -1, i_in = -1, i_sig = -1;
+        int i_stream = -1, i_in = -1, i_sig = -1, i_watch = -1;
         bool pending_up = up_off < up_len;
 
         fds[n] = (struct pollfd){ .fd = http_stream_fd(s), .events = POLLIN | (pending_up ? POLLOUT : 0) };
@@ -107,6 +108,10 @@ int attach_pump(http_stream_t *s, const attach_io_t *io, const attach_hooks_t *h
             fds[n] = (struct pollfd){ .fd = signals_fd(), .events = POLLIN };
             i_sig = (int)n++;
         }
+        if (watch != NULL) {
+            fds[n] = (struct pollfd){ .fd = http_stream_fd(watch), .events = POLLIN };
+            i_watch = (int)n++;
+        }
         if (poll(fds, n, -1) < 0) {
             if (errno == EINTR)
                 continue;
@@ -118,6 +123,18 @@ int attach_pump(http_stream_t *s, const attach_io_t *io, const attach_hooks_t *h
             while ((signo = signals_next()) != 0)
                 if (hooks != NULL && hooks->on_signal != NULL)
                     hooks->on_signal(signo, hooks->ctx);
+        }
+
+        if (i_watch >= 0 && (fds[i_watch].revents & (POLLIN | POLLHUP | POLLERR))) {
+            char drain[4096];
+            as_error_t *werr = NULL;
+            ssize_t got = http_stream_recv(watch, drain, sizeof(drain), &werr);
+            as_error_free(&werr);
+            if (got != -EAGAIN) {
+                watch = NULL;           /* once is enough */
+                if (hooks->on_watch != NULL)
+                    hooks->on_watch(hooks->ctx);
+            }
         }
 
         if (fds[i_stream].revents & (POLLIN | POLLHUP | POLLERR)) {

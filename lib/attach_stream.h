@@ -39,6 +39,10 @@ typedef struct attach_io {
 typedef struct attach_hooks {
     /* Every signal caught while pumping (SIGWINCH included). */
     void (*on_signal)(int signo, void *ctx);
+    /* A second stream to watch (may be NULL): on_watch is called once when
+     * it delivers anything or closes. */
+    http_stream_t *watch;
+    void (*on_watch)(void *ctx);
     void *ctx;
 } attach_hooks_t;
 

@@ -512,6 +512,28 @@ int podman_container_remove(podman_api_t *api, const char *id, as_error_t **err)
     return remove_named(api, "containers", "?force=true&timeout=0", "container", id, 200, err);
 }
 
+int podman_events_died(podman_api_t *api, char *const *containers, http_stream_t **ret,
+                       as_error_t **err)
+{
+    json_gen_t *g = json_gen_new();
+    json_obj_open(g);
+    json_kv_strv(g, "container", containers, (size_t)-1);
+    char *events[] = { "died", NULL };
+    json_kv_strv(g, "event", events, (size_t)-1);
+    json_obj_close(g);
+    _cleanup_free_ char *filters = NULL;
+    if (finish(g, &filters, err) < 0)
+        return as_error_prefix(err, "watching for stopped containers");
+    _cleanup_free_ char *escaped = http_escape(api->http, filters);
+    _cleanup_free_ char *path = escaped ? path_printf(API "/events?stream=true&filters=%s", escaped) : NULL;
+    if (path == NULL)
+        return OOM(err);
+    int r = http_stream_open(api->http, "GET", path, NULL, CALL_TIMEOUT_MS, ret, err);
+    if (r < 0)
+        return as_error_prefix(err, "watching for stopped containers");
+    return 0;
+}
+
 int podman_container_running(podman_api_t *api, const char *id, bool *ret, as_error_t **err)
 {
     _cleanup_free_ char *path = path_printf(API "/containers/%s/json", id);

@@ -123,6 +123,9 @@ int podman_container_wait(podman_api_t *api, const char *id, int *ret_exit_code,
 int podman_container_kill(podman_api_t *api, const char *id, int signo, as_error_t **err);
 /* Force-removes (kills first if running); a missing container is -ENOENT. */
 int podman_container_remove(podman_api_t *api, const char *id, as_error_t **err);
+/* A stream that delivers an event when any of the named containers dies. */
+int podman_events_died(podman_api_t *api, char *const *containers, http_stream_t **ret,
+                       as_error_t **err);
 int podman_container_running(podman_api_t *api, const char *id, bool *ret, as_error_t **err);
 
 typedef struct podman_exec_spec {

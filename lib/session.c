@@ -14,7 +14,9 @@
 #include "terminal.h"
 #include "util.h"
 
-typedef enum { RES_NETWORK, RES_POD, RES_CONTAINER } resource_kind_t;
+/* A container in the pod goes with the pod's forced removal: one API call
+ * instead of one per container. */
+typedef enum { RES_NETWORK, RES_POD, RES_CONTAINER, RES_POD_CONTAINER } resource_kind_t;
 
 typedef struct {
     resource_kind_t kind;
@@ -29,7 +31,22 @@ struct session {
     size_t n_created;
     char *agent_id;
     int forwarded;        /* terminating signals forwarded to the agent so far */
+    void (*egress_lost)(void *ctx);
+    void *egress_lost_ctx;
 };
+
+void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx)
+{
+    s->egress_lost = fn;
+    s->egress_lost_ctx = ctx;
+}
+
+static void on_watch(void *ctx)
+{
+    session_t *s = ctx;
+    if (s->egress_lost != NULL)
+        s->egress_lost(s->egress_lost_ctx);
+}
 
 int session_new(podman_api_t *api, const session_plan_t *plan, session_t **ret, as_error_t **err)
 {
@@ -83,7 +100,7 @@ static int run_container(session_t *s, const podman_container_spec_t *spec, as_e
     _cleanup_free_ char *id = NULL;
     int r;
     if ((r = check_interrupted(err)) < 0 ||
-        (r = record(s, RES_CONTAINER, spec->name, err)) < 0 ||
+        (r = record(s, spec->pod != NULL ? RES_POD_CONTAINER : RES_CONTAINER, spec->name, err)) < 0 ||
         (r = podman_container_create(s->api, spec, &id, err)) < 0 ||
         (r = podman_container_start(s->api, id, err)) < 0)
         return r;
@@ -168,7 +185,7 @@ int session_setup(session_t *s, as_error_t **err)
             return r;
     }
     if ((r = check_interrupted(err)) < 0 ||
-        (r = record(s, RES_CONTAINER, p->agent, err)) < 0 ||
+        (r = record(s, RES_POD_CONTAINER, p->agent, err)) < 0 ||
         (r = podman_container_create(s->api, &agent.spec, &s->agent_id, err)) < 0)
         return r;
     return check_interrupted(err);
@@ -215,12 +232,30 @@ int session_run(session_t *s, const attach_io_t *io, int *ret_exit_code, as_erro
     if (signals_terminating() != 0)
         on_signal(signals_terminating(), s);
 
-    attach_hooks_t hooks = { .on_signal = on_signal, .ctx = s };
+    /* Watch the egress path: if it dies, egress is closed (nothing falls
+     * back to another route) and the user is told. */
+    http_stream_t *events = NULL;
+    if (s->plan->router_image != NULL) {
+        char *watched[] = { s->plan->router, s->plan->forwarder, NULL };
+        as_error_t *werr = NULL;
+        if (podman_events_died(s->api, watched, &events, &werr) < 0)
+            as_error_free(&werr);     /* only the notice is lost, not the confinement */
+    }
+    attach_hooks_t hooks = { .on_signal = on_signal, .watch = events, .on_watch = on_watch, .ctx = s };
     r = attach_pump(stream, io, &hooks, err);
     http_stream_free(stream);
+    http_stream_free(events);
     if (r < 0)
         return r;
     return podman_container_wait(s->api, s->agent_id, ret_exit_code, err);
+}
+
+static bool pod_recorded(const session_t *s)
+{
+    for (size_t i = 0; i < s->n_created; i++)
+        if (s->created[i].kind == RES_POD)
+            return true;
+    return false;
 }
 
 int session_teardown(session_t *s, as_error_t **err)
@@ -229,8 +264,12 @@ int session_teardown(session_t *s, as_error_t **err)
     while (s->n_created > 0) {
         resource_t *res = &s->created[s->n_created - 1];
         as_error_t *e = NULL;
-        int r;
+        int r = 0;
         switch (res->kind) {
+        case RES_POD_CONTAINER:
+            if (!pod_recorded(s))
+                r = podman_container_remove(s->api, res->name, &e);
+            break;
         case RES_CONTAINER: r = podman_container_remove(s->api, res->name, &e); break;
         case RES_POD:       r = podman_pod_remove(s->api, res->name, &e); break;
         default:            r = podman_network_remove(s->api, res->name, &e); break;
@@ -258,7 +297,7 @@ char *session_leftovers(const session_t *s)
     FILE *f = open_memstream(&text, &len);
     if (f == NULL)
         return NULL;
-    static const char *kinds[] = { "network", "pod", "container" };
+    static const char *kinds[] = { "network", "pod", "container", "container" };
     for (size_t i = s->n_created; i > 0; i--)
         fprintf(f, "%s %s\n", kinds[s->created[i - 1].kind], s->created[i - 1].name);
     fclose(f);

@@ -23,6 +23,10 @@ int session_setup(session_t *s, as_error_t **err);
  * resizes its terminal. ret_exit_code is the agent's exit status. */
 int session_run(session_t *s, const attach_io_t *io, int *ret_exit_code, as_error_t **err);
 
+/* Called (once) when the router or the forwarder stops mid-session: egress
+ * is then closed, and the user should hear of it. */
+void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx);
+
 /* Removes what setup created, newest first. Keeps going past failures and
  * reports the first; a resource already gone counts as removed. */
 int session_teardown(session_t *s, as_error_t **err);
