@@ -16,7 +16,7 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu17 -Wall -Wextra -Wformat=2 -Wshadow -Wno-missing-field-initializers -Werror \
            -D_GNU_SOURCE -Ilib $(shell pkg-config --cflags $(PKGS)) \
            -DAS_VERSION='"$(VERSION)"' -DAS_DATADIR='"$(DATADIR)"'
-LDLIBS  += $(shell pkg-config --libs $(PKGS))
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -pthread
 
 ifeq ($(SANITIZE),1)
 BUILD   := build/sanitize

@@ -58,6 +58,11 @@ int http_client_new(const char *socket_path, http_client_t **ret, as_error_t **e
     return 0;
 }
 
+int http_client_clone(const http_client_t *c, http_client_t **ret, as_error_t **err)
+{
+    return http_client_new(c->socket_path, ret, err);
+}
+
 void http_client_free(http_client_t *c)
 {
     if (c == NULL)

@@ -19,6 +19,8 @@ typedef struct http_response {
 
 int http_client_new(const char *socket_path, http_client_t **ret, as_error_t **err);
 void http_client_free(http_client_t *c);
+/* A second client on the same socket, for another thread. */
+int http_client_clone(const http_client_t *c, http_client_t **ret, as_error_t **err);
 
 /* One request. `body` is JSON or NULL; timeout_ms 0 means no limit (wait).
  * Any HTTP status is a success of this call: callers check ret->status. */

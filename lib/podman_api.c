@@ -32,6 +32,20 @@ int podman_api_new(const char *socket_path, podman_api_t **ret, as_error_t **err
     return 0;
 }
 
+int podman_api_clone(const podman_api_t *api, podman_api_t **ret, as_error_t **err)
+{
+    podman_api_t *copy = calloc(1, sizeof(*copy));
+    if (copy == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    int r = http_client_clone(api->http, &copy->http, err);
+    if (r < 0) {
+        free(copy);
+        return r;
+    }
+    *ret = copy;
+    return 0;
+}
+
 void podman_api_free(podman_api_t *api)
 {
     if (api == NULL)

@@ -20,6 +20,8 @@ typedef struct podman_label {
 
 int podman_api_new(const char *socket_path, podman_api_t **ret, as_error_t **err);
 void podman_api_free(podman_api_t *api);
+/* Another handle on the same service: one per thread. */
+int podman_api_clone(const podman_api_t *api, podman_api_t **ret, as_error_t **err);
 
 /* GET /_ping with a short timeout; fails while the service is not up yet. */
 int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err);

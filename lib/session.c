@@ -4,6 +4,7 @@
 #include "session_router.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,80 @@ static int record(session_t *s, resource_kind_t kind, const char *name, as_error
     return 0;
 }
 
+/* One API call sequence on a thread of its own, with its own connection:
+ * the router starts while the pod is made, and goes while the pod goes. */
+typedef struct bg_job {
+    pthread_t thread;
+    podman_api_t *api;
+    int (*fn)(podman_api_t *api, const void *arg, as_error_t **err);
+    const void *arg;
+    int rc;
+    as_error_t *err;
+} bg_job_t;
+
+static void *bg_main(void *p)
+{
+    bg_job_t *j = p;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);    /* signals are the main thread's */
+    j->rc = j->fn(j->api, j->arg, &j->err);
+    return NULL;
+}
+
+static int bg_start(bg_job_t *j, podman_api_t *api,
+                    int (*fn)(podman_api_t *, const void *, as_error_t **), const void *arg,
+                    as_error_t **err)
+{
+    *j = (bg_job_t){ .fn = fn, .arg = arg };
+    int r = podman_api_clone(api, &j->api, err);
+    if (r < 0)
+        return r;
+    if ((r = pthread_create(&j->thread, NULL, bg_main, j)) != 0) {
+        podman_api_free(j->api);
+        j->api = NULL;
+        return as_error_errno(err, r, "starting a thread");
+    }
+    return 0;
+}
+
+/* Waits for the job; its error, if any, becomes *err unless one is there. */
+static int bg_join(bg_job_t *j, as_error_t **err)
+{
+    if (j->api == NULL)
+        return 0;
+    pthread_join(j->thread, NULL);
+    podman_api_free(j->api);
+    j->api = NULL;
+    if (j->rc < 0 && err != NULL && *err == NULL) {
+        *err = j->err;
+        j->err = NULL;
+    }
+    as_error_free(&j->err);
+    return j->rc;
+}
+
+static int create_and_start(podman_api_t *api, const void *arg, as_error_t **err)
+{
+    const podman_container_spec_t *spec = arg;
+    _cleanup_free_ char *id = NULL;
+    int r;
+    if ((r = podman_container_create(api, spec, &id, err)) < 0 ||
+        (r = podman_container_start(api, id, err)) < 0)
+        return r;
+    return 0;
+}
+
+static int remove_container(podman_api_t *api, const void *arg, as_error_t **err)
+{
+    int r = podman_container_remove(api, arg, err);
+    if (r == -ENOENT) {
+        as_error_free(err);
+        return 0;
+    }
+    return r;
+}
+
 static int check_interrupted(as_error_t **err)
 {
     int sig = signals_terminating();
@@ -97,14 +172,11 @@ static int check_interrupted(as_error_t **err)
 /* Creates and starts a container, recording it first. */
 static int run_container(session_t *s, const podman_container_spec_t *spec, as_error_t **err)
 {
-    _cleanup_free_ char *id = NULL;
     int r;
     if ((r = check_interrupted(err)) < 0 ||
-        (r = record(s, spec->pod != NULL ? RES_POD_CONTAINER : RES_CONTAINER, spec->name, err)) < 0 ||
-        (r = podman_container_create(s->api, spec, &id, err)) < 0 ||
-        (r = podman_container_start(s->api, id, err)) < 0)
+        (r = record(s, spec->pod != NULL ? RES_POD_CONTAINER : RES_CONTAINER, spec->name, err)) < 0)
         return r;
-    return 0;
+    return create_and_start(s->api, spec, err);
 }
 
 #define ROUTER_READY_TIMEOUT_MS 20000L
@@ -130,15 +202,19 @@ int session_setup(session_t *s, as_error_t **err)
         (r = podman_network_create(s->api, &net, &subnet, err)) < 0)
         return r;
 
-    /* The router first: the pod's DNS points at it. */
+    /* The router starts on a thread of its own while the pod and the
+     * forwarder are made; the probe below needs all three. */
     char *dns[] = { NULL, NULL };
+    podman_container_spec_t router;
+    bg_job_t router_job = {0};
     if (egress) {
-        podman_container_spec_t router;
         if ((r = router_runtime_prepare(p, subnet, &s->router, err)) < 0)
             return r;
         router_container_spec(p, &s->router, &router);
-        if ((r = run_container(s, &router, err)) < 0)
-            return as_error_prefix(err, "starting the router");
+        if ((r = check_interrupted(err)) < 0 ||
+            (r = record(s, RES_CONTAINER, router.name, err)) < 0 ||
+            (r = bg_start(&router_job, s->api, create_and_start, &router, err)) < 0)
+            return r;
         dns[0] = s->router.router_ip;
     }
 
@@ -155,13 +231,18 @@ int session_setup(session_t *s, as_error_t **err)
     };
     if ((r = check_interrupted(err)) < 0 ||
         (r = record(s, RES_POD, p->pod, err)) < 0 ||
-        (r = podman_pod_create(s->api, &pod, err)) < 0)
+        (r = podman_pod_create(s->api, &pod, err)) < 0) {
+        bg_join(&router_job, NULL);
         return r;
+    }
 
     if (egress) {
         podman_container_spec_t forwarder;
         forwarder_container_spec(p, &s->router, &forwarder);
-        if ((r = run_container(s, &forwarder, err)) < 0)
+        r = run_container(s, &forwarder, err);
+        if (bg_join(&router_job, err) < 0)
+            return as_error_prefix(err, "starting the router");
+        if (r < 0)
             return as_error_prefix(err, "starting the forwarder");
         /* Fail closed: the agent starts only once an allowed name resolves
          * to its forwarder, a denied one does not, and every listener is up. */
@@ -261,7 +342,16 @@ static bool pod_recorded(const session_t *s)
 int session_teardown(session_t *s, as_error_t **err)
 {
     int first = 0;
+    bg_job_t side = {0};
     while (s->n_created > 0) {
+        /* The pod and the router (a container outside it, made just
+         * before it) go at the same time. */
+        if (side.api == NULL && s->n_created >= 2 && s->created[s->n_created - 1].kind == RES_POD &&
+            s->created[s->n_created - 2].kind == RES_CONTAINER) {
+            as_error_t *e = NULL;
+            if (bg_start(&side, s->api, remove_container, s->created[s->n_created - 2].name, &e) < 0)
+                as_error_free(&e);    /* then it goes in turn, below */
+        }
         resource_t *res = &s->created[s->n_created - 1];
         as_error_t *e = NULL;
         int r = 0;
@@ -270,7 +360,9 @@ int session_teardown(session_t *s, as_error_t **err)
             if (!pod_recorded(s))
                 r = podman_container_remove(s->api, res->name, &e);
             break;
-        case RES_CONTAINER: r = podman_container_remove(s->api, res->name, &e); break;
+        case RES_CONTAINER:
+            r = side.api != NULL ? bg_join(&side, &e) : podman_container_remove(s->api, res->name, &e);
+            break;
         case RES_POD:       r = podman_pod_remove(s->api, res->name, &e); break;
         default:            r = podman_network_remove(s->api, res->name, &e); break;
         }
@@ -281,6 +373,7 @@ int session_teardown(session_t *s, as_error_t **err)
                 e = NULL;
             }
             as_error_free(&e);
+            bg_join(&side, NULL);
             return first;     /* keep the rest recorded: the sweep removes them */
         }
         as_error_free(&e);
