@@ -18,6 +18,7 @@
 #include "signals.h"
 #include "terminal.h"
 #include "util.h"
+#include "workspace_check.h"
 
 #ifndef AS_IMAGE_TAG
 #define AS_IMAGE_TAG "dev"
@@ -25,6 +26,7 @@
 #define DEFAULT_IMAGE "localhost/agent-sandbox:" AS_IMAGE_TAG
 #define DEFAULT_ROUTER_IMAGE "localhost/agent-sandbox-router:" AS_IMAGE_TAG
 #define DEFAULT_EGRESS_NETWORK "agent-sandbox-egress"
+#define DEFAULT_HOME_VOLUME "agent-sandbox-home"
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -173,6 +175,15 @@ static int parse(int argc, char **argv, run_options_t *o)
     return env_defaults(o);
 }
 
+/* Mid-session, possibly with the terminal raw: one line, then go on. */
+static void egress_lost(void *ctx)
+{
+    (void)ctx;
+    static const char msg[] = "\r\nagent-sandbox: the egress router stopped: the sandbox has no "
+                              "network access now (it fails closed)\r\n";
+    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) { }
+}
+
 /* The router's logs go to the state directory; a denial is worth a line. */
 static void keep_router_logs(const session_dir_t *dir)
 {
@@ -277,6 +288,9 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     _cleanup_free_ char *workdir = NULL;
     session_plan_t *plan = NULL;
     int rc = launch_check(b.api, b.dir->base, &workdir);
+    __attribute__((cleanup(workspace_freep))) workspace_t *ws = NULL;
+    if (rc == 0)
+        rc = workspace_check_load(workdir, &ws);
     if (rc != 0) {
         backend_stop(&b);
         return rc;
@@ -284,8 +298,9 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     session_inputs_t in = {
         .id = id, .cli_pid = getpid(), .workdir = workdir, .image = image,
         .command = o->command, .tty = tty, .env = o->env, .session_dir = b.dir->path,
+        .home_volume = env_or("AGENT_SANDBOX_HOME_VOLUME", DEFAULT_HOME_VOLUME),
         .router_image = router_image, .egress_network = egress, .resolver = resolver,
-        .allowlist = allowlist,
+        .allowlist = allowlist, .workspace = ws,
     };
     if (session_plan_build(&in, &plan, &err) < 0) {
         report_error(&err);
@@ -299,6 +314,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
             rc = EXIT_INTERNAL;
         } else {
             fputs(text, stdout);
+            workspace_check_describe(ws, stdout);
         }
         session_plan_free(plan);
         backend_stop(&b);
@@ -330,6 +346,8 @@ static int run_with(const run_request_t *o, const char *image, const char *route
         rc = EXIT_NO_IMAGE;
         goto out;
     }
+    if ((rc = workspace_check_begin(ws)) != 0)
+        goto out;
     if (session_new(b.api, plan, &s, &err) < 0 || session_setup(s, &err) < 0) {
         rc = signals_terminating() ? 128 + signals_terminating() : EXIT_SETUP;
         as_error_prefix(&err, "setting up the sandbox");
@@ -347,6 +365,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
         goto out;
     }
     int exit_code = 0;
+    session_on_egress_lost(s, egress_lost, NULL);
     int r = session_run(s, &io, &exit_code, &err);
     terminal_restore();
     if (r < 0) {
@@ -364,8 +383,10 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     }
 out:
     terminal_restore();
-    if (s != NULL && teardown(s, &b) < 0 && rc == 0)
+    bool gone = s == NULL || teardown(s, &b) == 0;
+    if (!gone && rc == 0)
         rc = EXIT_SETUP;
+    workspace_check_end(ws, gone);
     if (s != NULL)
         keep_router_logs(b.dir);
     session_free(s);

@@ -1,10 +1,17 @@
 #include "agent_spec.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
+
+#include "workspace.h"
 
 static char *const cap_drop_all[] = { "all", NULL };
 static char *const bind_rw[] = { "rw", "rbind", "rprivate", NULL };
+/* Nothing of the image is copied into the shared volume: another image's
+ * files at AGENT_HOME must not land in every later session's home. */
+static char *const home_options[] = { "rw", "nocopy", NULL };
+static char home_env[] = "HOME=" AGENT_HOME;
 
 int agent_spec_add_mount(agent_spec_t *a, const podman_mount_t *m, as_error_t **err)
 {
@@ -13,6 +20,29 @@ int agent_spec_add_mount(agent_spec_t *a, const podman_mount_t *m, as_error_t **
     a->mounts[a->n_mounts++] = *m;
     a->spec.mounts = a->mounts;
     a->spec.n_mounts = a->n_mounts;
+    return 0;
+}
+
+/* The plan's env, then HOME unless the plan sets it. */
+static int home_env_add(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
+{
+    size_t n = 0;
+    bool has_home = false;
+    for (; p->env != NULL && p->env[n] != NULL; n++) {
+        if (n == AGENT_MAX_ENV)
+            return as_error_make(err, E2BIG, "too many environment variables for the agent "
+                                 "(at most %d, HOME included)", AGENT_MAX_ENV);
+        a->env[n] = p->env[n];
+        has_home = has_home || strncmp(p->env[n], "HOME=", 5) == 0;
+    }
+    if (!has_home) {
+        if (n == AGENT_MAX_ENV)
+            return as_error_make(err, E2BIG, "too many environment variables for the agent "
+                                 "(at most %d, HOME included)", AGENT_MAX_ENV);
+        a->env[n++] = home_env;
+    }
+    a->env[n] = NULL;
+    a->spec.env = a->env;
     return 0;
 }
 
@@ -34,10 +64,28 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
         .labels = p->labels,
         .n_labels = 2,
     };
+    int r;
+    if (p->home_volume != NULL) {
+        /* Claude's login and config and nested podman's images, shared by
+         * every session. Podman's storage there is on a real file system,
+         * where native overlay works for nested containers. */
+        ret->volumes[ret->n_volumes++] = (podman_named_volume_t){
+            .name = p->home_volume, .destination = AGENT_HOME, .options = home_options,
+        };
+        ret->spec.volumes = ret->volumes;
+        ret->spec.n_volumes = ret->n_volumes;
+        if ((r = home_env_add(p, ret, err)) < 0)
+            return r;
+    }
     /* The launch directory is the one host path the agent sees, at the
      * same place as on the host so paths in its output mean the same. */
     podman_mount_t workdir = {
         .source = p->workdir, .destination = p->workdir, .type = "bind", .options = bind_rw,
     };
-    return agent_spec_add_mount(ret, &workdir, err);
+    /* Its own /tmp: empty at the start, gone with the container. */
+    static char *const tmp_opts[] = { "rw", "nosuid", "nodev", "mode=1777", "size=1g", NULL };
+    podman_mount_t tmp = { .destination = "/tmp", .type = "tmpfs", .options = tmp_opts };
+    if ((r = agent_spec_add_mount(ret, &workdir, err)) < 0 || (r = agent_spec_add_mount(ret, &tmp, err)) < 0)
+        return r;
+    return workspace_agent_mounts(p->workspace, ret, err);
 }

@@ -1,6 +1,11 @@
 /* The agent container's spec, derived from the session plan: what the agent
  * can see (one host path, its home volume, its own /tmp) and what it cannot
- * do (no capabilities, no new privileges). Pure: no API call, no file read. */
+ * do (no capabilities, no new privileges). Pure: no API call, no file read.
+ *
+ * Nested podman (docs/nested-podman.md) needs nothing more of this spec than
+ * the home volume: the image's containers.conf makes nested containers share
+ * the agent's namespaces and bind its /proc and /sys, and native overlay
+ * works on the volume. */
 #ifndef AS_AGENT_SPEC_H
 #define AS_AGENT_SPEC_H
 
@@ -12,6 +17,10 @@
 
 #define AGENT_MAX_MOUNTS 128
 #define AGENT_MAX_VOLUMES 4
+#define AGENT_MAX_ENV 256
+
+/* Where the home volume is mounted; HOME inside. */
+#define AGENT_HOME "/home/agent"
 
 typedef struct agent_spec {
     podman_container_spec_t spec;
@@ -19,9 +28,12 @@ typedef struct agent_spec {
     size_t n_mounts;
     podman_named_volume_t volumes[AGENT_MAX_VOLUMES];
     size_t n_volumes;
+    char *env[AGENT_MAX_ENV + 1];       /* the plan's env and HOME, NULL-terminated */
 } agent_spec_t;
 
-/* Fills *ret; its strings point into the plan, valid while the plan lives. */
+/* Fills *ret; its strings point into the plan, valid while the plan lives.
+ * With a home volume in the plan, it is mounted at AGENT_HOME and HOME points
+ * there unless the plan's env sets HOME itself. */
 int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **err);
 
 /* Appends one mount; fails past AGENT_MAX_MOUNTS. */

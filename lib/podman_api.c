@@ -669,12 +669,15 @@ int podman_volume_exists(podman_api_t *api, const char *name, bool *ret, as_erro
 }
 
 int podman_volume_create(podman_api_t *api, const char *name, const podman_label_t *labels,
-                         size_t n_labels, as_error_t **err)
+                         size_t n_labels, const podman_label_t *options, size_t n_options,
+                         as_error_t **err)
 {
     json_gen_t *g = json_gen_new();
     json_obj_open(g);
     json_kv_str(g, "Name", name);
     gen_labels(g, "Label", labels, n_labels);
+    if (n_options > 0)
+        gen_labels(g, "Options", options, n_options);
     json_obj_close(g);
     _cleanup_free_ char *what = path_printf("creating volume %s", name);
     _cleanup_free_ char *body = NULL;
@@ -688,6 +691,25 @@ int podman_volume_create(podman_api_t *api, const char *name, const podman_label
 int podman_volume_remove(podman_api_t *api, const char *name, as_error_t **err)
 {
     return remove_named(api, "volumes", "?force=true", "volume", name, 204, err);
+}
+
+int podman_volume_mountpoint(podman_api_t *api, const char *name, char **ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/volumes/%s/json", name);
+    _cleanup_free_ char *what = path_printf("inspecting volume %s", name);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    json_t doc = NULL;
+    int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
+    if (r < 0)
+        return r;
+    const char *mountpoint = json_get_str(doc, "Mountpoint");
+    char *copy = strdup(mountpoint != NULL ? mountpoint : "");
+    json_free(doc);
+    if (copy == NULL)
+        return OOM(err);
+    *ret = copy;
+    return 0;
 }
 
 void podman_labelled_free(podman_labelled_t *list, size_t n)

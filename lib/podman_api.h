@@ -148,9 +148,15 @@ int podman_exec_resize(podman_api_t *api, const char *exec_id, unsigned rows, un
 int podman_exec_exit_code(podman_api_t *api, const char *exec_id, int *ret, as_error_t **err);
 
 int podman_volume_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
+/* options: the volume driver's, key = value (the local driver's "o" takes
+ * "uid=N,gid=N": the owner of the new directory, in podman's user namespace,
+ * and no chown to the first container's user); may be NULL. */
 int podman_volume_create(podman_api_t *api, const char *name, const podman_label_t *labels,
-                         size_t n_labels, as_error_t **err);
+                         size_t n_labels, const podman_label_t *options, size_t n_options,
+                         as_error_t **err);
 int podman_volume_remove(podman_api_t *api, const char *name, as_error_t **err);
+/* Where the volume's data lives on the host; "" when its driver does not say. */
+int podman_volume_mountpoint(podman_api_t *api, const char *name, char **ret, as_error_t **err);
 
 typedef enum podman_kind {
     PODMAN_CONTAINERS,

@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include "agent_spec.h"
+#include "home_volume.h"
 #include "session_router.h"
 
 #include <errno.h>
@@ -169,16 +170,6 @@ static int check_interrupted(as_error_t **err)
     return 0;
 }
 
-/* Creates and starts a container, recording it first. */
-static int run_container(session_t *s, const podman_container_spec_t *spec, as_error_t **err)
-{
-    int r;
-    if ((r = check_interrupted(err)) < 0 ||
-        (r = record(s, spec->pod != NULL ? RES_POD_CONTAINER : RES_CONTAINER, spec->name, err)) < 0)
-        return r;
-    return create_and_start(s->api, spec, err);
-}
-
 #define ROUTER_READY_TIMEOUT_MS 20000L
 
 int session_setup(session_t *s, as_error_t **err)
@@ -237,19 +228,34 @@ int session_setup(session_t *s, as_error_t **err)
     }
 
     if (egress) {
+        /* Attached before its start, so its readiness line cannot be missed. */
         podman_container_spec_t forwarder;
         forwarder_container_spec(p, &s->router, &forwarder);
-        r = run_container(s, &forwarder, err);
-        if (bg_join(&router_job, err) < 0)
+        _cleanup_free_ char *fid = NULL;
+        http_stream_t *output = NULL;
+        if ((r = check_interrupted(err)) == 0 &&
+            (r = record(s, RES_POD_CONTAINER, forwarder.name, err)) == 0 &&
+            (r = podman_container_create(s->api, &forwarder, &fid, err)) == 0 &&
+            (r = podman_container_attach(s->api, fid, false, &output, err)) == 0)
+            r = podman_container_start(s->api, fid, err);
+        if (bg_join(&router_job, err) < 0) {
+            http_stream_free(output);
             return as_error_prefix(err, "starting the router");
-        if (r < 0)
+        }
+        if (r < 0) {
+            http_stream_free(output);
             return as_error_prefix(err, "starting the forwarder");
+        }
         /* Fail closed: the agent starts only once an allowed name resolves
          * to its forwarder, a denied one does not, and every listener is up. */
-        if ((r = router_wait_ready(s->api, p, &s->router, ROUTER_READY_TIMEOUT_MS, err)) < 0)
+        r = router_wait_ready(s->api, p, &s->router, output, ROUTER_READY_TIMEOUT_MS, err);
+        http_stream_free(output);
+        if (r < 0)
             return r;
     }
 
+    if (p->home_volume != NULL && (r = home_volume_ensure(s->api, p->home_volume, err)) < 0)
+        return r;
     agent_spec_t agent;
     if ((r = agent_spec_build(p, &agent, err)) < 0)
         return r;

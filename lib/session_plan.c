@@ -79,6 +79,7 @@ void session_plan_free(session_plan_t *p)
     free(p->image);
     free(p->workdir);
     free(p->session_dir);
+    free(p->home_volume);
     free(p->router);
     free(p->forwarder);
     free(p->router_image);
@@ -99,6 +100,9 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
                              in->image ? in->image : "");
     if (in->workdir == NULL || in->workdir[0] != '/')
         return as_error_make(err, EINVAL, "the launch directory must be an absolute path");
+    if (in->home_volume != NULL && !network_name_valid(in->home_volume))
+        return as_error_make(err, EINVAL, "home volume name \"%s\" is not a valid volume name "
+                             "([a-zA-Z0-9][a-zA-Z0-9_.-]*)", in->home_volume);
     if (in->command == NULL || in->command[0] == NULL || in->command[0][0] == '\0')
         return as_error_make(err, EINVAL, "no command to run in the sandbox");
     if (in->router_image != NULL && !image_ref_valid(in->router_image))
@@ -129,6 +133,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         (p->image = strdup(in->image)) == NULL ||
         (p->workdir = strdup(in->workdir)) == NULL ||
         (in->session_dir != NULL && (p->session_dir = strdup(in->session_dir)) == NULL) ||
+        (in->home_volume != NULL && (p->home_volume = strdup(in->home_volume)) == NULL) ||
         (p->command = strv_copy(in->command, NULL)) == NULL ||
         (p->env = strv_copy(in->env, &n_env)) == NULL ||
         asprintf(&p->router, "agent-sandbox-%s-router", in->id) < 0 ||
@@ -140,6 +145,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         return as_error_make(err, ENOMEM, "out of memory");
     }
     p->allowlist = in->allowlist;
+    p->workspace = in->workspace;
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
     *ret = p;
@@ -174,6 +180,8 @@ int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)
     fprintf(f, "agent:     %s\n", p->agent);
     fprintf(f, "  image:   %s\n", p->image);
     fprintf(f, "  mount:   %s (rw, the only host path)\n", p->workdir);
+    if (p->home_volume != NULL)
+        fprintf(f, "  home:    volume %s (shared by all sessions)\n", p->home_volume);
     fprintf(f, "  workdir: %s\n", p->workdir);
     fprintf(f, "  tty:     %s\n", p->tty ? "yes" : "no");
     fprintf(f, "  caps:    none; no-new-privileges\n");

@@ -23,11 +23,14 @@ typedef struct session_inputs {
     bool tty;
     char *const *env;            /* KEY=VALUE to set inside, NULL-terminated, may be NULL */
     const char *session_dir;     /* host-side session directory (rendered files live there) */
+    const char *home_volume;     /* the agent's home (home_volume.h); NULL: none */
     /* the egress path */
     const char *router_image;
     const char *egress_network;  /* shared by all sessions, created on demand */
     const char *resolver;        /* IPv4 address the router resolves upstream names with */
     const allowlist_t *allowlist;/* borrowed: must outlive the plan */
+    /* workspace protection */
+    const struct workspace *workspace; /* borrowed, may be NULL: must outlive the plan */
 } session_inputs_t;
 
 typedef struct session_plan {
@@ -42,12 +45,15 @@ typedef struct session_plan {
     char **env;
     bool tty;
     char *session_dir;
+    char *home_volume;
     char *router;                /* container names */
     char *forwarder;
     char *router_image;
     char *egress_network;
     char *resolver;
     const allowlist_t *allowlist;
+    /* workspace protection */
+    const struct workspace *workspace;
     podman_label_t labels[2];
 } session_plan_t;
 

@@ -2,13 +2,14 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
-#include "container_exec.h"
+#include "attach_stream.h"
 #include "router_firewall.h"
 #include "session_dir.h"
 #include "util.h"
@@ -54,7 +55,6 @@ void router_runtime_clear(router_runtime_t *rt)
     free(rt->hosts_path);
     free(rt->resolv_path);
     strv_free(rt->forwarder_argv);
-    strv_free(rt->probe_argv);
     memset(rt, 0, sizeof(*rt));
 }
 
@@ -75,18 +75,18 @@ static int write_rendered(const char *dir, const char *name, char *text, as_erro
     return r;
 }
 
-/* argv for the forwarder and the probe, from the computed forwards */
-static int build_argvs(const session_plan_t *p, router_runtime_t *rt, const router_forward_t *fw,
-                       size_t n, as_error_t **err)
+/* The forwarder's argv: its readiness probe, then its listeners. */
+static int build_argv(const session_plan_t *p, router_runtime_t *rt, const router_forward_t *fw,
+                      size_t n, as_error_t **err)
 {
-    rt->forwarder_argv = calloc(n + 2, sizeof(char *));
-    rt->probe_argv = calloc(n + 6, sizeof(char *));
-    if (rt->forwarder_argv == NULL || rt->probe_argv == NULL)
+    char **v = calloc(n + 8, sizeof(char *));
+    if (v == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    size_t a = 0, b = 0;
-    if ((rt->forwarder_argv[a++] = strdup("/usr/local/bin/agent-sandbox-forwarder")) == NULL ||
-        (rt->probe_argv[b++] = strdup("/usr/local/bin/agent-sandbox-probe")) == NULL ||
-        (rt->probe_argv[b++] = strdup(PROBE_DENIED_NAME)) == NULL)
+    rt->forwarder_argv = v;
+    size_t a = 0;
+    if ((v[a++] = strdup("/usr/local/bin/agent-sandbox-forwarder")) == NULL ||
+        (v[a++] = strdup("--probe")) == NULL ||
+        (v[a++] = strdup(PROBE_DENIED_NAME)) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
 
     /* the first allowed name must resolve to its address: any entry will do,
@@ -99,20 +99,15 @@ static int build_argvs(const session_plan_t *p, router_runtime_t *rt, const rout
             snprintf(ip, sizeof(ip), "%s", ROUTER_POD_SHARED_IP);
         else if (router_pod_address(al, e->name, ip, err) < 0)
             return -EINVAL;
-        if ((rt->probe_argv[b++] = strdup(e->name)) == NULL || (rt->probe_argv[b++] = strdup(ip)) == NULL)
+        if ((v[a++] = strdup(e->name)) == NULL || (v[a++] = strdup(ip)) == NULL)
             return as_error_make(err, ENOMEM, "out of memory");
     }
-    if ((rt->probe_argv[b++] = strdup("--")) == NULL)
+    if ((v[a++] = strdup("--")) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        if (asprintf(&rt->forwarder_argv[a++], "%s:%u=%s:%u", fw[i].pod_ip, fw[i].pod_port,
-                     rt->router_ip, fw[i].router_port) < 0)
+    for (size_t i = 0; i < n; i++)
+        if (asprintf(&v[a++], "%s:%u=%s:%u", fw[i].pod_ip, fw[i].pod_port, rt->router_ip,
+                     fw[i].router_port) < 0)
             return as_error_make(err, ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (asprintf(&rt->probe_argv[b++], "%s:%u", fw[i].pod_ip, fw[i].pod_port) < 0)
-            return as_error_make(err, ENOMEM, "out of memory");
-    }
     return 0;
 }
 
@@ -165,7 +160,7 @@ int router_runtime_prepare(const session_plan_t *p, const char *subnet, router_r
     size_t n = 0;
     if ((r = router_forwards(p->allowlist, &layout, &fw, &n, err)) < 0)
         return r;
-    r = build_argvs(p, rt, fw, n, err);
+    r = build_argv(p, rt, fw, n, err);
     free(fw);
     return r;
 }
@@ -258,46 +253,71 @@ static long now_ms(void)
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static int check_running(podman_api_t *api, const char *name, const char *what,
-                         const router_runtime_t *rt, as_error_t **err)
+#define READY_LINE "agent-sandbox-forwarder: ready\n"
+
+typedef struct {
+    char text[4096];
+    size_t len;
+} collected_t;
+
+static int collect(int stream, const char *data, size_t len, void *ctx)
 {
-    bool running = false;
-    int r = podman_container_running(api, name, &running, err);
-    if (r < 0)
-        return r;
-    if (!running)
-        return as_error_make(err, ECHILD, "the %s stopped while starting; its logs are in %s", what,
-                             rt->log_dir);
+    (void)stream;
+    collected_t *c = ctx;
+    size_t room = sizeof(c->text) - 1 - c->len;
+    if (len > room)
+        len = room;
+    memcpy(c->text + c->len, data, len);
+    c->len += len;
+    c->text[c->len] = '\0';
     return 0;
 }
 
-int router_wait_ready(podman_api_t *api, const session_plan_t *p, const router_runtime_t *rt,
-                      long timeout_ms, as_error_t **err)
+/* The last non-empty line of what the forwarder said. */
+static const char *last_line(collected_t *c)
 {
-    long deadline = now_ms() + timeout_ms, delay = 10;
+    while (c->len > 0 && c->text[c->len - 1] == '\n')
+        c->text[--c->len] = '\0';
+    char *nl = strrchr(c->text, '\n');
+    return nl != NULL ? nl + 1 : c->text;
+}
+
+int router_wait_ready(podman_api_t *api, const session_plan_t *p, const router_runtime_t *rt,
+                      http_stream_t *forwarder_output, long timeout_ms, as_error_t **err)
+{
+    long deadline = now_ms() + timeout_ms;
+    frame_parser_t parser = {0};
+    collected_t c = { .len = 0 };
+    c.text[0] = '\0';
     for (;;) {
-        int r;
-        if ((r = check_running(api, p->router, "router", rt, err)) < 0 ||
-            (r = check_running(api, p->forwarder, "forwarder", rt, err)) < 0)
-            return as_error_prefix(err, "the egress path did not come up");
-        int code = -1;
-        _cleanup_free_ char *out = NULL;
-        r = container_exec_capture(api, p->forwarder, rt->probe_argv, &code, &out, err);
-        if (r < 0)
-            return as_error_prefix(err, "probing the egress path");
-        if (code == 0)
+        if (strstr(c.text, READY_LINE) != NULL)
             return 0;
-        if (code == 3 || now_ms() >= deadline) {
-            /* 3: a denied name resolved, which waiting will not mend */
-            if (out != NULL)
-                out[strcspn(out, "\n")] = '\0';
-            return as_error_make(err, code == 3 ? EPERM : ETIMEDOUT,
-                                 "the egress path is not confined as planned%s%s",
-                                 out && out[0] ? ": " : "", out ? out : "");
+        long left = deadline - now_ms();
+        if (left <= 0)
+            return as_error_make(err, ETIMEDOUT, "the egress path did not come up within %ld ms%s%s",
+                                 timeout_ms, c.len ? ": " : "", last_line(&c));
+        struct pollfd pfd = { .fd = http_stream_fd(forwarder_output), .events = POLLIN };
+        if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+            return as_error_errno(err, errno, "waiting for the forwarder");
+        char buf[4096];
+        ssize_t got = http_stream_recv(forwarder_output, buf, sizeof(buf), err);
+        if (got == -EAGAIN)
+            continue;
+        if (got < 0)
+            return as_error_prefix(err, "reading the forwarder's output");
+        if (got == 0) {
+            /* it stopped: say why, from its words or the router's state */
+            bool running = true;
+            as_error_t *e = NULL;
+            if (podman_container_running(api, p->router, &running, &e) == 0 && !running)
+                return as_error_make(err, ECHILD, "the router stopped while starting; its logs are in %s",
+                                     rt->log_dir);
+            as_error_free(&e);
+            return as_error_make(err, EPERM, "the egress path is not confined as planned: %s",
+                                 c.len ? last_line(&c) : "the forwarder stopped without a word");
         }
-        struct timespec ts = { .tv_sec = 0, .tv_nsec = delay * 1000000L };
-        nanosleep(&ts, NULL);
-        if (delay < 200)
-            delay *= 2;
+        int r = frame_parser_feed(&parser, buf, (size_t)got, collect, &c, err);
+        if (r < 0)
+            return r;
     }
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "http.h"
 #include "podman_api.h"
 #include "router_render.h"
 #include "session_plan.h"
@@ -26,7 +27,6 @@ typedef struct router_runtime {
     char *hosts_path;        /* host side: <session dir>/hosts (ro at /etc/hosts in the agent) */
     char *resolv_path;       /* host side: <session dir>/resolv.conf (ro in the agent) */
     char **forwarder_argv;
-    char **probe_argv;
     /* storage the container specs point into */
     podman_mount_t router_mounts[3];
     podman_network_attach_t router_networks[2];
@@ -51,11 +51,11 @@ void forwarder_container_spec(const session_plan_t *p, const router_runtime_t *r
 /* The shared egress network, created when missing. */
 int egress_network_ensure(podman_api_t *api, const char *name, as_error_t **err);
 
-/* Probes from inside the pod until the path works or `timeout_ms` passes:
- * a denied name must not resolve, an allowed one must resolve to its
- * loopback address, every forwarder listener must be bound. Fails at once
- * when the router or the forwarder has stopped. */
+/* Waits until the forwarder, attached before its start, reports that its
+ * probe passed: a denied name does not resolve, an allowed one resolves to
+ * its loopback address, every listener is bound (all seen from inside the
+ * pod). Fails when it stops instead, or after `timeout_ms`. */
 int router_wait_ready(podman_api_t *api, const session_plan_t *p, const router_runtime_t *rt,
-                      long timeout_ms, as_error_t **err);
+                      http_stream_t *forwarder_output, long timeout_ms, as_error_t **err);
 
 #endif

@@ -9,12 +9,22 @@
 #   make images BASE_IMAGE=docker.io/library/debian:bookworm
 #                                        build both on a registry image instead
 #                                        of the local mmdebstrap bases
+#   make bump-claude [VERSION=x]         pin Claude Code x (default: the npm
+#                                        registry's latest) in
+#                                        sandbox-image/claude-code.version
+#   make -s claude-version               print the pinned Claude Code version
 #
 # Each step runs only when its inputs changed (stamps under build/images/).
 # Next to each stamp an .args file holds the step's parameters; it is checked
 # on every run, rewritten when they change and touched when the image is
 # missing from podman storage, so a new name, `podman rmi` or
 # `podman system reset` leads to a rebuild of just what is gone.
+#
+# Claude Code: sandbox-image/claude-code.version is the one place its version
+# is written (with the digest of each platform's tarball). The sandbox build
+# mounts build/images/claude-code/, where sandbox-image/claude-code-fetch
+# downloads the pinned tarball from the npm registry once (186 MB, kept across
+# builds like the root file systems) and checks its digest.
 
 SANDBOX_IMAGE      ?= localhost/agent-sandbox:$(or $(IMAGE_TAG),dev)
 ROUTER_IMAGE       ?= localhost/agent-sandbox-router:$(or $(IMAGE_TAG),dev)
@@ -27,6 +37,7 @@ BASE_IMAGE         ?=
 DEBIAN_MIRROR      ?=
 PODMAN             ?= podman
 MMDEBSTRAP         ?= mmdebstrap
+NPM_REGISTRY       ?= https://registry.npmjs.org
 
 IMAGES_DIR  := build/images
 IMAGE_NAMES := sandbox router
@@ -56,6 +67,17 @@ MMDEBSTRAP_OPTS := --mode=unshare --variant=essential --format=tar \
     --dpkgopt='path-exclude=/usr/share/locale/*' \
     --customize-hook='rm -f "$$1/etc/hostname" "$$1/etc/resolv.conf"'
 
+CLAUDE_CODE_PIN      := sandbox-image/claude-code.version
+CLAUDE_CODE_FETCH    := NPM_REGISTRY=$(NPM_REGISTRY) sandbox-image/claude-code-fetch
+CLAUDE_CODE_VERSION  := $(shell sed -n 's/^version[[:space:]]*//p' $(CLAUDE_CODE_PIN))
+CLAUDE_CODE_PLATFORM := $(shell sandbox-image/claude-code-fetch --platform 2>/dev/null)
+CLAUDE_CODE_DIR      := $(IMAGES_DIR)/claude-code
+CLAUDE_CODE_TGZ      := $(CLAUDE_CODE_DIR)/claude-code-$(CLAUDE_CODE_PLATFORM)-$(CLAUDE_CODE_VERSION).tgz
+
+# Extra `podman build` options of each image.
+build_opts_sandbox = --volume $(abspath $(CLAUDE_CODE_DIR)):/var/cache/agent-sandbox/claude-code:ro,z
+build_opts_router  =
+
 ROOTFS_TARS  := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%-rootfs.tar)
 ROOTFS_ARGS  := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%-rootfs.args)
 BASE_STAMPS  := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%-base.stamp)
@@ -75,7 +97,7 @@ update_args = mkdir -p $(dir $(1)); \
     printf '%s\n' $(call squote,$(2)) | cmp -s - $(1) || printf '%s\n' $(call squote,$(2)) >$(1); \
     $(if $(3),$(PODMAN) image exists $(3) || touch $(1))
 
-.PHONY: images images-force clean-images
+.PHONY: images images-force clean-images bump-claude claude-version
 
 images: $(IMAGE_STAMPS)
 	@$(PODMAN) image prune -f --filter label=$(IMAGE_LABEL) >/dev/null
@@ -113,12 +135,26 @@ $(IMAGE_STAMPS): $(IMAGES_DIR)/%.stamp: %-image/Containerfile $(IMAGES_DIR)/%.ar
 	@echo "images: podman build $(image_$*) from $(call from,$*)"
 	@start=$$(date +%s); \
 	$(PODMAN) build --layers=false $(if $(BASE_IMAGE),,--pull=never) \
-	    --build-arg BASE_IMAGE=$(call from,$*) --label $(IMAGE_LABEL)=$* \
+	    --build-arg BASE_IMAGE=$(call from,$*) --label $(IMAGE_LABEL)=$* $(build_opts_$*) \
 	    -t $(image_$*) -f $*-image/Containerfile $*-image && \
 	echo "images: $(image_$*) built in $$(( $$(date +%s) - start )) s"
 	@touch $@
-$(IMAGES_DIR)/sandbox.stamp: $(shell find sandbox-image -type f 2>/dev/null)
+$(IMAGES_DIR)/sandbox.stamp: $(shell find sandbox-image -type f 2>/dev/null) $(CLAUDE_CODE_TGZ)
 $(IMAGES_DIR)/router.stamp: $(shell find router-image -type f 2>/dev/null)
+
+# The pinned Claude Code tarball, downloaded once and checked against the pin.
+$(CLAUDE_CODE_TGZ): $(CLAUDE_CODE_PIN) sandbox-image/claude-code-fetch
+	@$(CLAUDE_CODE_FETCH) $(CLAUDE_CODE_PIN) $(CLAUDE_CODE_DIR) >/dev/null
+	@touch $@
+
+# Rewrites the pin only; the next `make images` downloads and rebuilds. VERSION
+# counts only when given on the command line (the project's own VERSION is
+# not Claude Code's).
+bump-claude:
+	@$(CLAUDE_CODE_FETCH) --bump $(CLAUDE_CODE_PIN) $(if $(filter command line,$(origin VERSION)),$(VERSION))
+
+claude-version:
+	@echo '$(CLAUDE_CODE_VERSION)'
 
 # Removes the images and their cache (not run by `make clean`, which only
 # removes build/).

@@ -1,5 +1,34 @@
 # Run once by bats before and after the whole e2e suite.
 source "$(dirname "${BASH_SOURCE[0]}")/helpers.bash"
+source "$(dirname "${BASH_SOURCE[0]}")/fake-internet.bash"
+
+# Network safety: no test may send anything off the machine. Every session's
+# router gets an --internal network as its egress side (no route out of the
+# rootless network namespace), and a resolver address on it where nothing
+# answers. The egress tests (100-egress-*.bats) replace both with their fake
+# internet, another --internal network. The network carries no
+# agent-sandbox.session label, so the leak check does not count it.
+AS_SUITE_NET_LABEL=agent-sandbox-e2e.egress
+
+# suite_nets_remove_all: remove the suite networks of earlier, aborted runs;
+# prints what it removed.
+suite_nets_remove_all() {
+    local left
+    left=$($PODMAN network ls --filter "label=$AS_SUITE_NET_LABEL" --format '{{.Name}}')
+    [ -n "$left" ] || return 0
+    echo "$left" | sed 's/^/network /'
+    echo "$left" | xargs -r $PODMAN network rm -f >/dev/null 2>&1
+}
+
+# The last usable address of an IPv4 network: podman hands out addresses
+# upwards from the first, so no router will ever sit there.
+_last_usable() {
+    local addr=${1%/*} prefix=${1#*/} a b c d
+    IFS=. read -r a b c d <<<"$addr"
+    local n=$(((a << 24) | (b << 16) | (c << 8) | d))
+    local last=$(((n | ((1 << (32 - prefix)) - 1)) - 1))
+    echo "$(((last >> 24) & 255)).$(((last >> 16) & 255)).$(((last >> 8) & 255)).$((last & 255))"
+}
 
 setup_suite() {
     [ -n "${XDG_RUNTIME_DIR:-}" ] || { echo "XDG_RUNTIME_DIR is not set" >&2; return 1; }
@@ -13,9 +42,42 @@ setup_suite() {
         sed 's/^/# /' "$AS_E2E_ROOT/.pre-leaks" >&3
     fi
     rm -f "$AS_E2E_ROOT/.pre-leaks"
+    local stale
+    stale=$(fi_remove_all; suite_nets_remove_all)
+    [ -z "$stale" ] || printf '# removed what an earlier run of the suite left:\n%s\n' "$(sed 's/^/#   /' <<<"$stale")" >&3
+
+    local id net subnet
+    id=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+    net=as-e2e-egress-$id
+    $PODMAN network create --internal --disable-dns --label "$AS_SUITE_NET_LABEL=$id" "$net" >/dev/null ||
+        { echo "creating the suite's egress network $net failed" >&2; return 1; }
+    subnet=$($PODMAN network inspect "$net" --format '{{range .Subnets}}{{.Subnet}} {{end}}')
+    subnet=${subnet%% *}
+    if [[ ! $subnet =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+/([0-9]+)$ ]] || [ "${BASH_REMATCH[1]}" -gt 30 ]; then
+        echo "the suite's egress network $net has no usable IPv4 subnet ('$subnet')" >&2
+        $PODMAN network rm -f "$net" >/dev/null
+        return 1
+    fi
+    export AS_SUITE_EGRESS_NETWORK=$net
+    export AGENT_SANDBOX_EGRESS_NETWORK=$net
+    AGENT_SANDBOX_RESOLVER=$(_last_usable "$subnet")
+    export AGENT_SANDBOX_RESOLVER
     echo "# e2e: $AGENT_SANDBOX_BIN ($("$AGENT_SANDBOX_BIN" --version 2>&1 | head -1)), $($PODMAN --version)" >&3
+    echo "# e2e: routers' egress network $net ($subnet, --internal), resolver $AGENT_SANDBOX_RESOLVER (nothing answers)" >&3
 }
 
 teardown_suite() {
+    local rc=0 left
+    if [ -n "${AS_SUITE_EGRESS_NETWORK:-}" ]; then
+        $PODMAN network rm -f "$AS_SUITE_EGRESS_NETWORK" >/dev/null 2>&1
+    fi
+    left=$($PODMAN network ls --filter "label=$AS_SUITE_NET_LABEL" --format 'network {{.Name}}'; fi_leftovers)
+    if [ -n "$left" ]; then
+        printf '# left at the end of the suite (now removed):\n%s\n' "$(sed 's/^/#   /' <<<"$left")" >&2
+        fi_remove_all >/dev/null
+        suite_nets_remove_all >/dev/null
+        rc=1
+    fi
     rmdir "$AS_E2E_ROOT" 2>/dev/null || true
+    return $rc
 }

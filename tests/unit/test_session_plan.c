@@ -49,12 +49,15 @@ static void agent_spec_confines(void **state)
     assert_int_equal(agent_spec_build(p, &a, &err), 0);
     podman_container_spec_t spec = a.spec;
     podman_mount_t *mounts = a.mounts;
-    /* the launch directory, at the same path, is the only host mount */
-    assert_int_equal(a.n_mounts, 1);
+    /* the launch directory, at the same path, is the only host mount; /tmp is its own */
+    assert_int_equal(a.n_mounts, 2);
     assert_ptr_equal(spec.mounts, a.mounts);
     assert_string_equal(mounts[0].source, "/home/u/proj");
     assert_string_equal(mounts[0].destination, "/home/u/proj");
     assert_string_equal(mounts[0].type, "bind");
+    assert_string_equal(mounts[1].destination, "/tmp");
+    assert_string_equal(mounts[1].type, "tmpfs");
+    assert_null(mounts[1].source);
     assert_string_equal(spec.work_dir, "/home/u/proj");
     assert_string_equal(spec.pod, p->pod);
     assert_true(spec.no_new_privileges);

@@ -1,0 +1,138 @@
+/* Workspace protection. Whatever the agent writes into the launch directory
+ * can run later on the host: git hooks and config, direnv's .envrc, editor
+ * and agent settings. This module
+ *   - builds the set of protected paths: the defaults, the user's
+ *     ~/.config/agent-sandbox/protected-paths (global lines plus sections for
+ *     one launch directory, which may add and remove) and the project's own
+ *     .agent-sandbox/protected-paths (inside the launch directory, so the
+ *     agent can write it: it may only add);
+ *   - turns the set into mounts: each protected path bind-mounted read-only
+ *     over itself; each directory between it and the launch directory
+ *     bind-mounted read-write over itself ("pinned": a mount point cannot be
+ *     renamed or removed, so `mv .git x; mkdir .git` cannot swap the frozen
+ *     files out); an empty placeholder created on the host, for the session,
+ *     where a protected path does not exist yet;
+ *   - records before and after the session the protected paths, their copies
+ *     deeper in the tree and every executable file, so that the CLI can warn
+ *     when one changed anyway;
+ *   - keeps two sessions from overlapping on one tree (flock(2) on the launch
+ *     directory and its ancestors), since the bind sources are host paths a
+ *     running agent could otherwise swap for symlinks.
+ * Rules, file format, mechanism and side effects: docs/workspace-protection.md. */
+#ifndef AS_WORKSPACE_H
+#define AS_WORKSPACE_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agent_spec.h"
+#include "error.h"
+
+#define WORKSPACE_USER_FILE    ".config/agent-sandbox/protected-paths"   /* under $HOME */
+#define WORKSPACE_PROJECT_FILE ".agent-sandbox/protected-paths"          /* under the launch dir */
+#define WORKSPACE_MAX_PATHS    64
+#define WORKSPACE_FILE_MAX     (1024 * 1024)
+
+/* Refusals carry these codes: a config file is malformed or unreadable, or
+ * another session runs in the same tree. */
+#define WORKSPACE_EBADCONFIG EBADMSG
+#define WORKSPACE_EBUSY      EBUSY
+
+/* Resolve an absolute path like realpath(3); 0 and a malloc'd path, or a
+ * negative errno. */
+typedef int (*workspace_resolve_fn)(void *ctx, const char *path, char **ret_resolved);
+
+typedef struct workspace_rule {
+    char *path;       /* relative to the launch directory, normalized, no trailing slash */
+    bool dir;         /* written with a trailing "/": a missing one becomes a directory */
+    char *origin;     /* "default", or "FILE:LINE" with FILE as shown to the user */
+} workspace_rule_t;
+
+typedef struct workspace_rules {
+    workspace_rule_t *v;
+    size_t n;
+} workspace_rules_t;
+
+/* The inputs of the rules: the files' text, read by the caller (section
+ * headers are resolved through `resolve`). */
+typedef struct workspace_config {
+    const char *launch_dir;      /* required: resolved */
+    const char *home;            /* required: $HOME, for ~/ in section headers and messages */
+    const char *user_file;       /* the user's file, for messages; NULL: $HOME/WORKSPACE_USER_FILE */
+    const char *user_text;       /* its bytes (may hold NULs); NULL: no such file */
+    size_t user_len;
+    const char *project_text;    /* its bytes; NULL: no such file (when there, it is protected too) */
+    size_t project_len;
+    workspace_resolve_fn resolve;   /* for section headers; NULL: realpath(3) */
+    void *resolve_ctx;
+} workspace_config_t;
+
+/* The defaults, then the user's global lines, then the user's sections for
+ * this launch directory, then the project's file. A malformed line fails with
+ * -WORKSPACE_EBADCONFIG and a message naming FILE:LINE, the rule and what to
+ * edit. */
+int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret, as_error_t **err);
+void workspace_rules_free(workspace_rules_t *r);
+
+typedef enum workspace_mount_kind {
+    WORKSPACE_READ_ONLY,   /* a protected path, bind-mounted read-only over itself */
+    WORKSPACE_PIN,         /* a directory above one, bind-mounted read-write over itself */
+} workspace_mount_kind_t;
+
+typedef struct workspace_mount {
+    workspace_mount_kind_t kind;
+    char *path;            /* absolute, no symlink in it: source and destination */
+    char *rel;             /* relative to the launch directory */
+    bool placeholder;      /* missing: an empty file or directory stands in for the session */
+    bool dir;              /* a directory (a placeholder: to be made as one) */
+    bool created;          /* workspace_begin() created the placeholder (dev, ino) */
+    unsigned long long dev, ino;
+} workspace_mount_t;
+
+typedef struct workspace_snapshot workspace_snapshot_t;
+
+typedef struct workspace {
+    char *launch_dir;
+    char *home;
+    workspace_rules_t *rules;
+    workspace_mount_t *mounts;   /* parents before children */
+    size_t n_mounts;
+    char **notes;                /* worth printing at the start (a protected symlink...) */
+    size_t n_notes;
+    /* set by workspace_begin() */
+    int *lock_fds;
+    size_t n_lock_fds;
+    workspace_snapshot_t *before;
+} workspace_t;
+
+/* Reads the user's file ($HOME/WORKSPACE_USER_FILE, symlinks followed) and
+ * the project's (never through a symlink), builds the rules and plans the
+ * mounts as the launch directory is now. Changes nothing on disk. */
+int workspace_load(const char *launch_dir, const char *home, workspace_t **ret, as_error_t **err);
+
+/* Plans the mounts for given rules (taken over, also on failure). */
+int workspace_plan(const char *launch_dir, const char *home, workspace_rules_t *rules,
+                   workspace_t **ret, as_error_t **err);
+
+/* Just before the agent's container is created: locks the tree against other
+ * sessions (-WORKSPACE_EBUSY), removes the empty placeholders a killed session
+ * left, plans again, records the before-state and creates the placeholders. */
+int workspace_begin(workspace_t *ws, as_error_t **err);
+
+/* Appends the read-only and pin mounts to the agent's spec (ws may be NULL). */
+int workspace_agent_mounts(const workspace_t *ws, agent_spec_t *a, as_error_t **err);
+
+/* After teardown: removes the placeholders it created (only when
+ * remove_placeholders, i.e. the container is gone, and only those still
+ * empty) and compares with the before-state. *ret_report is the warning to
+ * print, or NULL when nothing relevant changed. */
+int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, as_error_t **err);
+
+/* The protected paths and pins, one per line, for --dry-run. */
+int workspace_describe(const workspace_t *ws, char **ret, as_error_t **err);
+
+/* Unlocks; removes nothing. */
+void workspace_free(workspace_t *ws);
+
+#endif

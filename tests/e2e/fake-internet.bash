@@ -1,0 +1,414 @@
+# The fake internet of the egress tests (docs/egress-tests.md): a few
+# containers on an --internal podman network that the tests create and that
+# serves as the routers' egress network. Nothing on it has a route anywhere
+# else, so nothing a test does can leave the machine.
+#
+#   P.10   fake DNS      dnsmasq from the router image; answers the .test names
+#                        below and every other name with the canary; logs
+#                        every query (log/dns.log). The routers' resolver.
+#   P.11   origin        nginx from the router image: HTTPS on 443 with a
+#                        certificate of a throwaway CA, HTTP on 80; the body
+#                        echoes the SNI and Host it saw (log/origin.log).
+#   P.12   db            TCP 5432: a banner, then echo (log/db.log); 5433 is
+#                        a tripwire (the same host on a port not allowed).
+#   P.13   canary        tripwire on many TCP and UDP ports, inside the
+#                        allowed upstream network (log/hits.log).
+#   P.200  private       the same tripwire, outside the allowed upstream
+#                        network but on the same L2 network as the routers:
+#                        only the routers' firewall keeps them away from it.
+#
+# P is the network's /24 (podman picks it); the allowlist has
+# `allow-upstream-net P.0/25`, so P.200 is a private address outside it.
+#
+# Names (fake DNS):
+#   api.allowed.test -> origin        wild.test, *.wild.test -> origin
+#   db.allowed.test -> db             internal.allowed.test -> private
+#   loop.allowed.test -> 127.0.0.1    meta.allowed.test -> 169.254.169.254
+#   what fi_dns_add adds (a test, while its session runs)
+#   anything else (canary.test, evil.test, ...) -> canary, so a name that
+#   leaks also leads to a tripwire hit
+#
+# The allowlist ($FI_DIR/allowed-hosts): api.allowed.test, .wild.test,
+# db.allowed.test:5432, internal.allowed.test, loop.allowed.test,
+# meta.allowed.test, allow-upstream-net P.0/25.
+#
+# fi_up (setup_file) builds it and exports AGENT_SANDBOX_EGRESS_NETWORK,
+# AGENT_SANDBOX_RESOLVER and AGENT_SANDBOX_ALLOWLIST for the file's tests;
+# fi_down (teardown_file) removes it and fails if any of it is left.
+# fi_setup (each test's setup) copies the CA (ca.pem) and the probe tool
+# (fixtures/netprobe) into the launch directory and marks the logs; fi_log,
+# fi_dns_queries and fi_assert_* then look only at what was logged after the
+# mark. Every container and network carries the label
+# agent-sandbox-e2e.fake-internet=<id>; the suite's teardown fails if any is
+# left (setup_suite.bash).
+
+FI_LABEL=agent-sandbox-e2e.fake-internet
+FI_ROUTER_IMAGE=${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev}
+FI_TRIPWIRE_TCP="22 25 53 80 443 853 1080 3128 5432 5433 8080 8443 10000 10001"
+FI_TRIPWIRE_UDP="53 123 443 853"
+FI_LOGS="dns origin db hits"
+
+###############################################################################
+# Building and removing it
+
+# _fi_files: the CA, the origin's certificate and every config and script.
+_fi_files() {
+    local d=$FI_DIR
+    mkdir -p "$d/log" "$d/bin"
+    # Everything in the containers runs as container root (= this user).
+    (
+        cd "$d" || exit 1
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -keyout ca.key -out ca.pem -days 2 -subj "/CN=agent-sandbox e2e throwaway CA $FI_ID" \
+            -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
+            2>/dev/null &&
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -keyout origin.key -out origin.csr -subj /CN=api.allowed.test 2>/dev/null &&
+        printf '%s\n' \
+            'subjectAltName=DNS:api.allowed.test,DNS:wild.test,DNS:*.wild.test,DNS:db.allowed.test,DNS:internal.allowed.test,DNS:loop.allowed.test,DNS:meta.allowed.test,DNS:canary.test,DNS:evil.test,DNS:*.evil.test' \
+            'basicConstraints=critical,CA:FALSE' 'extendedKeyUsage=serverAuth' >origin.ext &&
+        openssl x509 -req -in origin.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+            -out origin.crt -days 2 -extfile origin.ext 2>/dev/null
+    ) || die "fake internet: making the throwaway CA failed"
+
+    cat >"$d/dnsmasq.conf" <<EOF
+# The fake internet's DNS: the routers' upstream resolver in the tests.
+no-resolv
+no-hosts
+user=root
+listen-address=$FI_DNS_IP
+bind-interfaces
+log-queries
+log-facility=/log/dns.log
+host-record=api.allowed.test,$FI_ORIGIN_IP
+address=/wild.test/$FI_ORIGIN_IP
+host-record=db.allowed.test,$FI_DB_IP
+host-record=internal.allowed.test,$FI_PRIVATE_IP
+host-record=loop.allowed.test,127.0.0.1
+host-record=meta.allowed.test,169.254.169.254
+# names a test adds while a session runs (fi_dns_add)
+addn-hosts=/fi/extra-hosts
+# every other name: the canary, so a name that leaks also leads to a hit
+address=/#/$FI_CANARY_IP
+EOF
+    : >"$d/extra-hosts"
+
+    cat >"$d/nginx.conf" <<'EOF'
+# The fake internet's origin: echoes the SNI and Host it saw.
+daemon off;
+worker_processes 1;
+pid /tmp/origin-nginx.pid;
+error_log /log/origin-error.log notice;
+events { worker_connections 256; }
+http {
+    log_format echo '$remote_addr port=$server_port sni="$ssl_server_name" host="$host" http_host="$http_host" request="$request"';
+    access_log /log/origin.log echo;
+    default_type text/plain;
+    client_body_temp_path /tmp/client_body;
+    proxy_temp_path /tmp/proxy;
+    fastcgi_temp_path /tmp/fastcgi;
+    uwsgi_temp_path /tmp/uwsgi;
+    scgi_temp_path /tmp/scgi;
+    server {
+        listen 443 ssl default_server;
+        ssl_certificate /fi/origin.crt;
+        ssl_certificate_key /fi/origin.key;
+        location / { return 200 "origin tls sni=$ssl_server_name host=$host\n"; }
+    }
+    server {
+        listen 80 default_server;
+        location / { return 200 "origin http host=$host\n"; }
+    }
+}
+EOF
+
+    # tripwire NAME "TCP PORTS" "UDP PORTS": logs every connection and datagram.
+    cat >"$d/bin/tripwire" <<'EOF'
+#!/bin/bash
+name=$1
+for p in $2; do
+    socat TCP4-LISTEN:$p,reuseaddr,fork \
+        SYSTEM:"echo \"$name tcp/$p from \$SOCAT_PEERADDR:\$SOCAT_PEERPORT\" >>/log/hits.log; echo $name" &
+done
+for p in $3; do
+    socat UDP4-RECVFROM:$p,reuseaddr,fork \
+        SYSTEM:"echo \"$name udp/$p from \$SOCAT_PEERADDR:\$SOCAT_PEERPORT\" >>/log/hits.log" &
+done
+wait
+EOF
+    cat >"$d/bin/db" <<'EOF'
+#!/bin/bash
+# 5432: a banner, then an echo; 5433 (not allowed): a tripwire.
+socat TCP4-LISTEN:5432,reuseaddr,fork \
+    SYSTEM:'echo "db tcp/5432 from $SOCAT_PEERADDR:$SOCAT_PEERPORT" >>/log/db.log; echo db-banner; exec cat' &
+exec /fi/bin/tripwire db 5433 ""
+EOF
+    chmod 0755 "$d/bin/tripwire" "$d/bin/db"
+
+    cat >"$d/allowed-hosts" <<EOF
+# The allowlist of the egress tests (tests/e2e/fake-internet.bash).
+api.allowed.test
+.wild.test
+db.allowed.test:5432
+internal.allowed.test
+loop.allowed.test
+meta.allowed.test
+allow-upstream-net $FI_P.0/25
+EOF
+    local f
+    for f in $FI_LOGS; do : >"$d/log/$f.log"; done
+}
+
+# _fi_run NAME IP COMMAND...: one container of the fake internet.
+_fi_run() {
+    local name=$1 ip=$2
+    shift 2
+    $PODMAN run -d --name "$FI_NET-$name" --label "$FI_LABEL=$FI_ID" \
+        --network "$FI_NET" --ip "$ip" --user 0:0 --log-driver k8s-file \
+        -v "$FI_DIR:/fi:ro" -v "$FI_DIR/log:/log" \
+        --entrypoint '[]' "$FI_ROUTER_IMAGE" "$@" >/dev/null ||
+        die "fake internet: starting $name failed"
+}
+
+# _fi_listening NAME "TCP PORTS" ["UDP PORTS"]: every port is bound in
+# container NAME.
+_fi_listening() {
+    local socks p
+    socks=$($PODMAN exec "$FI_NET-$1" ss -Hlntu 2>/dev/null |
+        awk '{n = split($5, a, ":"); print $1 "/" a[n]}') || return 1
+    for p in $2; do grep -qx "tcp/$p" <<<"$socks" || return 1; done
+    for p in ${3:-}; do grep -qx "udp/$p" <<<"$socks" || return 1; done
+}
+
+fi_up() {
+    FI_ID=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+    FI_NET=as-e2e-fi-$FI_ID
+    FI_DIR=$AS_E2E_ROOT/.fi-$FI_ID
+    mkdir -p "$AS_E2E_ROOT"
+
+    $PODMAN network create --internal --disable-dns --label "$FI_LABEL=$FI_ID" "$FI_NET" >/dev/null ||
+        die "fake internet: creating network $FI_NET failed"
+    local subnet
+    subnet=$($PODMAN network inspect "$FI_NET" --format '{{range .Subnets}}{{.Subnet}} {{end}}')
+    subnet=${subnet%% *}
+    [[ $subnet =~ ^([0-9]+\.[0-9]+\.[0-9]+)\.0/24$ ]] ||
+        die "fake internet: podman gave $FI_NET the subnet '$subnet'; the tests need a /24"
+    FI_P=${BASH_REMATCH[1]}
+    FI_SUBNET=$subnet
+    FI_DNS_IP=$FI_P.10 FI_ORIGIN_IP=$FI_P.11 FI_DB_IP=$FI_P.12 FI_CANARY_IP=$FI_P.13
+    FI_PRIVATE_IP=$FI_P.200
+    export FI_ID FI_NET FI_DIR FI_P FI_SUBNET FI_DNS_IP FI_ORIGIN_IP FI_DB_IP FI_CANARY_IP FI_PRIVATE_IP
+
+    _fi_files
+    _fi_run dns "$FI_DNS_IP" dnsmasq --keep-in-foreground --conf-file=/fi/dnsmasq.conf
+    _fi_run origin "$FI_ORIGIN_IP" nginx -c /fi/nginx.conf
+    _fi_run db "$FI_DB_IP" /fi/bin/db
+    _fi_run canary "$FI_CANARY_IP" /fi/bin/tripwire canary "$FI_TRIPWIRE_TCP" "$FI_TRIPWIRE_UDP"
+    _fi_run private "$FI_PRIVATE_IP" /fi/bin/tripwire private "$FI_TRIPWIRE_TCP" "$FI_TRIPWIRE_UDP"
+
+    local n ok=
+    for ((n = 0; n < 100; n++)); do
+        if _fi_listening dns 53 53 && _fi_listening origin "80 443" &&
+            _fi_listening db "5432 5433" &&
+            _fi_listening canary "$FI_TRIPWIRE_TCP" "$FI_TRIPWIRE_UDP" &&
+            _fi_listening private "$FI_TRIPWIRE_TCP" "$FI_TRIPWIRE_UDP"; then
+            ok=1
+            break
+        fi
+        sleep 0.1
+    done
+    [ -n "$ok" ] || die "fake internet: not every service came up:"$'\n'"$($PODMAN ps -a --filter "label=$FI_LABEL=$FI_ID" --format '{{.Names}} {{.Status}}')"$'\n'"$(cat "$FI_DIR"/log/*error* 2>/dev/null)"
+
+    export AGENT_SANDBOX_EGRESS_NETWORK=$FI_NET
+    export AGENT_SANDBOX_RESOLVER=$FI_DNS_IP
+    export AGENT_SANDBOX_ALLOWLIST=$FI_DIR/allowed-hosts
+}
+
+# fi_leftovers [ID]: what is still there of fake internet ID (default: of
+# any fake internet of this user).
+fi_leftovers() {
+    local label=$FI_LABEL${1:+=$1}
+    $PODMAN ps -a --filter "label=$label" --format 'container {{.Names}}'
+    $PODMAN network ls --filter "label=$label" --format 'network {{.Name}}'
+}
+
+# fi_remove_all: remove every fake internet of this user (leftovers of an
+# aborted run); prints what it removed.
+fi_remove_all() {
+    local left
+    left=$(fi_leftovers)
+    [ -n "$left" ] || return 0
+    echo "$left"
+    $PODMAN ps -aq --filter "label=$FI_LABEL" | xargs -r $PODMAN rm -f -t 0 >/dev/null 2>&1
+    $PODMAN network ls -q --filter "label=$FI_LABEL" | xargs -r $PODMAN network rm -f >/dev/null 2>&1
+    rm -rf "$AS_E2E_ROOT"/.fi-* 2>/dev/null || $PODMAN unshare rm -rf "$AS_E2E_ROOT"/.fi-*
+}
+
+# fi_down: remove this file's fake internet; fails if anything of it is left
+# afterwards.
+fi_down() {
+    [ -n "${FI_ID:-}" ] || return 0
+    $PODMAN ps -aq --filter "label=$FI_LABEL=$FI_ID" | xargs -r $PODMAN rm -f -t 0 >/dev/null 2>&1
+    $PODMAN network rm -f "$FI_NET" >/dev/null 2>&1
+    if [ -n "${FI_DIR:-}" ] && [ -d "$FI_DIR" ]; then
+        rm -rf "$FI_DIR" 2>/dev/null || $PODMAN unshare rm -rf "$FI_DIR"
+    fi
+    local left
+    left=$(fi_leftovers "$FI_ID")
+    [ -z "$left" ] || die "fake internet: left after removal:"$'\n'"$left"
+}
+
+###############################################################################
+# Per test
+
+# fi_setup: the CA (ca.pem) and the probe tool (netprobe) in the launch
+# directory, the logs marked.
+fi_setup() {
+    cp "$FI_DIR/ca.pem" "$AS_DIR/ca.pem"
+    cp "$AS_TOP/tests/e2e/fixtures/netprobe" "$AS_DIR/netprobe"
+    fi_mark
+}
+
+# fi_copy_net_tools: ip and iptables (with their libraries) from the router
+# image into $AS_DIR/tools, to try them in the sandbox, whose image may not
+# have them: run as `LD_LIBRARY_PATH=tools/lib tools/ip ...`.
+fi_copy_net_tools() {
+    if [ ! -x "$FI_DIR/tools/ip" ]; then
+        mkdir -p "$FI_DIR/tools/lib"
+        $PODMAN run --rm --network none --user 0:0 --label "$FI_LABEL=$FI_ID" \
+            -v "$FI_DIR/tools:/out" --entrypoint '[]' \
+            "$FI_ROUTER_IMAGE" sh -c '
+                set -e
+                cp /usr/sbin/ip /usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi /out/
+                ln -sf xtables-nft-multi /out/iptables
+                ln -sf xtables-legacy-multi /out/iptables-legacy
+                for b in /usr/sbin/ip /usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi; do
+                    ldd "$b" | grep -o "=> /[^ ]*" | cut -c4-
+                done | sort -u | xargs -I{} cp -L {} /out/lib/' ||
+            die "copying ip and iptables out of $FI_ROUTER_IMAGE failed"
+    fi
+    cp -a "$FI_DIR/tools" "$AS_DIR/tools"
+}
+
+# fi_dns_add IP NAME: from now on the fake DNS answers NAME with IP (until
+# fi_dns_reset).
+fi_dns_add() {
+    echo "$1 $2" >>"$FI_DIR/extra-hosts"
+    _fi_dns_reload
+}
+
+fi_dns_reset() {
+    : >"$FI_DIR/extra-hosts"
+    _fi_dns_reload
+}
+
+# dnsmasq re-reads its addn-hosts file on SIGHUP; wait until it has.
+_fi_dns_reload() {
+    local before n
+    before=$(grep -c 'read /fi/extra-hosts' "$FI_DIR/log/dns.log")
+    $PODMAN kill --signal HUP "$FI_NET-dns" >/dev/null || die "fake internet: reloading the DNS failed"
+    for ((n = 0; n < 50; n++)); do
+        [ "$(grep -c 'read /fi/extra-hosts' "$FI_DIR/log/dns.log")" -gt "$before" ] && return 0
+        sleep 0.1
+    done
+    die "fake internet: the DNS did not re-read its hosts file"
+}
+
+# fi_session_router: the name of the (one) running session's router
+# container, once it runs (30 s at most).
+fi_session_router() {
+    local n name
+    for ((n = 0; n < 300; n++)); do
+        name=$($PODMAN ps --filter "label=$AS_LABEL" --filter name='-router$' --format '{{.Names}}' | head -1)
+        [ -n "$name" ] && { echo "$name"; return 0; }
+        sleep 0.1
+    done
+    die "no router of a session is running"
+}
+
+# fi_router_egress_ip: the egress address of the (one) running session's
+# router on the fake internet, once it is up (30 s at most).
+fi_router_egress_ip() {
+    local n name ip
+    for ((n = 0; n < 300; n++)); do
+        name=$($PODMAN ps --filter "label=$AS_LABEL" --filter name='-router$' --format '{{.Names}}' | head -1)
+        if [ -n "$name" ]; then
+            ip=$($PODMAN inspect "$name" --format "{{(index .NetworkSettings.Networks \"$FI_NET\").IPAddress}}" 2>/dev/null)
+            [ -n "$ip" ] && { echo "$ip"; return 0; }
+        fi
+        sleep 0.1
+    done
+    die "no router of a session appeared on $FI_NET"
+}
+
+# expect LABEL VALUE: the first line "LABEL: ..." of $output is
+# "LABEL: VALUE"; expect LABEL =~ REGEX: its value matches REGEX. Fails when
+# there is no such line.
+expect() {
+    local line got found=
+    while IFS= read -r line; do
+        if [[ $line == "$1:"* ]]; then
+            got=${line#"$1:"}
+            got=${got# }
+            found=1
+            break
+        fi
+    done <<<"$output"
+    [ -n "$found" ] || die "no line \"$1: ...\" in the output"
+    if [ "$2" = "=~" ]; then
+        assert "$got" =~ "$3" "$1"
+    else
+        assert "$got" == "$2" "$1"
+    fi
+}
+
+# fi_mark: from now on, fi_log shows only what is logged after this point.
+fi_mark() {
+    local f
+    for f in $FI_LOGS; do
+        printf -v "FI_MARK_$f" '%s' "$(stat -c %s "$FI_DIR/log/$f.log")"
+    done
+}
+
+# fi_log NAME: what log NAME (dns, origin, db, hits) got since fi_mark.
+fi_log() {
+    local var=FI_MARK_$1
+    tail -c +$((${!var:-0} + 1)) "$FI_DIR/log/$1.log"
+}
+
+# fi_dns_queries: the names the fake DNS was asked for since fi_mark, one
+# "TYPE NAME" per line.
+fi_dns_queries() {
+    fi_log dns | sed -nE 's/.*query\[([A-Za-z0-9]+)\] ([^ ]+) from .*/\1 \2/p'
+}
+
+# fi_assert_no_query NAME...: the fake DNS was asked for none of the NAMEs
+# (in any case) since fi_mark.
+fi_assert_no_query() {
+    local q name
+    q=$(fi_dns_queries)
+    for name in "$@"; do
+        name=${name%.}
+        if grep -Fqi " $name" <<<"$q"; then
+            die "the fake DNS was asked for $name:"$'\n'"$(fi_log dns)"
+        fi
+    done
+}
+
+# fi_assert_no_hit: no tripwire (canary, private, db:5433) saw anything.
+fi_assert_no_hit() {
+    local hits
+    hits=$(fi_log hits)
+    [ -z "$hits" ] || die "the canary was reached:"$'\n'"$hits"
+}
+
+# fi_assert_nothing_left: nothing at all reached the fake internet since
+# fi_mark: no DNS query, no request at the origin or the db, no tripwire hit.
+fi_assert_nothing_left() {
+    local l out=
+    for l in $FI_LOGS; do
+        l=$(fi_log "$l")
+        [ -n "$l" ] && out+=$l$'\n'
+    done
+    [ -z "$out" ] || die "something reached the fake internet:"$'\n'"$out"
+}

@@ -1,0 +1,232 @@
+/* The agent's spec with its home volume, and the home volume's owner check. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "agent_spec.h"
+#include "home_volume.h"
+#include "session_plan.h"
+
+static char *cmd[] = { "claude", "--continue", NULL };
+static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };
+
+static session_inputs_t inputs(void)
+{
+    return (session_inputs_t){
+        .id = "0123456789ab", .cli_pid = 4242, .workdir = "/home/u/proj",
+        .image = "localhost/agent-sandbox:dev", .command = cmd, .env = env,
+        .home_volume = "agent-sandbox-home",
+    };
+}
+
+static session_plan_t *plan_of(session_inputs_t in)
+{
+    session_plan_t *p = NULL;
+    as_error_t *err = NULL;
+    if (session_plan_build(&in, &p, &err) < 0)
+        fail_msg("plan refused: %s", err->msg);
+    return p;
+}
+
+static bool strv_has(char *const *v, const char *s)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        if (strcmp(v[i], s) == 0)
+            return true;
+    return false;
+}
+
+static void home_volume_at_agent_home(void **state)
+{
+    (void)state;
+    session_plan_t *p = plan_of(inputs());
+    agent_spec_t a;
+    as_error_t *err = NULL;
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+
+    assert_int_equal(a.n_volumes, 1);
+    assert_int_equal(a.spec.n_volumes, 1);
+    assert_ptr_equal(a.spec.volumes, a.volumes);
+    assert_string_equal(a.volumes[0].name, "agent-sandbox-home");
+    assert_string_equal(a.volumes[0].destination, AGENT_HOME);
+    assert_string_equal(AGENT_HOME, "/home/agent");
+    assert_true(strv_has(a.volumes[0].options, "nocopy"));   /* nothing of the image copied in */
+
+    /* the plan's env, in order, then HOME */
+    assert_string_equal(a.spec.env[0], "TERM=xterm");
+    assert_string_equal(a.spec.env[1], "LANG=C.UTF-8");
+    assert_string_equal(a.spec.env[2], "HOME=/home/agent");
+    assert_null(a.spec.env[3]);
+
+    /* the launch directory stays the one host path; nothing else at HOME */
+    assert_string_equal(a.mounts[0].source, "/home/u/proj");
+    for (size_t i = 0; i < a.n_mounts; i++) {
+        assert_string_not_equal(a.mounts[i].destination, AGENT_HOME);
+        if (i > 0 && a.mounts[i].source != NULL)
+            fail_msg("a second host path: %s", a.mounts[i].source);
+    }
+    session_plan_free(p);
+}
+
+/* Nested podman needs nothing of the outer container but the volume: no
+ * capability, device, unmasked path or sysctl (docs/nested-podman.md). */
+static void nested_podman_adds_no_privilege(void **state)
+{
+    (void)state;
+    session_plan_t *p = plan_of(inputs());
+    agent_spec_t a;
+    as_error_t *err = NULL;
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+    assert_true(a.spec.no_new_privileges);
+    assert_string_equal(a.spec.cap_drop[0], "all");
+    assert_null(a.spec.cap_drop[1]);
+    assert_null(a.spec.cap_add);
+    assert_null(a.spec.devices);
+    assert_null(a.spec.unmask);
+    assert_null(a.spec.mask);
+    assert_int_equal(a.spec.n_sysctls, 0);
+    assert_null(a.spec.user);               /* keep-id: the caller's uid */
+    assert_false(a.spec.read_only);
+    session_plan_free(p);
+}
+
+static void explicit_home_is_kept(void **state)
+{
+    (void)state;
+    char *home_env[] = { "HOME=/elsewhere", "TERM=xterm", NULL };
+    session_inputs_t in = inputs();
+    in.env = home_env;
+    session_plan_t *p = plan_of(in);
+    agent_spec_t a;
+    as_error_t *err = NULL;
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+    assert_string_equal(a.spec.env[0], "HOME=/elsewhere");
+    assert_string_equal(a.spec.env[1], "TERM=xterm");
+    assert_null(a.spec.env[2]);
+    assert_int_equal(a.n_volumes, 1);
+    session_plan_free(p);
+}
+
+static void no_home_volume_no_home(void **state)
+{
+    (void)state;
+    session_inputs_t in = inputs();
+    in.home_volume = NULL;
+    session_plan_t *p = plan_of(in);
+    agent_spec_t a;
+    as_error_t *err = NULL;
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+    assert_int_equal(a.n_volumes, 0);
+    assert_int_equal(a.spec.n_volumes, 0);
+    assert_ptr_equal(a.spec.env, p->env);
+    assert_false(strv_has(a.spec.env, "HOME=/home/agent"));
+    session_plan_free(p);
+}
+
+static void too_many_env_entries(void **state)
+{
+    (void)state;
+    static char entries[AGENT_MAX_ENV][16];
+    char *big[AGENT_MAX_ENV + 1];
+    for (int i = 0; i < AGENT_MAX_ENV; i++) {
+        snprintf(entries[i], sizeof(entries[i]), "V%d=x", i);
+        big[i] = entries[i];
+    }
+    big[AGENT_MAX_ENV] = NULL;
+
+    /* AGENT_MAX_ENV entries and HOME: one too many */
+    session_inputs_t in = inputs();
+    in.env = big;
+    session_plan_t *p = plan_of(in);
+    agent_spec_t a;
+    as_error_t *err = NULL;
+    assert_int_equal(agent_spec_build(p, &a, &err), -E2BIG);
+    assert_non_null(strstr(err->msg, "environment variables"));
+    as_error_free(&err);
+    session_plan_free(p);
+
+    /* one fewer fits, HOME last */
+    big[AGENT_MAX_ENV - 1] = NULL;
+    p = plan_of(in);
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+    assert_string_equal(a.spec.env[AGENT_MAX_ENV - 1], "HOME=/home/agent");
+    assert_null(a.spec.env[AGENT_MAX_ENV]);
+    session_plan_free(p);
+}
+
+static void volume_name_checked_and_described(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "", "-x", "../x", "a/b", "a b", "a\nb", ".x" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        session_inputs_t in = inputs();
+        in.home_volume = bad[i];
+        session_plan_t *p = NULL;
+        as_error_t *err = NULL;
+        assert_true(session_plan_build(&in, &p, &err) < 0);
+        assert_null(p);
+        assert_non_null(strstr(err->msg, "home volume name"));
+        as_error_free(&err);
+    }
+    session_plan_t *p = plan_of(inputs());
+    char *text = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(session_plan_describe(p, &text, &err), 0);
+    assert_non_null(strstr(text, "home:    volume agent-sandbox-home"));
+    free(text);
+    session_plan_free(p);
+}
+
+static void owner_check(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/as-test-home-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    as_error_t *err = NULL;
+
+    assert_int_equal(home_volume_check_owner("v", dir, getuid(), &err), 0);
+    assert_null(err);
+
+    /* someone else's: refused, naming the volume and the fix */
+    assert_int_equal(home_volume_check_owner("v", dir, getuid() + 1, &err), -EPERM);
+    char *want = NULL;
+    assert_true(asprintf(&want, "podman unshare chown 0:0 %s", dir) > 0);
+    if (strstr(err->msg, want) == NULL || strstr(err->msg, "home volume v belongs to uid") == NULL)
+        fail_msg("message \"%s\"", err->msg);
+    free(want);
+    as_error_free(&err);
+
+    /* not a directory; missing */
+    char file[sizeof(dir) + 8];
+    snprintf(file, sizeof(file), "%s/f", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(home_volume_check_owner("v", file, getuid(), &err), -ENOTDIR);
+    as_error_free(&err);
+    assert_int_equal(unlink(file), 0);
+    assert_int_equal(home_volume_check_owner("v", file, getuid(), &err), -ENOENT);
+    as_error_free(&err);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(home_volume_at_agent_home),
+        cmocka_unit_test(nested_podman_adds_no_privilege),
+        cmocka_unit_test(explicit_home_is_kept),
+        cmocka_unit_test(no_home_volume_no_home),
+        cmocka_unit_test(too_many_env_entries),
+        cmocka_unit_test(volume_name_checked_and_described),
+        cmocka_unit_test(owner_check),
+    };
+    return cmocka_run_group_tests_name("agent_spec", tests, NULL, NULL);
+}

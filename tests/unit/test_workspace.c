@@ -1,0 +1,914 @@
+/* Workspace protection: the rules from the defaults and both files, then the
+ * plan, the placeholders, the lock and the end-of-session report on real
+ * directories (made next to the test binary and removed afterwards). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "agent_spec.h"
+#include "session_plan.h"
+#include "util.h"
+#include "workspace.h"
+
+#define HOME "/home/u"
+#define LAUNCH "/home/u/src/p"
+#define USER_FILE_SHOWN "~/.config/agent-sandbox/protected-paths"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static const workspace_rule_t *rule(const workspace_rules_t *r, const char *path)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->v[i].path, path) == 0)
+            return &r->v[i];
+    return NULL;
+}
+
+static workspace_rules_t *build_ok(const char *user, const char *project)
+{
+    workspace_config_t cfg = {
+        .launch_dir = LAUNCH, .home = HOME,
+        .user_text = user, .user_len = user ? strlen(user) : 0,
+        .project_text = project, .project_len = project ? strlen(project) : 0,
+    };
+    workspace_rules_t *r = NULL;
+    as_error_t *err = NULL;
+    int rc = workspace_rules_build(&cfg, &r, &err);
+    if (rc < 0)
+        fail_msg("workspace_rules_build: %s", err->msg);
+    return r;
+}
+
+/* Builds, expects a refusal, returns its message (caller frees). */
+static char *build_fails(const char *user, size_t user_len, const char *project)
+{
+    workspace_config_t cfg = {
+        .launch_dir = LAUNCH, .home = HOME,
+        .user_text = user, .user_len = user_len,
+        .project_text = project, .project_len = project ? strlen(project) : 0,
+    };
+    workspace_rules_t *r = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_rules_build(&cfg, &r, &err), -WORKSPACE_EBADCONFIG);
+    assert_null(r);
+    assert_non_null(err);
+    assert_int_equal(err->code, WORKSPACE_EBADCONFIG);
+    char *msg = strdup(err->msg);
+    as_error_free(&err);
+    return msg;
+}
+
+static void assert_contains(const char *haystack, const char *needle)
+{
+    if (haystack == NULL || strstr(haystack, needle) == NULL)
+        fail_msg("expected \"%s\" in:\n%s", needle, haystack ? haystack : "(null)");
+}
+
+static void assert_lacks(const char *haystack, const char *needle)
+{
+    if (haystack != NULL && strstr(haystack, needle) != NULL)
+        fail_msg("did not expect \"%s\" in:\n%s", needle, haystack);
+}
+
+/* ---- the rules --------------------------------------------------------- */
+
+static void defaults_without_files(void **state)
+{
+    (void)state;
+    workspace_rules_t *r = build_ok(NULL, NULL);
+    static const char *const files[] = { ".git/config", ".git/config.worktree", ".envrc",
+                                         ".pre-commit-config.yaml", ".mcp.json" };
+    static const char *const dirs[] = { ".git/hooks", ".git/modules", ".git/worktrees", ".vscode",
+                                        ".idea", ".devcontainer", ".husky", ".claude" };
+    assert_int_equal(r->n, ARRAY_SIZE(files) + ARRAY_SIZE(dirs));
+    for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+        const workspace_rule_t *x = rule(r, files[i]);
+        assert_non_null(x);
+        assert_false(x->dir);
+        assert_string_equal(x->origin, "default");
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+        const workspace_rule_t *x = rule(r, dirs[i]);
+        assert_non_null(x);
+        assert_true(x->dir);
+    }
+    assert_null(rule(r, WORKSPACE_PROJECT_FILE));   /* only when the project has one */
+    workspace_rules_free(r);
+    workspace_rules_free(NULL);
+}
+
+static void user_file_adds_and_trims(void **state)
+{
+    (void)state;
+    workspace_rules_t *r = build_ok("# my additions\r\n"
+                                    ".tox/\r\n"
+                                    "!.idea/\n"
+                                    "\n"
+                                    "   build/hooks/x   # a comment\n"
+                                    "!   .husky\n"
+                                    "c#sharp\n"
+                                    "with space/file\t\n"
+                                    ".envrc/\n"
+                                    "!not-there\n", NULL);
+    const workspace_rule_t *x = rule(r, ".tox");
+    assert_non_null(x);
+    assert_true(x->dir);
+    assert_string_equal(x->origin, USER_FILE_SHOWN ":2");
+    assert_null(rule(r, ".idea"));           /* "!" removes, with or without the slash */
+    assert_null(rule(r, ".husky"));
+    x = rule(r, "build/hooks/x");
+    assert_non_null(x);
+    assert_false(x->dir);
+    assert_string_equal(x->origin, USER_FILE_SHOWN ":5");
+    assert_non_null(rule(r, "c#sharp"));     /* "#" inside a path is part of it */
+    assert_non_null(rule(r, "with space/file"));
+    x = rule(r, ".envrc");                   /* listed again: the later line wins */
+    assert_true(x->dir);
+    assert_string_equal(x->origin, USER_FILE_SHOWN ":9");
+    workspace_rules_free(r);
+}
+
+static void sections_apply_to_their_directory_only(void **state)
+{
+    (void)state;
+    workspace_rules_t *r = build_ok("global\n"
+                                    "[~/src/p]\n"
+                                    "!.vscode/\n"
+                                    "local/\n"
+                                    "[/home/u/src/other]\n"
+                                    "other-only\n"
+                                    "!.claude/\n"
+                                    "[ /home/u/src/./p/ ]   # same directory, spelled differently\n"
+                                    "again\n"
+                                    "[~/src/p/sub]\n"
+                                    "sub-only\n", NULL);
+    assert_non_null(rule(r, "global"));
+    assert_null(rule(r, ".vscode"));
+    assert_non_null(rule(r, "local"));
+    assert_null(rule(r, "other-only"));
+    assert_non_null(rule(r, ".claude"));
+    assert_non_null(rule(r, "again"));
+    assert_null(rule(r, "sub-only"));        /* not below: exactly the directory */
+    workspace_rules_free(r);
+}
+
+static void section_lines_are_checked_even_when_not_applied(void **state)
+{
+    (void)state;
+    const char *text = "[/elsewhere]\n/abs\n";
+    char *msg = build_fails(text, strlen(text), NULL);
+    assert_contains(msg, USER_FILE_SHOWN ":2: \"/abs\": an absolute path");
+    free(msg);
+}
+
+static void syntax_errors_name_file_line_and_rule(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *where;
+        const char *problem;
+    } cases[] = {
+        { "/etc/passwd\n", ":1: \"/etc/passwd\"", "an absolute path" },
+        { "ok\n~/x\n", ":2: \"~/x\"", "a ~ path" },
+        { "a//b\n", ":1: \"a//b\"", "an empty component" },
+        { "a/../b\n", ":1: \"a/../b\"", "a . or .. component" },
+        { "./a\n", ":1: \"./a\"", "a . or .. component" },
+        { "..\n", ":1: \"..\"", "a . or .. component" },
+        { "*.json\n", ":1: \"*.json\"", "wildcards are not supported" },
+        { ".claude/settings?.json\n", ":1:", "wildcards are not supported" },
+        { "!\n", ":1: \"!\"", "nothing after the !" },
+        { "a\033[31mb\n", ":1: \"a\\x1b[31mb\"", "a control character" },
+        { "[~/src/p\n", ":1:", "without its closing ]" },
+        { "[src/p]\n", ":1:", "a relative section header" },
+        { "[~bob/p]\n", ":1:", "the ~user/ form is not supported" },
+        { "[~]\n", ":1:", "a bare ~" },
+        { "[~//]\n", ":1:", "nothing after ~/" },
+        { "[]\n", ":1:", "an empty section header" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        char *msg = build_fails(cases[i].text, strlen(cases[i].text), NULL);
+        assert_contains(msg, "refusing to launch from ~/src/p: " USER_FILE_SHOWN);
+        assert_contains(msg, cases[i].where);
+        assert_contains(msg, cases[i].problem);
+        assert_contains(msg, "[rule: protected-paths-syntax]");
+        assert_contains(msg, "fix or remove that line in " USER_FILE_SHOWN);
+        free(msg);
+    }
+    static const char nul[] = "fine\nbad\0byte\n";
+    char *msg = build_fails(nul, sizeof(nul) - 1, NULL);
+    assert_contains(msg, ":2: \"bad\": an embedded NUL byte");
+    free(msg);
+}
+
+static void project_file_only_adds(void **state)
+{
+    (void)state;
+    workspace_rules_t *r = build_ok("!.idea/\n", "# our own\ntools/hooks/\n.envrc\n");
+    const workspace_rule_t *x = rule(r, "tools/hooks");
+    assert_non_null(x);
+    assert_true(x->dir);
+    assert_string_equal(x->origin, "~/src/p/.agent-sandbox/protected-paths:2");
+    assert_null(rule(r, ".idea"));
+    x = rule(r, WORKSPACE_PROJECT_FILE);     /* protects itself */
+    assert_non_null(x);
+    assert_false(x->dir);
+    workspace_rules_free(r);
+
+    /* It can add back what the user removed: adding is always safe. */
+    r = build_ok("!.idea/\n", ".idea/\n");
+    assert_non_null(rule(r, ".idea"));
+    workspace_rules_free(r);
+
+    char *msg = build_fails(NULL, 0, "extra\n!.vscode/\n");
+    assert_contains(msg, "~/src/p/.agent-sandbox/protected-paths:2: \"!.vscode/\": a ! line");
+    assert_contains(msg, "[rule: project-file-adds-only]");
+    assert_contains(msg, "add a section \"[~/src/p]\" with your lines to " USER_FILE_SHOWN);
+    free(msg);
+    msg = build_fails(NULL, 0, "[~/src/p]\n");
+    assert_contains(msg, "a section header");
+    assert_contains(msg, "[rule: project-file-adds-only]");
+    free(msg);
+    msg = build_fails(NULL, 0, "/etc/x\n");
+    assert_contains(msg, "[rule: protected-paths-syntax]");
+    assert_lacks(msg, "section header");     /* not offered in the project's file */
+    free(msg);
+}
+
+static void at_most_max_paths(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    for (int i = 0; i < WORKSPACE_MAX_PATHS; i++)
+        fprintf(f, "p%d\n", i);
+    fclose(f);
+    workspace_rules_t *r = build_ok(NULL, NULL);
+    size_t defaults = r->n;
+    workspace_rules_free(r);
+    char *msg = build_fails(text, len, NULL);
+    char where[32];
+    snprintf(where, sizeof(where), ":%zu: \"p%zu\"", WORKSPACE_MAX_PATHS - defaults + 1,
+             WORKSPACE_MAX_PATHS - defaults);
+    assert_contains(msg, where);
+    assert_contains(msg, "[rule: too-many-protected-paths]");
+    free(msg);
+    free(text);
+}
+
+/* ---- real directories -------------------------------------------------- */
+
+struct real {
+    char base[PATH_MAX];
+    char home[PATH_MAX + 16];
+    char launch[PATH_MAX + 16];
+};
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static int real_setup(void **state)
+{
+    struct real *r = calloc(1, sizeof(*r));
+    char exe[PATH_MAX], tmpl[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (r == NULL || n <= 0)
+        return -1;
+    exe[n] = '\0';
+    snprintf(tmpl, sizeof(tmpl), "%s/ws-test-XXXXXX", dirname(exe));
+    if (mkdtemp(tmpl) == NULL || realpath(tmpl, r->base) == NULL)
+        return -1;
+    snprintf(r->home, sizeof(r->home), "%s/home", r->base);
+    snprintf(r->launch, sizeof(r->launch), "%s/proj", r->base);
+    if (mkdir(r->home, 0755) < 0 || mkdir(r->launch, 0755) < 0)
+        return -1;
+    *state = r;
+    return 0;
+}
+
+static int real_teardown(void **state)
+{
+    struct real *r = *state;
+    if (r != NULL)
+        nftw(r->base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(r);
+    return 0;
+}
+
+/* Creates r->launch/rel: "dir/" a directory, "a -> b" a symlink, else a file
+ * with `content` (parents made as needed). */
+static void make(const struct real *r, const char *spec, const char *content)
+{
+    char path[PATH_MAX * 2], target[PATH_MAX];
+    const char *arrow = strstr(spec, " -> ");
+    size_t n = arrow ? (size_t)(arrow - spec) : strlen(spec);
+    snprintf(path, sizeof(path), "%s/%.*s", r->launch, (int)n, spec);
+    for (char *s = path + strlen(r->launch) + 1; (s = strchr(s, '/')) != NULL; s++) {
+        *s = '\0';
+        mkdir(path, 0755);
+        *s = '/';
+    }
+    size_t l = strlen(path);
+    if (arrow != NULL) {
+        snprintf(target, sizeof(target), "%s", arrow + 4);
+        assert_int_equal(symlink(target, path), 0);
+    } else if (path[l - 1] == '/') {
+        path[l - 1] = '\0';
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            fail_msg("mkdir %s: %s", path, strerror(errno));
+    } else {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(content ? content : "", f);
+        fclose(f);
+    }
+}
+
+static bool exists(const struct real *r, const char *rel)
+{
+    char path[PATH_MAX * 2];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", r->launch, rel);
+    return lstat(path, &st) == 0;
+}
+
+static workspace_rules_t *rules_of(const struct real *r, const char *user)
+{
+    workspace_config_t cfg = { .launch_dir = r->launch, .home = r->home,
+                               .user_text = user, .user_len = user ? strlen(user) : 0 };
+    workspace_rules_t *rules = NULL;
+    as_error_t *err = NULL;
+    if (workspace_rules_build(&cfg, &rules, &err) < 0)
+        fail_msg("rules: %s", err->msg);
+    return rules;
+}
+
+/* Only the given rules (no defaults): the user's file trims them all. */
+static workspace_rules_t *only(const struct real *r, const char *lines)
+{
+    char *text = NULL;
+    assert_true(asprintf(&text, "!.git/config\n!.git/config.worktree\n!.git/hooks\n!.git/modules\n"
+                                "!.git/worktrees\n!.envrc\n!.vscode\n!.idea\n!.devcontainer\n!.husky\n"
+                                "!.pre-commit-config.yaml\n!.claude\n!.mcp.json\n%s", lines) > 0);
+    workspace_rules_t *rules = rules_of(r, text);
+    free(text);
+    return rules;
+}
+
+static workspace_t *plan(const struct real *r, workspace_rules_t *rules)
+{
+    workspace_t *ws = NULL;
+    as_error_t *err = NULL;
+    if (workspace_plan(r->launch, r->home, rules, &ws, &err) < 0)
+        fail_msg("plan: %s", err->msg);
+    return ws;
+}
+
+static const workspace_mount_t *mount_of(const workspace_t *ws, const char *rel)
+{
+    for (size_t i = 0; i < ws->n_mounts; i++)
+        if (strcmp(ws->mounts[i].rel, rel) == 0)
+            return &ws->mounts[i];
+    return NULL;
+}
+
+static void assert_mount(const workspace_t *ws, const char *rel, workspace_mount_kind_t kind,
+                         bool placeholder, bool dir)
+{
+    const workspace_mount_t *m = mount_of(ws, rel);
+    if (m == NULL)
+        fail_msg("no mount for %s", rel);
+    assert_int_equal(m->kind, kind);
+    assert_int_equal(m->placeholder, placeholder);
+    assert_int_equal(m->dir, dir);
+    assert_true(strlen(m->path) > strlen(ws->launch_dir) &&
+                strncmp(m->path, ws->launch_dir, strlen(ws->launch_dir)) == 0);
+    assert_string_equal(m->path + strlen(ws->launch_dir) + 1, rel);
+}
+
+static bool has_note(const workspace_t *ws, const char *needle)
+{
+    for (size_t i = 0; i < ws->n_notes; i++)
+        if (strstr(ws->notes[i], needle) != NULL)
+            return true;
+    return false;
+}
+
+static void plan_of_a_git_checkout(void **state)
+{
+    struct real *r = *state;
+    make(r, ".git/hooks/pre-commit.sample", "#!/bin/sh\n");
+    make(r, ".git/config", "[core]\n");
+    make(r, ".vscode/settings.json", "{}");
+    workspace_t *ws = plan(r, rules_of(r, NULL));
+    assert_mount(ws, ".git", WORKSPACE_PIN, false, true);
+    assert_mount(ws, ".git/config", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, ".git/hooks", WORKSPACE_READ_ONLY, false, true);
+    assert_mount(ws, ".git/config.worktree", WORKSPACE_READ_ONLY, true, false);
+    assert_mount(ws, ".git/modules", WORKSPACE_READ_ONLY, true, true);
+    assert_mount(ws, ".vscode", WORKSPACE_READ_ONLY, false, true);
+    /* outside .git a missing file is stood in for by a directory: git ignores it */
+    assert_mount(ws, ".envrc", WORKSPACE_READ_ONLY, true, true);
+    assert_mount(ws, ".mcp.json", WORKSPACE_READ_ONLY, true, true);
+    assert_mount(ws, ".claude", WORKSPACE_READ_ONLY, true, true);
+    assert_null(mount_of(ws, ".vscode/settings.json"));   /* inside .vscode: covered */
+    assert_int_equal(ws->n_notes, 0);
+    /* parents before children, so podman mounts the pin first */
+    for (size_t i = 1; i < ws->n_mounts; i++) {
+        size_t a = 0, b = 0;
+        for (const char *c = ws->mounts[i - 1].path; *c; c++)
+            a += *c == '/';
+        for (const char *c = ws->mounts[i].path; *c; c++)
+            b += *c == '/';
+        assert_true(a <= b);
+    }
+    /* planning changes nothing on disk */
+    assert_false(exists(r, ".envrc"));
+    assert_false(exists(r, ".git/modules"));
+
+    char *text = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_describe(ws, &text, &err), 0);
+    assert_contains(text, "pin:     .git/ (read-write, cannot be renamed or removed)");
+    assert_contains(text, "protect: .git/config (read-only)");
+    assert_contains(text, "protect: .git/hooks/ (read-only)");
+    assert_contains(text, "protect: .envrc/ (missing: an empty directory stands in for the session)");
+    assert_contains(text, "protect: .git/config.worktree (missing: an empty file stands in for the session)");
+    assert_contains(text, "protect: .claude/ (missing: an empty directory stands in for the session)");
+    free(text);
+    workspace_free(ws);
+}
+
+static void plan_first_missing_component_and_non_directories(void **state)
+{
+    struct real *r = *state;
+    make(r, ".git", "gitdir: /elsewhere/.git/worktrees/p\n");   /* a linked worktree */
+    make(r, "deep/", NULL);
+    workspace_t *ws = plan(r, only(r, ".git/config\n.git/hooks/\na/b/c\ndeep/er/file\n"));
+    /* .git is a file: it is what gets frozen, once, for both rules */
+    assert_mount(ws, ".git", WORKSPACE_READ_ONLY, false, false);
+    assert_null(mount_of(ws, ".git/config"));
+    /* a missing parent: the placeholder is the first missing component */
+    assert_mount(ws, "a", WORKSPACE_READ_ONLY, true, true);
+    assert_mount(ws, "deep/er", WORKSPACE_READ_ONLY, true, true);
+    assert_mount(ws, "deep", WORKSPACE_PIN, false, true);
+    assert_int_equal(ws->n_mounts, 4);
+    workspace_free(ws);
+}
+
+static void plan_covered_paths_are_dropped(void **state)
+{
+    struct real *r = *state;
+    make(r, ".git/config", "");
+    make(r, ".git/hooks/", NULL);
+    workspace_t *ws = plan(r, only(r, ".git/config\n.git/\n.git/hooks/\nx/y\nx/\n"));
+    assert_mount(ws, ".git", WORKSPACE_READ_ONLY, false, true);
+    assert_mount(ws, "x", WORKSPACE_READ_ONLY, true, true);
+    assert_int_equal(ws->n_mounts, 2);
+    workspace_free(ws);
+}
+
+static void plan_through_symlinks(void **state)
+{
+    struct real *r = *state;
+    make(r, "tools/hooks/", NULL);
+    make(r, ".git/hooks -> ../tools/hooks", NULL);     /* inside: its target is frozen */
+    make(r, ".envrc -> /etc/passwd", NULL);            /* outside: nothing to mount */
+    make(r, ".vscode -> not-yet", NULL);               /* dangling, inside: a placeholder there */
+    make(r, ".idea -> .idea", NULL);                   /* a loop */
+    workspace_t *ws = plan(r, only(r, ".git/hooks/\n.envrc\n.vscode/\n.idea/\n"));
+    assert_mount(ws, "tools/hooks", WORKSPACE_READ_ONLY, false, true);
+    assert_mount(ws, "tools", WORKSPACE_PIN, false, true);
+    assert_mount(ws, "not-yet", WORKSPACE_READ_ONLY, true, true);
+    assert_null(mount_of(ws, ".envrc"));
+    assert_null(mount_of(ws, ".git/hooks"));
+    assert_null(mount_of(ws, ".idea"));
+    assert_int_equal(ws->n_mounts, 3);
+    assert_true(has_note(ws, ".git/hooks is a symlink: what it points to is read-only inside"));
+    assert_true(has_note(ws, ".envrc is a symlink to a place outside the launch directory"));
+    assert_true(has_note(ws, "the link itself can be replaced"));
+    assert_true(has_note(ws, ".idea/ leads through more than"));
+    workspace_free(ws);
+}
+
+static void placeholders_live_for_the_session_only(void **state)
+{
+    struct real *r = *state;
+    make(r, ".git/config", "[core]\n");
+    workspace_t *ws = plan(r, rules_of(r, NULL));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    assert_true(exists(r, ".envrc"));
+    assert_true(exists(r, ".vscode"));
+    assert_true(exists(r, ".git/config.worktree"));
+    const workspace_mount_t *m = mount_of(ws, ".git/config.worktree");
+    assert_true(m->created);
+    struct stat st;
+    assert_int_equal(lstat(m->path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_size, 0);
+    assert_int_equal(lstat(mount_of(ws, ".vscode")->path, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(lstat(mount_of(ws, ".envrc")->path, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+
+    char *report = (char *)"unset";
+    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_null(report);                     /* nothing changed */
+    assert_false(exists(r, ".envrc"));
+    assert_false(exists(r, ".vscode"));
+    assert_false(exists(r, ".git/config.worktree"));
+    assert_true(exists(r, ".git/config"));   /* never ours */
+    workspace_free(ws);
+}
+
+static void placeholders_written_on_the_host_are_kept(void **state)
+{
+    struct real *r = *state;
+    make(r, ".git/", NULL);
+    workspace_t *ws = plan(r, only(r, ".git/config.worktree\n.vscode/\n.idea/\n"));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    make(r, ".git/config.worktree", "[x]\n");   /* the user, on the host, meanwhile */
+    make(r, ".vscode/tasks.json", "{}");
+    char *report = NULL;
+    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_true(exists(r, ".git/config.worktree"));
+    assert_true(exists(r, ".vscode/tasks.json"));
+    assert_false(exists(r, ".idea"));
+    assert_contains(report, "left in place, the placeholders made for the session: .vscode, .git/config.worktree");
+    assert_contains(report, "no longer empty");
+    assert_contains(report, "  .git/config.worktree: created (protected)");
+    assert_contains(report, "  .vscode/tasks.json: created (protected)");
+    free(report);
+    workspace_free(ws);
+}
+
+static void placeholders_stay_while_the_sandbox_may_run(void **state)
+{
+    struct real *r = *state;
+    workspace_t *ws = plan(r, only(r, ".envrc\n"));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    char *report = NULL;
+    assert_int_equal(workspace_end(ws, false, &report, &err), 0);
+    assert_true(exists(r, ".envrc"));
+    assert_contains(report, "the sandbox may still be running");
+    free(report);
+    workspace_free(ws);
+
+    /* The next session removes it (empty and marked), and makes its own. */
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%s/.envrc", r->launch);
+    bool marked = lgetxattr(path, "user.agent-sandbox.placeholder", NULL, 0) >= 0;
+    ws = plan(r, only(r, ".envrc\n"));
+    assert_mount(ws, ".envrc", WORKSPACE_READ_ONLY, false, true);    /* as it is now */
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    if (marked) {
+        assert_mount(ws, ".envrc", WORKSPACE_READ_ONLY, true, true);
+        assert_true(mount_of(ws, ".envrc")->created);
+    }
+    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_null(report);
+    assert_int_equal(exists(r, ".envrc"), !marked);
+    workspace_free(ws);
+    if (!marked)
+        print_message("no user xattrs here: the sweep of left placeholders was not exercised\n");
+}
+
+static void a_marked_file_with_content_is_never_removed(void **state)
+{
+    struct real *r = *state;
+    make(r, ".envrc", "real content\n");
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%s/.envrc", r->launch);
+    if (setxattr(path, "user.agent-sandbox.placeholder", "1", 1, 0) < 0)
+        skip();
+    workspace_t *ws = plan(r, only(r, ".envrc\n"));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    assert_false(mount_of(ws, ".envrc")->placeholder);
+    char *report = NULL;
+    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_null(report);
+    assert_true(exists(r, ".envrc"));
+    workspace_free(ws);
+}
+
+static void report_names_what_changed(void **state)
+{
+    struct real *r = *state;
+    make(r, ".git/config", "[core]\n");
+    make(r, ".git/hooks/", NULL);
+    make(r, ".git/objects/ab/cdef", "blob");
+    make(r, "tool", "#!/bin/sh\n");
+    make(r, "old.sh", "#!/bin/sh\n");
+    make(r, "kept.sh", "#!/bin/sh\n");
+    make(r, "src/main.c", "int main;\n");
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%s/old.sh", r->launch);
+    chmod(path, 0755);
+    snprintf(path, sizeof(path), "%s/kept.sh", r->launch);
+    chmod(path, 0755);
+
+    workspace_t *ws = plan(r, rules_of(r, NULL));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    /* what some other route than the sandbox's mounts could do */
+    make(r, ".git/config", "[core]\n\tfsmonitor = evil\n");
+    make(r, ".git/commondir", "../elsewhere\n");
+    make(r, "sub/.git/hooks/post-checkout", "#!/bin/sh\n");
+    make(r, "sub/.envrc", "evil\n");
+    make(r, "run.sh", "#!/bin/sh\n");
+    snprintf(path, sizeof(path), "%s/run.sh", r->launch);
+    chmod(path, 0700);
+    snprintf(path, sizeof(path), "%s/tool", r->launch);
+    chmod(path, 0755);                       /* made executable */
+    snprintf(path, sizeof(path), "%s/old.sh", r->launch);
+    unlink(path);                            /* an executable gone: harmless */
+    make(r, "src/main.c", "int main(void);\n");   /* not executable: not reported */
+    make(r, ".git/objects/ab/0123", "blob");
+
+    char *report = NULL;
+    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_non_null(report);
+    assert_contains(report, "files that can run on this machine changed in ");
+    assert_contains(report, "  .git/config: changed (protected)\n");
+    assert_contains(report, "  .git/commondir: created (git reads it to find its config)\n");
+    assert_contains(report, "  sub/.envrc: created (a copy of a protected path)\n");
+    assert_contains(report, "  sub/.git/hooks/post-checkout: created (a copy of a protected path)\n");
+    assert_contains(report, "  run.sh: new, or made executable\n");
+    assert_contains(report, "  tool: new, or made executable\n");
+    assert_contains(report, "Look at them before you run git");
+    assert_lacks(report, "old.sh");
+    assert_lacks(report, "kept.sh");
+    assert_lacks(report, "main.c");
+    assert_lacks(report, "objects");
+    assert_lacks(report, "partial");
+    /* protected first, then watched, copies, executables */
+    assert_true(strstr(report, ".git/config:") < strstr(report, ".git/commondir:"));
+    assert_true(strstr(report, ".git/commondir:") < strstr(report, "sub/.envrc:"));
+    assert_true(strstr(report, "sub/.git/hooks/post-checkout:") < strstr(report, "run.sh:"));
+    free(report);
+    workspace_free(ws);
+}
+
+static void report_is_short(void **state)
+{
+    struct real *r = *state;
+    workspace_t *ws = plan(r, only(r, "x\n"));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    for (int i = 0; i < 25; i++) {
+        char name[32], path[PATH_MAX * 2];
+        snprintf(name, sizeof(name), "bin/t%02d", i);
+        make(r, name, "");
+        snprintf(path, sizeof(path), "%s/%s", r->launch, name);
+        chmod(path, 0755);
+    }
+    char *report = NULL;
+    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_contains(report, "  bin/t09: new");
+    assert_lacks(report, "bin/t10");
+    assert_contains(report, "  ... and 15 more\n");
+    free(report);
+    workspace_free(ws);
+}
+
+static void sessions_may_not_overlap(void **state)
+{
+    struct real *r = *state;
+    make(r, "sub/", NULL);
+    char sub[PATH_MAX * 2], sibling[PATH_MAX * 2];
+    snprintf(sub, sizeof(sub), "%s/sub", r->launch);
+    snprintf(sibling, sizeof(sibling), "%s/sibling", r->base);
+    assert_int_equal(mkdir(sibling, 0755), 0);
+
+    workspace_t *first = plan(r, only(r, "x\n"));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(first, &err), 0);
+
+    const char *dirs[] = { r->launch, sub };
+    const char *why[] = { "running in this directory or in one below it", ", which holds this directory" };
+    for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+        workspace_t *ws = NULL;
+        assert_int_equal(workspace_plan(dirs[i], r->home, only(r, "x\n"), &ws, &err), 0);
+        assert_int_equal(workspace_begin(ws, &err), -WORKSPACE_EBUSY);
+        assert_contains(err->msg, "another agent-sandbox session is running in");
+        assert_contains(err->msg, why[i]);
+        assert_contains(err->msg, "[rule: one-session-per-tree]");
+        as_error_free(&err);
+        workspace_free(ws);
+    }
+    /* the parent of the first, while the first runs */
+    workspace_t *parent = NULL;
+    assert_int_equal(workspace_plan(r->base, r->home, only(r, "x\n"), &parent, &err), 0);
+    assert_int_equal(workspace_begin(parent, &err), -WORKSPACE_EBUSY);
+    as_error_free(&err);
+    workspace_free(parent);
+    /* a sibling is fine */
+    workspace_t *other = NULL;
+    assert_int_equal(workspace_plan(sibling, r->home, only(r, "x\n"), &other, &err), 0);
+    assert_int_equal(workspace_begin(other, &err), 0);
+    char *report = NULL;
+    assert_int_equal(workspace_end(other, true, &report, &err), 0);
+    free(report);
+    workspace_free(other);
+
+    assert_int_equal(workspace_end(first, true, &report, &err), 0);
+    free(report);
+    workspace_free(first);               /* unlocks */
+    workspace_t *again = NULL;
+    assert_int_equal(workspace_plan(sub, r->home, only(r, "x\n"), &again, &err), 0);
+    assert_int_equal(workspace_begin(again, &err), 0);
+    assert_int_equal(workspace_end(again, true, &report, &err), 0);
+    free(report);
+    workspace_free(again);
+}
+
+static void begin_and_end_in_order(void **state)
+{
+    struct real *r = *state;
+    workspace_t *ws = plan(r, only(r, "x\n"));
+    as_error_t *err = NULL;
+    char *report = NULL;
+    assert_true(workspace_end(ws, true, &report, &err) < 0);
+    as_error_free(&err);
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    assert_int_equal(workspace_begin(ws, &err), -EALREADY);
+    as_error_free(&err);
+    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    workspace_free(ws);
+    workspace_free(NULL);
+}
+
+static void agent_gets_the_mounts(void **state)
+{
+    struct real *r = *state;
+    make(r, ".git/config", "");
+    workspace_t *ws = plan(r, only(r, ".git/config\n.envrc\n"));
+    char *cmd[] = { "true", NULL };
+    session_inputs_t in = {
+        .id = "0123456789ab", .cli_pid = 1, .workdir = r->launch,
+        .image = "localhost/agent-sandbox:dev", .command = cmd, .workspace = ws,
+    };
+    session_plan_t *p = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(session_plan_build(&in, &p, &err), 0);
+    agent_spec_t a;
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+    const podman_mount_t *ro = NULL, *pin = NULL;
+    for (size_t i = 0; i < a.n_mounts; i++) {
+        if (a.mounts[i].source != NULL && strcmp(a.mounts[i].source, mount_of(ws, ".git/config")->path) == 0)
+            ro = &a.mounts[i];
+        if (a.mounts[i].source != NULL && strcmp(a.mounts[i].source, mount_of(ws, ".git")->path) == 0)
+            pin = &a.mounts[i];
+    }
+    assert_non_null(ro);
+    assert_non_null(pin);
+    assert_true(pin < ro);
+    assert_string_equal(ro->destination, ro->source);
+    assert_string_equal(ro->type, "bind");
+    assert_string_equal(ro->options[0], "ro");
+    assert_string_equal(pin->options[0], "rw");
+    assert_int_equal(a.n_mounts, 2 + ws->n_mounts);     /* workdir, /tmp, ours */
+    session_plan_free(p);
+    assert_int_equal(workspace_agent_mounts(NULL, &a, &err), 0);
+    workspace_free(ws);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void load_reads_both_files(void **state)
+{
+    struct real *r = *state;
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%s/.config", r->home);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/.config/agent-sandbox", r->home);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/%s", r->home, WORKSPACE_USER_FILE);
+    write_file(path, "!.idea/\nmine/\n");
+    make(r, WORKSPACE_PROJECT_FILE, "theirs\n");
+
+    workspace_t *ws = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), 0);
+    assert_non_null(rule(ws->rules, "mine"));
+    assert_non_null(rule(ws->rules, "theirs"));
+    assert_null(rule(ws->rules, ".idea"));
+    assert_string_equal(rule(ws->rules, "mine")->origin, "~/.config/agent-sandbox/protected-paths:2");
+    assert_mount(ws, WORKSPACE_PROJECT_FILE, WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, ".agent-sandbox", WORKSPACE_PIN, false, true);
+    workspace_free(ws);
+
+    /* a project file that is a symlink is never followed */
+    char target[PATH_MAX * 2];
+    snprintf(target, sizeof(target), "%s/.agent-sandbox/protected-paths", r->launch);
+    unlink(target);
+    assert_int_equal(symlink(path, target), 0);
+    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), -WORKSPACE_EBADCONFIG);
+    assert_contains(err->msg, "cannot read ");
+    assert_contains(err->msg, "/proj/.agent-sandbox/protected-paths: it is a symlink");
+    assert_contains(err->msg, "[rule: protected-paths-unreadable]");
+    as_error_free(&err);
+    unlink(target);
+
+    /* nor is a symlinked .agent-sandbox directory */
+    snprintf(target, sizeof(target), "%s/.agent-sandbox", r->launch);
+    rmdir(target);
+    snprintf(path, sizeof(path), "%s/.config/agent-sandbox", r->home);
+    assert_int_equal(symlink(path, target), 0);
+    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), -WORKSPACE_EBADCONFIG);
+    assert_contains(err->msg, "it is a symlink");
+    as_error_free(&err);
+    unlink(target);
+
+    /* a user file that cannot be read refuses too */
+    snprintf(path, sizeof(path), "%s/%s", r->home, WORKSPACE_USER_FILE);
+    unlink(path);
+    assert_int_equal(mkdir(path, 0755), 0);
+    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), -WORKSPACE_EBADCONFIG);
+    assert_contains(err->msg, "~/.config/agent-sandbox/protected-paths: Is a directory [rule: protected-paths-unreadable]");
+    assert_contains(err->msg, "delete it to protect the default set only");
+    as_error_free(&err);
+    rmdir(path);
+
+    /* a malformed one names the line */
+    write_file(path, "ok\n\n/abs\n");
+    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), -WORKSPACE_EBADCONFIG);
+    assert_contains(err->msg, "~/.config/agent-sandbox/protected-paths:3: \"/abs\"");
+    as_error_free(&err);
+
+    /* no files at all: the defaults */
+    unlink(path);
+    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), 0);
+    assert_non_null(rule(ws->rules, ".git/hooks"));
+    workspace_free(ws);
+}
+
+static void sections_match_through_symlinks(void **state)
+{
+    struct real *r = *state;
+    char link[PATH_MAX * 2], text[PATH_MAX * 3];
+    snprintf(link, sizeof(link), "%s/link-to-proj", r->home);
+    assert_int_equal(symlink(r->launch, link), 0);
+    snprintf(text, sizeof(text), "[~/link-to-proj]\nvia-link\n");
+    workspace_rules_t *rules = rules_of(r, text);
+    assert_non_null(rule(rules, "via-link"));
+    workspace_rules_free(rules);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_without_files),
+        cmocka_unit_test(user_file_adds_and_trims),
+        cmocka_unit_test(sections_apply_to_their_directory_only),
+        cmocka_unit_test(section_lines_are_checked_even_when_not_applied),
+        cmocka_unit_test(syntax_errors_name_file_line_and_rule),
+        cmocka_unit_test(project_file_only_adds),
+        cmocka_unit_test(at_most_max_paths),
+        cmocka_unit_test_setup_teardown(plan_of_a_git_checkout, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(plan_first_missing_component_and_non_directories, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(plan_covered_paths_are_dropped, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(plan_through_symlinks, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(placeholders_live_for_the_session_only, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(placeholders_written_on_the_host_are_kept, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(placeholders_stay_while_the_sandbox_may_run, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(a_marked_file_with_content_is_never_removed, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(report_names_what_changed, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(report_is_short, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(sessions_may_not_overlap, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(begin_and_end_in_order, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(agent_gets_the_mounts, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(load_reads_both_files, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(sections_match_through_symlinks, real_setup, real_teardown),
+    };
+    return cmocka_run_group_tests_name("workspace", tests, NULL, NULL);
+}
