@@ -65,10 +65,17 @@ typedef struct run_request {
     bool dry_run;
     int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
     bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
+    const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
 } run_request_t;
 
 /* Runs a session to its end; returns the agent's exit code or the CLI's. */
 int run_session(const run_request_t *req);
+
+/* Limits from the defaults, the limits file and the command line (NULL when
+ * not given); says which cannot be enforced here. 0 or an exit code. */
+#include "resource_limits.h"
+int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
+                       cgroup_caps_t *ret_caps);
 
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);

@@ -39,6 +39,7 @@ extern char **environ;
 typedef struct run_options {
     bool exec;
     bool dry_run;
+    const char *memory, *pids, *cpus;
     char **command;          /* NULL-terminated, points into argv or owned */
     char **env;              /* KEY=VALUE, owned */
     size_t n_env;
@@ -125,6 +126,9 @@ static void usage(FILE *f)
           "  --exec COMMAND...   run COMMAND instead of claude\n"
           "  --env NAME[=VALUE]  pass NAME into the sandbox (repeatable)\n"
           "  --dry-run           print the session plan and exit\n"
+          "  --memory SIZE       memory limit (8G, 512M, none; default 3/4 of RAM)\n"
+          "  --pids N            process limit (default 4096, none)\n"
+          "  --cpus N            CPU limit (1.5, none; default none)\n"
           "  --help, --version\n"
           "\n"
           "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n", f);
@@ -155,6 +159,13 @@ static int parse(int argc, char **argv, run_options_t *o)
                 return -EINVAL;
         } else if (strcmp(a, "--dry-run") == 0) {
             o->dry_run = true;
+        } else if (strcmp(a, "--memory") == 0 || strcmp(a, "--pids") == 0 || strcmp(a, "--cpus") == 0) {
+            if (++i >= argc) {
+                report("error: %s needs a value", a);
+                return -EINVAL;
+            }
+            const char **slot = a[2] == 'm' ? &o->memory : a[3] == 'i' ? &o->pids : &o->cpus;
+            *slot = argv[i];
         } else if (strcmp(a, "--") == 0) {
             i++;
             break;
@@ -229,7 +240,8 @@ static int teardown(session_t *s, cli_backend_t *b)
 }
 
 static int run_with(const run_request_t *o, const char *image, const char *router_image,
-                    const char *egress, const char *resolver, const allowlist_t *allowlist);
+                    const char *egress, const char *resolver, const allowlist_t *allowlist,
+                    const limits_t *limits, const cgroup_caps_t *cgroups);
 
 int run_session(const run_request_t *o)
 {
@@ -258,17 +270,23 @@ int run_session(const run_request_t *o)
         report_error(&err);
         return EXIT_CONFIG;
     }
+    limits_t limits;
+    cgroup_caps_t cgroups;
+    int limits_rc = limits_config_load(o->memory, o->pids, o->cpus, &limits, &cgroups);
+    if (limits_rc != 0)
+        return limits_rc;
     allowlist_t *allowlist = NULL;
     int load_rc = allowlist_config_load(&allowlist);
     if (load_rc != 0)
         return load_rc;
-    int rc = run_with(o, image, router_image, egress, resolver, allowlist);
+    int rc = run_with(o, image, router_image, egress, resolver, allowlist, &limits, &cgroups);
     allowlist_free(allowlist);
     return rc;
 }
 
 static int run_with(const run_request_t *o, const char *image, const char *router_image,
-                    const char *egress, const char *resolver, const allowlist_t *allowlist)
+                    const char *egress, const char *resolver, const allowlist_t *allowlist,
+                    const limits_t *limits, const cgroup_caps_t *cgroups)
 {
     as_error_t *err = NULL;
     char id[SESSION_ID_LEN + 1];
@@ -300,7 +318,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
         .command = o->command, .tty = tty, .env = o->env, .session_dir = b.dir->path,
         .home_volume = env_or("AGENT_SANDBOX_HOME_VOLUME", DEFAULT_HOME_VOLUME),
         .router_image = router_image, .egress_network = egress, .resolver = resolver,
-        .allowlist = allowlist, .workspace = ws,
+        .allowlist = allowlist, .limits = *limits, .cgroups = *cgroups, .workspace = ws,
     };
     if (session_plan_build(&in, &plan, &err) < 0) {
         report_error(&err);
@@ -406,7 +424,8 @@ int cmd_run(int argc, char **argv)
             printf("agent-sandbox %s\n", AS_VERSION);
             return 0;
         }
-        if (strcmp(argv[i], "--env") == 0)
+        if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--memory") == 0 ||
+            strcmp(argv[i], "--pids") == 0 || strcmp(argv[i], "--cpus") == 0)
             i++;
         else if (strncmp(argv[i], "--", 2) != 0 || (strcmp(argv[i], "--dry-run") != 0 &&
                  strncmp(argv[i], "--env=", 6) != 0))
@@ -416,6 +435,7 @@ int cmd_run(int argc, char **argv)
     int r = parse(argc, argv, &o);
     run_request_t req = {
         .command = o.command, .env = o.env, .dry_run = o.dry_run,
+        .memory = o.memory, .pids = o.pids, .cpus = o.cpus,
         .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO, .allow_tty = true,
     };
     int rc = r == -ENOMEM ? EXIT_INTERNAL : r < 0 ? EXIT_USAGE : run_session(&req);

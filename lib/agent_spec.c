@@ -64,6 +64,18 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
         .labels = p->labels,
         .n_labels = 2,
     };
+    /* Limits the host can enforce. The process limit is also RLIMIT_NPROC,
+     * which the kernel counts per user namespace: it holds for nested
+     * containers and without cgroup controllers too. */
+    if (p->limits.pids > 0) {
+        ret->spec.nproc_rlimit = p->limits.pids;
+        if (p->cgroups.pids)
+            ret->spec.pids_limit = p->limits.pids;
+    }
+    if (p->cgroups.memory)
+        ret->spec.memory_limit = p->limits.memory_bytes;
+    if (p->cgroups.cpu && p->limits.cpu_millis > 0)
+        ret->spec.cpu_quota_us = p->limits.cpu_millis * 100;   /* per 100 ms */
     int r;
     if (p->home_volume != NULL) {
         /* Claude's login and config and nested podman's images, shared by

@@ -282,7 +282,8 @@ static int read_head(http_stream_t *s, long timeout_ms, long *ret_status, char *
 }
 
 int http_stream_open(http_client_t *c, const char *method, const char *path,
-                     const char *body, long timeout_ms, http_stream_t **ret, as_error_t **err)
+                     const char *body, long timeout_ms, http_stream_t **ret,
+                     http_refusal_t *ret_refusal, as_error_t **err)
 {
     http_stream_t *s = calloc(1, sizeof(*s));
     if (s == NULL)
@@ -326,6 +327,12 @@ int http_stream_open(http_client_t *c, const char *method, const char *path,
     if (status != 101 && status != 200) {
         /* The body of an error is a short JSON document; it may not all be
          * here yet, but what is here names the cause. */
+        if (ret_refusal != NULL) {
+            ret_refusal->status = status;
+            ret_refusal->body = strdup(rest != NULL ? rest : "");
+            http_stream_free(s);
+            return -EPROTO;
+        }
         int r = as_error_http(err, status, "%s %s: HTTP %ld: %s", method, path, status,
                               rest != NULL ? rest : "");
         http_stream_free(s);

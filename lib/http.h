@@ -40,9 +40,16 @@ typedef struct http_stream http_stream_t;
 
 /* Send `method path` with `body` (may be NULL) on a new connection and read
  * the answer's head. On 101 or 200 the connection is handed over as a raw
- * stream; any other status fails with the answer's body in the message. */
+ * stream. Any other status fails with -EPROTO-like codes; when ret_refusal
+ * is given it receives the status and what of the answer's body came with
+ * the head (for the caller to map), else the body goes into the message. */
+typedef struct http_refusal {
+    long status;
+    char *body;
+} http_refusal_t;
 int http_stream_open(http_client_t *c, const char *method, const char *path,
-                     const char *body, long timeout_ms, http_stream_t **ret, as_error_t **err);
+                     const char *body, long timeout_ms, http_stream_t **ret,
+                     http_refusal_t *ret_refusal, as_error_t **err);
 /* fd to poll for readability; do not read it directly */
 int http_stream_fd(const http_stream_t *s);
 /* > 0 bytes read, 0 on end of stream, -EAGAIN when nothing is ready */

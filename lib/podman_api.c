@@ -393,7 +393,17 @@ int podman_container_create(podman_api_t *api, const podman_container_spec_t *sp
         json_kv_str(g, "hostname", spec->hostname);
     if (spec->dns_servers != NULL)
         json_kv_strv(g, "dns_server", spec->dns_servers, (size_t)-1);
-    if (spec->pids_limit > 0 || spec->memory_limit > 0) {
+    if (spec->nproc_rlimit > 0) {
+        json_key(g, "r_limits");
+        json_arr_open(g);
+        json_obj_open(g);
+        json_kv_str(g, "type", "nproc");     /* podman adds the RLIMIT_ */
+        json_kv_int(g, "hard", spec->nproc_rlimit);
+        json_kv_int(g, "soft", spec->nproc_rlimit);
+        json_obj_close(g);
+        json_arr_close(g);
+    }
+    if (spec->pids_limit > 0 || spec->memory_limit > 0 || spec->cpu_quota_us > 0) {
         json_key(g, "resource_limits");
         json_obj_open(g);
         if (spec->pids_limit > 0) {
@@ -406,6 +416,13 @@ int podman_container_create(podman_api_t *api, const podman_container_spec_t *sp
             json_key(g, "memory");
             json_obj_open(g);
             json_kv_int(g, "limit", spec->memory_limit);
+            json_obj_close(g);
+        }
+        if (spec->cpu_quota_us > 0) {
+            json_key(g, "cpu");
+            json_obj_open(g);
+            json_kv_int(g, "quota", spec->cpu_quota_us);
+            json_kv_int(g, "period", 100000);
             json_obj_close(g);
         }
         json_obj_close(g);
@@ -478,9 +495,18 @@ int podman_container_attach(podman_api_t *api, const char *id, bool with_stdin,
                                             id, with_stdin ? "true" : "false");
     if (path == NULL)
         return OOM(err);
-    int r = http_stream_open(api->http, "POST", path, NULL, CALL_TIMEOUT_MS, ret, err);
+    _cleanup_free_ char *what = path_printf("attaching to container %.12s", id);
+    if (what == NULL)
+        return OOM(err);
+    http_refusal_t refusal = {0};
+    int r = http_stream_open(api->http, "POST", path, NULL, CALL_TIMEOUT_MS, ret, &refusal, err);
+    if (r < 0 && refusal.status != 0) {
+        r = podman_error_from_answer(refusal.status, refusal.body, what, err);
+        free(refusal.body);
+        return r;
+    }
     if (r < 0)
-        return as_error_prefix(err, "attaching to container %.12s", id);
+        return as_error_prefix(err, "%s", what);
     return 0;
 }
 
@@ -542,7 +568,7 @@ int podman_events_died(podman_api_t *api, char *const *containers, http_stream_t
     _cleanup_free_ char *path = escaped ? path_printf(API "/events?stream=true&filters=%s", escaped) : NULL;
     if (path == NULL)
         return OOM(err);
-    int r = http_stream_open(api->http, "GET", path, NULL, CALL_TIMEOUT_MS, ret, err);
+    int r = http_stream_open(api->http, "GET", path, NULL, CALL_TIMEOUT_MS, ret, NULL, err);
     if (r < 0)
         return as_error_prefix(err, "watching for stopped containers");
     return 0;
@@ -620,7 +646,7 @@ int podman_exec_start(podman_api_t *api, const char *exec_id, bool terminal,
     _cleanup_free_ char *body = NULL;
     if (finish(g, &body, err) < 0)
         return as_error_prefix(err, "starting exec session %.12s", exec_id);
-    int r = http_stream_open(api->http, "POST", path, body, CALL_TIMEOUT_MS, ret, err);
+    int r = http_stream_open(api->http, "POST", path, body, CALL_TIMEOUT_MS, ret, NULL, err);
     if (r < 0)
         return as_error_prefix(err, "starting exec session %.12s", exec_id);
     return 0;

@@ -104,8 +104,10 @@ typedef struct podman_container_spec {
     size_t n_sysctls;
     const char *hostname;               /* may be NULL */
     char *const *dns_servers;           /* outside a pod only; NULL-terminated, may be NULL */
-    long long pids_limit;               /* 0: podman's default */
+    long long pids_limit;               /* cgroup pids.max; 0: podman's default */
     long long memory_limit;             /* bytes, 0: none */
+    long long cpu_quota_us;             /* per 100 ms period; 0: none */
+    long long nproc_rlimit;             /* RLIMIT_NPROC, soft = hard; 0: inherited */
     const podman_network_attach_t *networks; /* outside a pod only */
     size_t n_networks;
     const podman_label_t *labels;

@@ -51,6 +51,9 @@ static void child(const char *socket_path, const char *log_path, pid_t parent)
     if (getppid() != parent)
         _exit(127);
     signals_reset_for_child();
+    /* These would make the service a client of some other podman. */
+    unsetenv("CONTAINER_HOST");
+    unsetenv("CONTAINER_CONNECTION");
 
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int log = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);

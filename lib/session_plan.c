@@ -145,6 +145,8 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         return as_error_make(err, ENOMEM, "out of memory");
     }
     p->allowlist = in->allowlist;
+    p->limits = in->limits;
+    p->cgroups = in->cgroups;
     p->workspace = in->workspace;
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
@@ -185,6 +187,22 @@ int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)
     fprintf(f, "  workdir: %s\n", p->workdir);
     fprintf(f, "  tty:     %s\n", p->tty ? "yes" : "no");
     fprintf(f, "  caps:    none; no-new-privileges\n");
+    fprintf(f, "  limits:  memory ");
+    if (p->limits.memory_bytes > 0)
+        fprintf(f, "%lld MiB%s", p->limits.memory_bytes >> 20, p->cgroups.memory ? "" : " (not applied)");
+    else
+        fprintf(f, "unlimited");
+    fprintf(f, ", processes ");
+    if (p->limits.pids > 0)
+        fprintf(f, "%lld%s", p->limits.pids, p->cgroups.pids ? "" : " (as RLIMIT_NPROC)");
+    else
+        fprintf(f, "unlimited");
+    fprintf(f, ", CPU ");
+    if (p->limits.cpu_millis > 0)
+        fprintf(f, "%lld.%03lld%s\n", p->limits.cpu_millis / 1000, p->limits.cpu_millis % 1000,
+                p->cgroups.cpu ? "" : " (not applied)");
+    else
+        fprintf(f, "unlimited\n");
     fprintf(f, "  command:");
     for (size_t i = 0; p->command[i] != NULL; i++)
         fprintf(f, " %s", p->command[i]);

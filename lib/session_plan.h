@@ -10,6 +10,7 @@
 #include "allowlist.h"
 #include "error.h"
 #include "podman_api.h"
+#include "resource_limits.h"
 
 #define LABEL_SESSION "agent-sandbox.session"
 #define LABEL_PID     "agent-sandbox.pid"
@@ -31,6 +32,9 @@ typedef struct session_inputs {
     const allowlist_t *allowlist;/* borrowed: must outlive the plan */
     /* workspace protection */
     const struct workspace *workspace; /* borrowed, may be NULL: must outlive the plan */
+    /* resource limits, and what the host lets podman enforce */
+    limits_t limits;
+    cgroup_caps_t cgroups;
 } session_inputs_t;
 
 typedef struct session_plan {
@@ -54,6 +58,8 @@ typedef struct session_plan {
     const allowlist_t *allowlist;
     /* workspace protection */
     const struct workspace *workspace;
+    limits_t limits;
+    cgroup_caps_t cgroups;
     podman_label_t labels[2];
 } session_plan_t;
 

@@ -58,6 +58,8 @@ setup_suite() {
         $PODMAN network rm -f "$net" >/dev/null
         return 1
     fi
+    # The agents' home volume is the suite's own, not the user's.
+    export AGENT_SANDBOX_HOME_VOLUME=as-e2e-home-$id
     export AS_SUITE_EGRESS_NETWORK=$net
     export AGENT_SANDBOX_EGRESS_NETWORK=$net
     AGENT_SANDBOX_RESOLVER=$(_last_usable "$subnet")
@@ -70,6 +72,9 @@ teardown_suite() {
     local rc=0 left
     if [ -n "${AS_SUITE_EGRESS_NETWORK:-}" ]; then
         $PODMAN network rm -f "$AS_SUITE_EGRESS_NETWORK" >/dev/null 2>&1
+    fi
+    if [ -n "${AGENT_SANDBOX_HOME_VOLUME:-}" ]; then
+        $PODMAN volume rm -f "$AGENT_SANDBOX_HOME_VOLUME" >/dev/null 2>&1
     fi
     left=$($PODMAN network ls --filter "label=$AS_SUITE_NET_LABEL" --format 'network {{.Name}}'; fi_leftovers)
     if [ -n "$left" ]; then
