@@ -164,13 +164,20 @@ static int exists(podman_api_t *api, const char *path, const char *what, bool *r
     return 0;
 }
 
-int podman_image_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
+/* GET /<collection>/<name>/exists */
+static int named_exists(podman_api_t *api, const char *collection, const char *kind, const char *name,
+                        bool *ret, as_error_t **err)
 {
-    _cleanup_free_ char *path = path_printf(API "/images/%s/exists", name);
-    _cleanup_free_ char *what = path_printf("looking up image %s", name);
+    _cleanup_free_ char *path = path_printf(API "/%s/%s/exists", collection, name);
+    _cleanup_free_ char *what = path_printf("looking up %s %s", kind, name);
     if (path == NULL || what == NULL)
         return OOM(err);
     return exists(api, path, what, ret, err);
+}
+
+int podman_image_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
+{
+    return named_exists(api, "images", "image", name, ret, err);
 }
 
 static void gen_labels(json_gen_t *g, const char *key, const podman_label_t *labels, size_t n)
@@ -236,11 +243,7 @@ int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
 
 int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
 {
-    _cleanup_free_ char *path = path_printf(API "/networks/%s/exists", name);
-    _cleanup_free_ char *what = path_printf("looking up network %s", name);
-    if (path == NULL || what == NULL)
-        return OOM(err);
-    return exists(api, path, what, ret, err);
+    return named_exists(api, "networks", "network", name, ret, err);
 }
 
 static int remove_named(podman_api_t *api, const char *collection, const char *query,
@@ -687,11 +690,7 @@ int podman_exec_exit_code(podman_api_t *api, const char *exec_id, int *ret, as_e
 
 int podman_volume_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
 {
-    _cleanup_free_ char *path = path_printf(API "/volumes/%s/exists", name);
-    _cleanup_free_ char *what = path_printf("looking up volume %s", name);
-    if (path == NULL || what == NULL)
-        return OOM(err);
-    return exists(api, path, what, ret, err);
+    return named_exists(api, "volumes", "volume", name, ret, err);
 }
 
 int podman_volume_create(podman_api_t *api, const char *name, const podman_label_t *labels,
