@@ -1,5 +1,7 @@
 #include "allowlist.h"
 
+#include "file_read.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -659,37 +661,11 @@ int allowlist_read_file(const char *path, char **ret_text, size_t *ret_len, as_e
         return as_error_make(err, EFBIG, "%s is too large (%lld bytes; the limit is %d)",
                              path, (long long)st.st_size, ALLOWLIST_FILE_MAX);
 
-    size_t cap = (size_t)st.st_size + 1, len = 0;
-    _cleanup_free_ char *buf = malloc(cap + 1);
-    if (buf == NULL)
-        return as_error_make(err, ENOMEM, "out of memory reading %s", path);
-    for (;;) {
-        if (len == cap) {         /* the file grew while we read it */
-            if (cap > ALLOWLIST_FILE_MAX)
-                return as_error_make(err, EFBIG, "%s is too large (the limit is %d bytes)",
-                                     path, ALLOWLIST_FILE_MAX);
-            char *bigger = realloc(buf, cap * 2 + 1);
-            if (bigger == NULL)
-                return as_error_make(err, ENOMEM, "out of memory reading %s", path);
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return as_error_errno(err, errno, "cannot read %s", path);
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    if (len > ALLOWLIST_FILE_MAX)
-        return as_error_make(err, EFBIG, "%s is too large (the limit is %d bytes)",
-                             path, ALLOWLIST_FILE_MAX);
-    buf[len] = '\0';
-    *ret_text = steal_pointer(&buf);
-    *ret_len = len;
+    int r = read_fd_bounded(fd, ALLOWLIST_FILE_MAX, ret_text, ret_len);
+    if (r == -EFBIG)
+        return as_error_make(err, EFBIG, "%s is too large (the limit is %d bytes)", path, ALLOWLIST_FILE_MAX);
+    if (r < 0)
+        return as_error_errno(err, -r, "cannot read %s", path);
     return 0;
 }
 

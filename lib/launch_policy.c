@@ -1,5 +1,7 @@
 #include "launch_policy.h"
 
+#include "file_read.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,39 +17,6 @@
 #define DEFAULT_ROOT_TEXT "anywhere in your home outside its dot-directories"
 
 /* ---- the file ---------------------------------------------------------- */
-
-static int read_all(int fd, char **ret_buf, size_t *ret_len)
-{
-    size_t cap = 4096, len = 0;
-    _cleanup_free_ char *buf = malloc(cap);
-    if (buf == NULL)
-        return -ENOMEM;
-    for (;;) {
-        if (len == cap) {
-            if (cap > ALLOWED_PATHS_MAX)
-                return -EFBIG;
-            char *nb = realloc(buf, cap * 2);
-            if (nb == NULL)
-                return -ENOMEM;
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-        if (len > ALLOWED_PATHS_MAX)
-            return -EFBIG;
-    }
-    *ret_buf = steal_pointer(&buf);
-    *ret_len = len;
-    return 0;
-}
 
 int launch_policy_file_read(const char *path, launch_policy_file_t **ret_file, as_error_t **err)
 {
@@ -69,7 +38,7 @@ int launch_policy_file_read(const char *path, launch_policy_file_t **ret_file, a
     } else if (!S_ISREG(st.st_mode)) {
         read_errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
     } else {
-        int r = read_all(fd, &buf, &len);
+        int r = read_fd_bounded(fd, ALLOWED_PATHS_MAX, &buf, &len);
         if (r == -ENOMEM)
             return as_error_make(err, ENOMEM, "out of memory reading %s", path);
         if (r < 0)

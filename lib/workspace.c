@@ -1,5 +1,7 @@
 #include "workspace.h"
 
+#include "file_read.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -486,36 +488,7 @@ static int read_fd(int fd, char **ret, size_t *ret_len)
         return -EISDIR;
     if (!S_ISREG(st.st_mode))
         return -EINVAL;
-    size_t cap = 4096, len = 0;
-    _cleanup_free_ char *buf = malloc(cap + 1);
-    if (buf == NULL)
-        return -ENOMEM;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= WORKSPACE_FILE_MAX)
-                return -EFBIG;
-            char *nb = realloc(buf, cap * 2 + 1);
-            if (nb == NULL)
-                return -ENOMEM;
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    if (len > WORKSPACE_FILE_MAX)
-        return -EFBIG;
-    buf[len] = '\0';
-    *ret = steal_pointer(&buf);
-    *ret_len = len;
-    return 0;
+    return read_fd_bounded(fd, WORKSPACE_FILE_MAX, ret, ret_len);
 }
 
 static int unreadable(const char *launch_dir, const char *home, const char *file, int code,
