@@ -19,7 +19,7 @@ load helpers
     assert "$(stat -c %u sandbox-file)" == "$(id -u)" "owner of a file the sandbox made"
 }
 
-@test "no host path other than the launch directory is visible" {
+@test "threat 15: no host path other than the launch directory is visible" {
     # A sibling of the launch directory, with a marker file.
     local sibling=$AS_RUN_DIR marker=$AS_RUN_DIR/marker-$RANDOM$RANDOM
     echo secret >"$marker"

@@ -3,7 +3,7 @@
 
 load helpers
 
-@test "a missing image fails with 66, names the image and leaves nothing" {
+@test "threat 28: a missing image fails with 66, names the image and leaves nothing" {
     AGENT_SANDBOX_IMAGE=localhost/does-not-exist:x run_x $EX_NOIMAGE agent-sandbox --exec true
     assert "$stderr" contains "localhost/does-not-exist:x" "the error names the image"
     assert "$output" == "" "nothing on stdout"

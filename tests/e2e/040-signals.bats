@@ -10,7 +10,7 @@ start_sleeping_session() {
     wait_for_file "$AS_DIR/.running" 120
 }
 
-@test "after kill -9 of the CLI, the next run removes what that session left" {
+@test "threat 25: after kill -9 of the CLI, the next run removes what that session left" {
     start_sleeping_session
     kill -KILL "$AS_BG_PID"
     bg_wait 30
@@ -34,15 +34,15 @@ signal_test() {
     leak_check "after SIG$sig" || die "SIG$sig did not tear the session down"
 }
 
-@test "SIGTERM: orderly teardown, non-zero exit" {
+@test "threat 26: SIGTERM: orderly teardown, non-zero exit" {
     signal_test TERM
 }
 
-@test "SIGINT: orderly teardown, non-zero exit" {
+@test "threat 26: SIGINT: orderly teardown, non-zero exit" {
     signal_test INT
 }
 
-@test "SIGHUP: orderly teardown, non-zero exit" {
+@test "threat 26: SIGHUP: orderly teardown, non-zero exit" {
     signal_test HUP
 }
 

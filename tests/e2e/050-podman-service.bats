@@ -19,3 +19,12 @@ load helpers
     assert "${lines[0]}" =~ "^[0-9]+ $AGENT_SANDBOX_BIN " "first: the CLI itself"
     assert "${lines[1]}" =~ '^[0-9]+ [^ ]*/podman .*"system", "service"' "second: podman system service"
 }
+
+@test "a socket path over 107 bytes is refused with a clear error, before anything starts" {
+    local long=$XDG_RUNTIME_DIR/$(printf 'r%.0s' $(seq 1 100))
+    install -d -m 0700 "$long"
+    XDG_RUNTIME_DIR=$long run_x 69 agent-sandbox --exec true
+    rm -rf "$long"
+    assert "$stderr" contains "over the 107 a unix socket allows" "the reason"
+    assert "$stderr" contains "XDG_RUNTIME_DIR" "what to change"
+}

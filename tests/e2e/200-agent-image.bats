@@ -38,7 +38,7 @@ teardown() {
     assert "$output" == "cc: 3" "missing tools, or the compiler"
 }
 
-@test "no setuid or setgid file in the running sandbox; no capability, no new privileges" {
+@test "threat 20: no setuid or setgid file in the running sandbox; no capability, no new privileges" {
     # As the agent: what it can reach. Directories it cannot read (/root,
     # /etc/ssl/private) are no way up either: it cannot reach into them.
     run_x 0 agent-sandbox --exec sh -c 'find / -xdev -perm /6000 2>/dev/null; grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status'
@@ -58,7 +58,7 @@ teardown() {
     assert "$output" == "find: 0" "setuid/setgid files in the image"
 }
 
-@test "the host's podman socket is nowhere inside" {
+@test "threat 18: the host's podman socket is nowhere inside" {
     run_x 0 agent-sandbox --exec sh -c '
         find / \( -path /proc -o -path /sys \) -prune -o \( -type s -o -name "*.sock" \) -print 2>/dev/null
         ls -d /run/user /run/podman 2>/dev/null

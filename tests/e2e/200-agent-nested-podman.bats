@@ -98,7 +98,7 @@ PY
     assert "$status" == 1 "the nested image in the host's storage"
 }
 
-@test "a nested container shares the agent's network namespace" {
+@test "threat 13: a nested container shares the agent's network namespace" {
     make_image "$AS_DIR/tiny.tar" localhost/as-e2e-tiny:1
     # A listener on the agent's loopback: reachable only from its namespace.
     run_x 0 agent-sandbox --exec bash -c "
@@ -124,7 +124,7 @@ c, _ = s.accept(); c.sendall(b\"hello from the agent\\n\"); c.close()
     assert "${lines[3]}" == "${lines[4]}" "the nested container's resolver is the agent's (its router)"
 }
 
-@test "a nested container on a network of its own has no egress" {
+@test "threat 13: a nested container on a network of its own has no egress" {
     make_image "$AS_DIR/tiny.tar" localhost/as-e2e-tiny:1
     # A listener on the agent's pod address (not loopback), which a nested
     # container with any route out of its own namespace could reach. The

@@ -57,7 +57,7 @@ for p in "$@"; do
 done
 echo attack-done'
 
-@test "each default protected path that exists is read-only inside, and unchanged after" {
+@test "threat 16: each default protected path that exists is read-only inside, and unchanged after" {
     git_repo
     mkdir -p .git/modules/sub .git/worktrees/wt .vscode .idea .devcontainer .husky .claude
     : >.git/config.worktree
@@ -80,7 +80,7 @@ echo attack-done'
     assert "$stderr" !contains "warning" "a warning after a session that changed nothing"
 }
 
-@test "each default protected path that does not exist cannot be created, and no trace is left" {
+@test "threat 16: each default protected path that does not exist cannot be created, and no trace is left" {
     # Not a repository: .git itself is missing, so it stands in for every .git path.
     local p missing=(.envrc .pre-commit-config.yaml .mcp.json .vscode .idea .devcontainer .husky .claude .git)
     run_x 0 agent-sandbox --exec sh -c '

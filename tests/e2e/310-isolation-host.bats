@@ -22,7 +22,7 @@ make_socket() {
         die "cannot make a socket at $1"
 }
 
-@test "no host environment variable reaches the sandbox unless named" {
+@test "threat 22: no host environment variable reaches the sandbox unless named" {
     local secrets=(
         AWS_SECRET_ACCESS_KEY=aws-$RANDOM$RANDOM
         GITHUB_TOKEN=ghp-$RANDOM$RANDOM
@@ -50,7 +50,7 @@ make_socket() {
     assert "$output" contains "PATH=" "the environment was read at all"
 }
 
-@test "no agent, bus, display or podman socket of the host is inside" {
+@test "threat 18: no agent, bus, display or podman socket of the host is inside" {
     local run=$AS_RUN_DIR/run
     mkdir -m 0700 "$run"
     make_socket "$run/ssh-agent.sock"
@@ -79,7 +79,7 @@ make_socket() {
     assert "$output" == checked "sockets, agents and runtime paths seen inside"
 }
 
-@test "writes through symlinks to host paths fail, and the host is unchanged" {
+@test "threat 15: writes through symlinks to host paths fail, and the host is unchanged" {
     local target=$AS_RUN_DIR/target
     echo original >"$target"
     ln -s "$target" escape-file
@@ -103,7 +103,7 @@ make_socket() {
     assert "$(ls -A "$HOME")" == "$home_before" "the host's \$HOME"
 }
 
-@test "the kernel's sensitive files are masked and /proc/sys is read-only" {
+@test "threat 17: the kernel's sensitive files are masked and /proc/sys is read-only" {
     run_x 0 agent-sandbox --exec sh -c '
         if [ -e /proc/kcore ]; then
             echo "kcore $(head -c 16 /proc/kcore 2>/dev/null | wc -c)"

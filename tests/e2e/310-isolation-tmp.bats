@@ -4,7 +4,7 @@
 
 load helpers
 
-@test "/tmp is a private, bounded tmpfs, empty at the start" {
+@test "threat 19: /tmp is a private, bounded tmpfs, empty at the start" {
     run_x 0 agent-sandbox --exec sh -c '
         ls -A /tmp | wc -l
         grep " /tmp " /proc/self/mountinfo
@@ -17,7 +17,7 @@ load helpers
     assert "${lines[3]}" == 1777 "mode of /tmp"
 }
 
-@test "nothing written to /tmp survives the session or reaches the host" {
+@test "threat 19: nothing written to /tmp survives the session or reaches the host" {
     local marker=as-e2e-tmp-$RANDOM$RANDOM
     run_x 0 agent-sandbox --exec sh -c 'echo secret >/tmp/$1 && mkdir /tmp/$1.d && ls /tmp' sh "$marker"
     assert "$output" contains "$marker"
@@ -29,7 +29,7 @@ load helpers
     assert "$output" == "" "/tmp of the next session"
 }
 
-@test "two concurrent sessions do not see each other's /tmp" {
+@test "threat 19: two concurrent sessions do not see each other's /tmp" {
     local other=$AS_RUN_DIR/other      # removed with the harness's files
     mkdir "$other"
     # The first session writes its marker, then waits for the second.
