@@ -70,6 +70,17 @@ int backend_start(const char *id, cli_backend_t *ret, as_error_t **err)
     return 0;
 }
 
+bool backend_usable(cli_backend_t *b)
+{
+    if (!podman_service_alive(b->service))
+        return false;
+    /* a service dying right now may not have been reaped yet */
+    as_error_t *err = NULL;
+    bool ok = podman_ping(b->api, 2000, &err) == 0;
+    as_error_free(&err);
+    return ok;
+}
+
 int backend_restart(cli_backend_t *b, as_error_t **err)
 {
     podman_api_free(b->api);

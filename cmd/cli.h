@@ -41,6 +41,8 @@ typedef struct cli_backend {
 } cli_backend_t;
 
 int backend_start(const char *id, cli_backend_t *ret, as_error_t **err);
+/* Whether the service still answers (it may be dying unreaped). */
+bool backend_usable(cli_backend_t *b);
 /* Restart the service in the same directory (the first one died). */
 int backend_restart(cli_backend_t *b, as_error_t **err);
 /* Stops the service and removes the directory; reports what it cannot do. */

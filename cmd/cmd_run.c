@@ -218,7 +218,7 @@ static void keep_router_logs(const session_dir_t *dir)
 static int teardown(session_t *s, cli_backend_t *b)
 {
     as_error_t *err = NULL;
-    if (!podman_service_alive(b->service)) {
+    if (!backend_usable(b)) {
         if (backend_restart(b, &err) < 0) {
             report_error(&err);
             _cleanup_free_ char *left = session_leftovers(s);
@@ -387,7 +387,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     int r = session_run(s, &io, &exit_code, &err);
     terminal_restore();
     if (r < 0) {
-        if (!podman_service_alive(b.service)) {
+        if (!backend_usable(&b)) {
             as_error_free(&err);
             report("error: the private podman service stopped mid-session; the agent's "
                    "exit status is unknown");

@@ -73,6 +73,11 @@ int podman_error_from_answer(long status, const char *body, const char *what, as
     if (n > 500)
         n = 500;
     int r = as_error_http(err, status, "%s: HTTP %ld: %.*s", what, status, n, cause);
+    /* libpod answers some lookups of a gone object with 500 "no such ..." */
+    if (status == 500 && err != NULL && *err != NULL && strstr(cause, "no such ") != NULL) {
+        (*err)->code = ENOENT;
+        r = -ENOENT;
+    }
     json_free(doc);
     return r;
 }

@@ -43,9 +43,18 @@ void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx)
     s->egress_lost_ctx = ctx;
 }
 
+/* The router or the forwarder stopped: stop the other too, so that nothing
+ * of the egress path is left half up (the router is reachable from the pod
+ * without the forwarder), then tell the user. */
 static void on_watch(void *ctx)
 {
     session_t *s = ctx;
+    const char *parts[] = { s->plan->router, s->plan->forwarder };
+    for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+        as_error_t *e = NULL;
+        podman_container_kill(s->api, parts[i], SIGKILL, &e);
+        as_error_free(&e);        /* the one that died is gone already */
+    }
     if (s->egress_lost != NULL)
         s->egress_lost(s->egress_lost_ctx);
 }
@@ -170,7 +179,8 @@ static int check_interrupted(as_error_t **err)
     return 0;
 }
 
-#define ROUTER_READY_TIMEOUT_MS 20000L
+/* Longer than the forwarder's own 20 s, so its reason arrives first. */
+#define ROUTER_READY_TIMEOUT_MS 25000L
 
 int session_setup(session_t *s, as_error_t **err)
 {

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "attach_stream.h"
 #include "router_firewall.h"
 #include "session_dir.h"
+#include "signals.h"
 #include "util.h"
 
 int router_ip_for_subnet(const char *subnet, char ret[16], as_error_t **err)
@@ -282,23 +284,72 @@ static const char *last_line(collected_t *c)
     return nl != NULL ? nl + 1 : c->text;
 }
 
+/* The last non-empty line of a host-side log file, for error messages
+ * (the session directory is gone by the time the user reads them). */
+static void log_tail(const char *dir, const char *name, char *buf, size_t size)
+{
+    char path[PATH_MAX];
+    buf[0] = '\0';
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return;
+    char line[512];
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (line[0] != '\n') {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(buf, size, "%s: %s", name, line);
+        }
+    fclose(f);
+}
+
+static int router_stopped(const router_runtime_t *rt, as_error_t **err)
+{
+    char why[600];
+    log_tail(rt->log_dir, "nginx-error.log", why, sizeof(why));
+    if (why[0] == '\0')
+        log_tail(rt->log_dir, "dns.log", why, sizeof(why));
+    return as_error_make(err, ECHILD, "the router stopped while starting%s%s", why[0] ? "; " : "",
+                         why[0] ? why : "it left no log line");
+}
+
 int router_wait_ready(podman_api_t *api, const session_plan_t *p, const router_runtime_t *rt,
                       http_stream_t *forwarder_output, long timeout_ms, as_error_t **err)
 {
-    long deadline = now_ms() + timeout_ms;
+    long deadline = now_ms() + timeout_ms, next_check = now_ms() + 1000;
     frame_parser_t parser = {0};
     collected_t c = { .len = 0 };
     c.text[0] = '\0';
     for (;;) {
         if (strstr(c.text, READY_LINE) != NULL)
             return 0;
-        long left = deadline - now_ms();
-        if (left <= 0)
+        if (signals_terminating() != 0)
+            return as_error_make(err, EINTR, "interrupted by %s while the egress path came up",
+                                 strsignal(signals_terminating()));
+        long now = now_ms();
+        if (now >= deadline)
             return as_error_make(err, ETIMEDOUT, "the egress path did not come up within %ld ms%s%s",
                                  timeout_ms, c.len ? ": " : "", last_line(&c));
-        struct pollfd pfd = { .fd = http_stream_fd(forwarder_output), .events = POLLIN };
-        if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+        if (now >= next_check) {
+            /* a router that died will not come up: say so now */
+            bool running = true;
+            as_error_t *e = NULL;
+            if (podman_container_running(api, p->router, &running, &e) == 0 && !running)
+                return router_stopped(rt, err);
+            as_error_free(&e);
+            next_check = now + 1000;
+        }
+        struct pollfd pfd[2] = {
+            { .fd = http_stream_fd(forwarder_output), .events = POLLIN },
+            { .fd = signals_fd(), .events = POLLIN },
+        };
+        long wait = next_check - now < deadline - now ? next_check - now : deadline - now;
+        if (poll(pfd, signals_fd() >= 0 ? 2 : 1, (int)wait) < 0 && errno != EINTR)
             return as_error_errno(err, errno, "waiting for the forwarder");
+        if (pfd[1].revents & POLLIN)
+            while (signals_next() != 0) { }   /* the flag above says what matters */
+        if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            continue;
         char buf[4096];
         ssize_t got = http_stream_recv(forwarder_output, buf, sizeof(buf), err);
         if (got == -EAGAIN)
@@ -306,12 +357,11 @@ int router_wait_ready(podman_api_t *api, const session_plan_t *p, const router_r
         if (got < 0)
             return as_error_prefix(err, "reading the forwarder's output");
         if (got == 0) {
-            /* it stopped: say why, from its words or the router's state */
+            /* it stopped: say why, from the router's state or its own words */
             bool running = true;
             as_error_t *e = NULL;
             if (podman_container_running(api, p->router, &running, &e) == 0 && !running)
-                return as_error_make(err, ECHILD, "the router stopped while starting; its logs are in %s",
-                                     rt->log_dir);
+                return router_stopped(rt, err);
             as_error_free(&e);
             return as_error_make(err, EPERM, "the egress path is not confined as planned: %s",
                                  c.len ? last_line(&c) : "the forwarder stopped without a word");

@@ -136,12 +136,30 @@ static int sweep_dirs(const char *base, const char *own_id, idset_t *live, stale
     return first;
 }
 
+/* Whether session `id` is alive now: its directory's lock is held. Asked
+ * for each resource just before removing it, never from an earlier look:
+ * a session's directory (locked) exists before its first resource does, so
+ * a resource whose lock is free belongs to a CLI that is gone. */
+static bool session_live(const char *base, const char *id, const char *own_id)
+{
+    if (own_id != NULL && strcmp(id, own_id) == 0)
+        return true;
+    if (!session_entry(id))
+        return false;
+    int base_fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (base_fd < 0)
+        return false;
+    bool held = lock_held(base_fd, id);
+    close(base_fd);
+    return held;
+}
+
 int stale_sweep(podman_api_t *api, const char *base, const char *own_id,
                 stale_report_t *ret, as_error_t **err)
 {
     stale_report_t rep = {0};
-    idset_t live = {0}, dead = {0};
-    int first = sweep_dirs(base, own_id, &live, &rep, err);
+    idset_t dead = {0};
+    int first = 0;
 
     /* Remove in dependency order: containers, then pods, then networks. */
     static const podman_kind_t order[] = { PODMAN_CONTAINERS, PODMAN_PODS, PODMAN_NETWORKS, PODMAN_VOLUMES };
@@ -151,7 +169,7 @@ int stale_sweep(podman_api_t *api, const char *base, const char *own_id,
         as_error_t *e = NULL;
         int r = podman_list_labelled(api, order[k], LABEL_SESSION, &list, &n, &e);
         for (size_t i = 0; r == 0 && i < n; i++) {
-            if (idset_has(&live, list[i].label_value))
+            if (session_live(base, list[i].label_value, own_id))
                 continue;
             idset_add(&dead, list[i].label_value);
             switch (order[k]) {
@@ -176,6 +194,18 @@ int stale_sweep(podman_api_t *api, const char *base, const char *own_id,
         }
         as_error_free(&e);
     }
+    /* Directories last: a live session's directory is locked before it makes
+     * anything, so only dead ones are free here. */
+    idset_t live = {0};
+    as_error_t *dir_err = NULL;
+    int r = sweep_dirs(base, own_id, &live, &rep, &dir_err);
+    if (r < 0 && first == 0) {
+        first = r;
+        as_error_free(err);
+        *err = dir_err;
+        dir_err = NULL;
+    }
+    as_error_free(&dir_err);
     rep.sessions = dead.n;
     idset_clear(&live);
     idset_clear(&dead);
