@@ -186,6 +186,46 @@ static int parse(int argc, char **argv, run_options_t *o)
     return env_defaults(o);
 }
 
+/* The image is there (and, in a release build, of this release): else say
+ * exactly how to build it. Building is left to the user: it needs a base
+ * image from a registry and Claude Code's download, and takes minutes. */
+static int check_image(cli_backend_t *b, const char *image, const char *kind, const char *env_name)
+{
+    as_error_t *err = NULL;
+    bool present = false;
+    if (podman_image_exists(b->api, image, &present, &err) < 0) {
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    if (!present) {
+        char context[PATH_MAX];
+        snprintf(context, sizeof(context), "%s/images/%s", AS_DATADIR, kind);
+        if (access(context, R_OK) == 0)
+            report("error: the %s image %s is missing; build it once with:\n"
+                   "    podman build -t %s %s\n(or set %s to an image you have)",
+                   kind, image, image, context, env_name);
+        else
+            report("error: the %s image %s is missing; build it with `make images` in the "
+                   "source tree (or set %s to an image you have)", kind, image, env_name);
+        return EXIT_NO_IMAGE;
+    }
+#if AS_RELEASE_BUILD
+    /* A release runs only images of its own version. */
+    _cleanup_free_ char *version = NULL;
+    if (podman_image_label(b->api, image, "agent-sandbox.version", &version, &err) < 0) {
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    if (version == NULL || strcmp(version, AS_VERSION) != 0) {
+        report("error: the %s image %s is of version %s, but this is agent-sandbox %s; rebuild it "
+               "for this version (see above) or set %s", kind, image, version ? version : "(unknown)",
+               AS_VERSION, env_name);
+        return EXIT_NO_IMAGE;
+    }
+#endif
+    return 0;
+}
+
 /* Mid-session, possibly with the terminal raw: one line, then go on. */
 static void egress_lost(void *ctx)
 {
@@ -341,30 +381,8 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     sweep_stale(&b, false);
 
     session_t *s = NULL;
-    bool present = false;
-    if (podman_image_exists(b.api, image, &present, &err) < 0) {
-        report_error(&err);
-        rc = EXIT_SETUP;
-        goto out;
-    }
-    if (!present) {
-        report("error: image %s is missing; build it with `make images` in the source tree "
-               "(or set AGENT_SANDBOX_IMAGE to an image you have)", image);
-        rc = EXIT_NO_IMAGE;
-        goto out;
-    }
-    if (podman_image_exists(b.api, router_image, &present, &err) < 0) {
-        report_error(&err);
-        rc = EXIT_SETUP;
-        goto out;
-    }
-    if (!present) {
-        report("error: router image %s is missing; build it with `make images` in the source tree "
-               "(or set AGENT_SANDBOX_ROUTER_IMAGE to an image you have)", router_image);
-        rc = EXIT_NO_IMAGE;
-        goto out;
-    }
-    if ((rc = workspace_check_begin(ws)) != 0)
+    if ((rc = check_image(&b, image, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
+        (rc = check_image(&b, router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
         goto out;
     if (session_new(b.api, plan, &s, &err) < 0 || session_setup(s, &err) < 0) {
         rc = signals_terminating() ? 128 + signals_terminating() : EXIT_SETUP;

@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "agent_spec.h"
 #include "allowlist.h"
 #include "cli.h"
 #include "util.h"
@@ -102,7 +103,8 @@ int cmd_verify(int argc, char **argv)
         return rc != 0 ? rc : EXIT_INTERNAL;
     }
 
-    char *const extra[] = { "/etc/hosts", "/etc/resolv.conf", NULL };
+    /* the mounts the CLI itself makes: the rendered name files and the home volume */
+    char *const extra[] = { "/etc/hosts", "/etc/resolv.conf", AGENT_HOME, NULL };
     char *const passed[] = { NULL };
     verify_expect_t x = {
         .workdir = workdir, .extra_mountpoints = extra, .host_env = environ, .passed_env = passed,

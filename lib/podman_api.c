@@ -246,6 +246,28 @@ int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
     return 0;
 }
 
+int podman_image_label(podman_api_t *api, const char *name, const char *key, char **ret,
+                       as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/images/%s/json", name);
+    _cleanup_free_ char *what = path_printf("inspecting image %s", name);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    json_t doc = NULL;
+    int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
+    if (r < 0)
+        return r;
+    const char *value = json_get_str(json_get(json_get(doc, "Config"), "Labels"), key);
+    if (value == NULL)
+        value = json_get_str(json_get(doc, "Labels"), key);
+    char *copy = value != NULL ? strdup(value) : NULL;
+    json_free(doc);
+    if (value != NULL && copy == NULL)
+        return OOM(err);
+    *ret = copy;
+    return 0;
+}
+
 int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
 {
     return named_exists(api, "networks", "network", name, ret, err);

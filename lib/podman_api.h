@@ -29,6 +29,9 @@ int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err);
 int podman_info_graphroot(podman_api_t *api, char **ret, as_error_t **err);
 
 int podman_image_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
+/* The value of one label of an image; *ret is NULL when it has none. */
+int podman_image_label(podman_api_t *api, const char *name, const char *key, char **ret,
+                       as_error_t **err);
 
 typedef struct podman_network_spec {
     const char *name;

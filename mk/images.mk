@@ -88,7 +88,7 @@ IMAGE_ARGS   := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%.args)
 # The parameters of each step, as written to its .args file.
 rootfs_args = suite=$(DEBIAN_SUITE) mirror=$(DEBIAN_MIRROR) opts=$(MMDEBSTRAP_OPTS)
 base_args   = base=$(base_$*)
-image_args  = image=$(image_$*) from=$(call from,$*)
+image_args  = image=$(image_$*) from=$(call from,$*) version=$(VERSION)
 
 # $(call update_args,FILE,TEXT[,IMAGE]): rewrite FILE if TEXT differs from its
 # content; touch it if IMAGE is not in podman storage.
@@ -135,7 +135,7 @@ $(IMAGE_STAMPS): $(IMAGES_DIR)/%.stamp: %-image/Containerfile $(IMAGES_DIR)/%.ar
 	@echo "images: podman build $(image_$*) from $(call from,$*)"
 	@start=$$(date +%s); \
 	$(PODMAN) build --layers=false $(if $(BASE_IMAGE),,--pull=never) \
-	    --build-arg BASE_IMAGE=$(call from,$*) --label $(IMAGE_LABEL)=$* $(build_opts_$*) \
+	    --build-arg BASE_IMAGE=$(call from,$*) --label $(IMAGE_LABEL)=$* --label agent-sandbox.version=$(VERSION) $(build_opts_$*) \
 	    -t $(image_$*) -f $*-image/Containerfile $*-image && \
 	echo "images: $(image_$*) built in $$(( $$(date +%s) - start )) s"
 	@touch $@
