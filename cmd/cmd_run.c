@@ -202,8 +202,10 @@ static int check_image(cli_backend_t *b, const char *image, const char *kind, co
         snprintf(context, sizeof(context), "%s/images/%s", AS_DATADIR, kind);
         if (access(context, R_OK) == 0)
             report("error: the %s image %s is missing; build it once with:\n"
-                   "    podman build -t %s %s\n(or set %s to an image you have)",
-                   kind, image, image, context, env_name);
+                   "    podman build %s-t %s %s\n(or set %s to an image you have)",
+                   kind, image, strcmp(kind, "sandbox") == 0
+                       ? "--build-arg NPM_REGISTRY=$(npm config get registry) " : "",
+                   image, context, env_name);
         else
             report("error: the %s image %s is missing; build it with `make images` in the "
                    "source tree (or set %s to an image you have)", kind, image, env_name);

@@ -33,11 +33,12 @@ SANDBOX_BASE_IMAGE ?= localhost/agent-sandbox-base:$(DEBIAN_SUITE)
 ROUTER_BASE_IMAGE  ?= localhost/agent-sandbox-router-base:$(DEBIAN_SUITE)
 # Empty: build the bases with mmdebstrap. Else: FROM this image for both.
 BASE_IMAGE         ?=
-# Empty: mmdebstrap's default (deb.debian.org with -updates and -security).
+# Empty: mmdebstrap's default mirror (with -updates and -security).
 DEBIAN_MIRROR      ?=
 PODMAN             ?= podman
 MMDEBSTRAP         ?= mmdebstrap
-NPM_REGISTRY       ?= https://registry.npmjs.org
+# Empty: the registry npm is configured with (npm config get registry).
+NPM_REGISTRY       ?=
 
 IMAGES_DIR  := build/images
 IMAGE_NAMES := sandbox router
