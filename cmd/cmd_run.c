@@ -386,6 +386,10 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     if ((rc = check_image(&b, image, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
         (rc = check_image(&b, router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
         goto out;
+    /* placeholders for protected paths that do not exist yet, and the
+     * snapshot the end-of-session check compares with */
+    if ((rc = workspace_check_begin(ws)) != 0)
+        goto out;
     if (session_new(b.api, plan, &s, &err) < 0 || session_setup(s, &err) < 0) {
         rc = signals_terminating() ? 128 + signals_terminating() : EXIT_SETUP;
         as_error_prefix(&err, "setting up the sandbox");
