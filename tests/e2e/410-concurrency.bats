@@ -248,7 +248,11 @@ echo "parent: $(ls -A "$(dirname "$PWD")" | tr '\n' ' ')"
 echo "tmp: $(ls -A /tmp | tr '\n' ' ')"
 echo "found: $(find / \( -path /proc -o -path /sys -o -path /dev \) -prune -o \
     \( -name 'secret-*.txt' -o -name 'tmp-*.txt' \) -print 2>/dev/null | sort | tr '\n' ' ')"
-echo "processes: $(pgrep -f 'cross-files[.]sh' | while read -r p; do tr '\0' ' ' </proc/$p/cmdline; echo; done | awk 'NF {print $NF}' | sort -u | tr '\n' ' ')"
+# (a pid pgrep matched may have exec'd something else since: look again)
+echo "processes: $(pgrep -f 'cross-files[.]sh' | while read -r p; do
+    c=$(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null)
+    case $c in *cross-files.sh*) echo "$c" ;; esac
+done | awk 'NF {print $NF}' | sort -u | tr '\n' ' ')"
 EOF
     local i j
     for ((i = 0; i < N_SESSIONS; i++)); do
