@@ -205,16 +205,6 @@ static void put_path(FILE *f, const struct ctx *c, const char *path)
     }
 }
 
-static void put_bytes(FILE *f, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b = (unsigned char)s[i];
-        if (b < 0x20 || b == 0x7f)
-            fprintf(f, "\\x%02x", b);
-        else
-            fputc(b, f);
-    }
-}
 
 struct msg {
     FILE *f;
@@ -523,7 +513,7 @@ static int refuse_relative_path_entry(struct ctx *c, const char *entry, size_t l
         fputs("$PATH has an empty entry, which means the current directory", m.f);
     else {
         fputs("$PATH has the relative entry \"", m.f);
-        put_bytes(m.f, entry, len);
+        path_put_escaped(m.f, entry, len);
         fputs("\", which names a directory inside the current one", m.f);
     }
     fputs(", so whatever the launch directory, it is or holds a $PATH entry", m.f);
@@ -607,7 +597,7 @@ static int refuse_bad_line(struct ctx *c, unsigned line, const char *problem,
         return r;
     put_path(m.f, c, c->file);
     fprintf(m.f, ":%u: \"", line);
-    put_bytes(m.f, text, len);
+    path_put_escaped(m.f, text, len);
     fprintf(m.f, "\": %s", problem);
     msg_rule(&m, LAUNCH_POLICY_RULE_BAD_CONFIG);
     fputs("Each line must be an absolute path or start with ~/ (comments start with #). "

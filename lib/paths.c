@@ -74,3 +74,14 @@ path_relation_t path_relation(const char *a, const char *b)
         return PATH_CONTAINS;
     return PATH_UNRELATED;
 }
+
+void path_put_escaped(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)s[i];
+        if (b < 0x20 || b == 0x7f)
+            fprintf(f, "\\x%02x", b);
+        else
+            fputc(b, f);
+    }
+}

@@ -30,4 +30,9 @@ path_relation_t path_relation(const char *a, const char *b);
 /* path sits strictly below root (both normalized). */
 bool path_is_inside(const char *path, const char *root);
 
+/* Writes n bytes of s for a message, control bytes as \xNN (a path or a
+ * config line from the user may hold anything). */
+#include <stdio.h>
+void path_put_escaped(FILE *f, const char *s, size_t n);
+
 #endif

@@ -246,15 +246,22 @@ int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
     return 0;
 }
 
+/* GET /<collection>/<name>/json, parsed. */
+static int inspect(podman_api_t *api, const char *collection, const char *kind, const char *name,
+                   json_t *ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/%s/%s/json", collection, name);
+    _cleanup_free_ char *what = path_printf("inspecting %s %s", kind, name);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    return call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, ret, err);
+}
+
 int podman_image_label(podman_api_t *api, const char *name, const char *key, char **ret,
                        as_error_t **err)
 {
-    _cleanup_free_ char *path = path_printf(API "/images/%s/json", name);
-    _cleanup_free_ char *what = path_printf("inspecting image %s", name);
-    if (path == NULL || what == NULL)
-        return OOM(err);
     json_t doc = NULL;
-    int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
+    int r = inspect(api, "images", "image", name, &doc, err);
     if (r < 0)
         return r;
     const char *value = json_get_str(json_get(json_get(doc, "Config"), "Labels"), key);
@@ -747,12 +754,8 @@ int podman_volume_remove(podman_api_t *api, const char *name, as_error_t **err)
 
 int podman_volume_mountpoint(podman_api_t *api, const char *name, char **ret, as_error_t **err)
 {
-    _cleanup_free_ char *path = path_printf(API "/volumes/%s/json", name);
-    _cleanup_free_ char *what = path_printf("inspecting volume %s", name);
-    if (path == NULL || what == NULL)
-        return OOM(err);
     json_t doc = NULL;
-    int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
+    int r = inspect(api, "volumes", "volume", name, &doc, err);
     if (r < 0)
         return r;
     const char *mountpoint = json_get_str(doc, "Mountpoint");

@@ -63,16 +63,6 @@ static int oom(as_error_t **err)
 
 /* ---- messages ---------------------------------------------------------- */
 
-static void put_bytes(FILE *f, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b = (unsigned char)s[i];
-        if (b < 0x20 || b == 0x7f)
-            fprintf(f, "\\x%02x", b);
-        else
-            fputc(b, f);
-    }
-}
 
 /* A path for the user: "~" for $HOME, control bytes escaped. */
 static void put_path(FILE *f, const char *home, const char *path)
@@ -93,7 +83,7 @@ static void put_path(FILE *f, const char *home, const char *path)
             break;
         }
     }
-    put_bytes(f, path, strlen(path));
+    path_put_escaped(f, path, strlen(path));
 }
 
 typedef struct msg {
@@ -178,7 +168,7 @@ static int line_error(const parser_t *p, const char *rule, const char *problem, 
         return r;
     put_path(m.f, p->cfg->home, p->file);
     fprintf(m.f, ":%u: \"", p->line);
-    put_bytes(m.f, p->text, p->text_len);
+    path_put_escaped(m.f, p->text, p->text_len);
     fprintf(m.f, "\": %s [rule: %s].\n", problem, rule);
     if (strcmp(rule, RULE_PROJECT) == 0) {
         fputs("Remove that line from ", m.f);
@@ -692,7 +682,7 @@ static char *note_text(const workspace_t *ws, const char *fmt_rel, const char *r
     FILE *f = open_memstream(&s, &len);
     if (f == NULL)
         return NULL;
-    put_bytes(f, rel, strlen(rel));
+    path_put_escaped(f, rel, strlen(rel));
     fputs(fmt_rel, f);
     if (target != NULL) {
         put_path(f, ws->home, target);
@@ -1330,7 +1320,7 @@ static bool relevant(change_t kind, unsigned what)
 static void put_change(FILE *f, const change_entry_t *c)
 {
     fputs("  ", f);
-    put_bytes(f, c->it->rel, strlen(c->it->rel));
+    path_put_escaped(f, c->it->rel, strlen(c->it->rel));
     if (c->what & (W_PROTECTED | W_WATCHED | W_NESTED)) {
         fprintf(f, ": %s", c->kind == CH_CREATED ? "created" : c->kind == CH_REMOVED ? "removed" : "changed");
         if (c->what & W_PROTECTED)
@@ -1428,7 +1418,7 @@ int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, 
             continue;
         }
         fputs(n_kept++ == 0 ? "left in place, the placeholders made for the session: " : ", ", m.f);
-        put_bytes(m.f, mt->rel, strlen(mt->rel));
+        path_put_escaped(m.f, mt->rel, strlen(mt->rel));
     }
     if (n_kept > 0)
         fputs(remove_placeholders ? " (no longer empty: they hold what was written on the host)"
@@ -1473,7 +1463,7 @@ int workspace_describe(const workspace_t *ws, char **ret, as_error_t **err)
     for (size_t i = 0; i < ws->n_mounts; i++) {
         const workspace_mount_t *mt = &ws->mounts[i];
         fputs(mt->kind == WORKSPACE_READ_ONLY ? "    protect: " : "    pin:     ", m.f);
-        put_bytes(m.f, mt->rel, strlen(mt->rel));
+        path_put_escaped(m.f, mt->rel, strlen(mt->rel));
         fputs(mt->dir ? "/" : "", m.f);
         if (mt->kind == WORKSPACE_PIN)
             fputs(" (read-write, cannot be renamed or removed)", m.f);
