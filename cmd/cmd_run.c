@@ -292,6 +292,9 @@ int run_session(const run_request_t *o)
         report("error: agent-sandbox runs rootless podman; run it as your normal user, not root");
         return EXIT_REFUSED;
     }
+    int runtime_rc = runtime_dir_settle();
+    if (runtime_rc != 0)
+        return runtime_rc;
     if (signals_install(&err) < 0) {
         report_error(&err);
         return EXIT_INTERNAL;
