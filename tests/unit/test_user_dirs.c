@@ -27,54 +27,35 @@ static void set(const char *name, const char *value)
         setenv(name, value, 1);
 }
 
-static char *config_dir(void)
+/* What user_config_dir or user_state_dir answers; fails the test on error. */
+static char *dir_of(int (*fn)(char **, as_error_t **))
 {
     char *dir = NULL;
     as_error_t *err = NULL;
-    if (user_config_dir(&dir, &err) < 0)
-        fail_msg("user_config_dir: %s", err->msg);
-    return dir;
-}
-
-static char *state_dir(void)
-{
-    char *dir = NULL;
-    as_error_t *err = NULL;
-    if (user_state_dir(&dir, &err) < 0)
-        fail_msg("user_state_dir: %s", err->msg);
+    if (fn(&dir, &err) < 0)
+        fail_msg("%s", err->msg);
     return dir;
 }
 
 static void config_and_state_follow_xdg_then_home(void **state)
 {
     (void)state;
+    static const struct {
+        const char *xdg_config, *xdg_state, *config, *state;
+    } cases[] = {
+        { NULL, NULL, "/home/u/.config/agent-sandbox", "/home/u/.local/state/agent-sandbox" },
+        { "/elsewhere/cfg", "/elsewhere/state", "/elsewhere/cfg/agent-sandbox", "/elsewhere/state/agent-sandbox" },
+        /* relative or empty values are ignored, as the specification says */
+        { "relative/cfg", "", "/home/u/.config/agent-sandbox", "/home/u/.local/state/agent-sandbox" },
+        { "", "~/state", "/home/u/.config/agent-sandbox", "/home/u/.local/state/agent-sandbox" },
+    };
     set("HOME", "/home/u");
-    set("XDG_CONFIG_HOME", NULL);
-    set("XDG_STATE_HOME", NULL);
-    char *c = config_dir(), *s = state_dir();
-    assert_string_equal(c, "/home/u/.config/agent-sandbox");
-    assert_string_equal(s, "/home/u/.local/state/agent-sandbox");
-    free(c);
-    free(s);
-
-    set("XDG_CONFIG_HOME", "/elsewhere/cfg");
-    set("XDG_STATE_HOME", "/elsewhere/state");
-    c = config_dir();
-    s = state_dir();
-    assert_string_equal(c, "/elsewhere/cfg/agent-sandbox");
-    assert_string_equal(s, "/elsewhere/state/agent-sandbox");
-    free(c);
-    free(s);
-
-    /* relative or empty values are ignored, as the specification says */
-    static const char *const ignored[] = { "relative/cfg", "", "~/cfg" };
-    for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++) {
-        set("XDG_CONFIG_HOME", ignored[i]);
-        set("XDG_STATE_HOME", ignored[i]);
-        c = config_dir();
-        s = state_dir();
-        assert_string_equal(c, "/home/u/.config/agent-sandbox");
-        assert_string_equal(s, "/home/u/.local/state/agent-sandbox");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        set("XDG_CONFIG_HOME", cases[i].xdg_config);
+        set("XDG_STATE_HOME", cases[i].xdg_state);
+        char *c = dir_of(user_config_dir), *s = dir_of(user_state_dir);
+        assert_string_equal(c, cases[i].config);
+        assert_string_equal(s, cases[i].state);
         free(c);
         free(s);
     }
