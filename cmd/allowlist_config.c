@@ -1,6 +1,7 @@
 /* Which allowlist a session uses: AGENT_SANDBOX_ALLOWLIST, else
- * ~/.config/agent-sandbox/allowed-hosts, copied from the packaged default
- * on first run. A missing override or a bad file refuses the session. */
+ * allowed-hosts in the config directory (lib/user_dirs.h), copied from the
+ * packaged default on first run. A missing override or a bad file refuses
+ * the session. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -14,6 +15,7 @@
 #include "allowlist.h"
 #include "cli.h"
 #include "session_dir.h"
+#include "user_dirs.h"
 #include "util.h"
 
 /* The packaged default: DATADIR, or the source tree next to a build. */
@@ -38,15 +40,8 @@ static char *find_default(void)
     return NULL;
 }
 
-static int mkdir_private(const char *path)
-{
-    if (mkdir(path, 0700) < 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
-
 /* Copies the default into place unless a file is there already. */
-static int install_default(const char *home, const char *dest)
+static int install_default(const char *dest)
 {
     _cleanup_free_ char *src = find_default();
     if (src == NULL) {
@@ -60,18 +55,11 @@ static int install_default(const char *home, const char *dest)
         report_error(&err);
         return EXIT_CONFIG;
     }
-    _cleanup_free_ char *config = NULL, *dir = NULL;
-    if (asprintf(&config, "%s/.config", home) < 0 || asprintf(&dir, "%s/.config/agent-sandbox", home) < 0) {
-        free(text);
-        return EXIT_INTERNAL;
-    }
-    if (mkdir_private(config) < 0 || mkdir_private(dir) < 0 ||
+    _cleanup_free_ char *dir = NULL;
+    if (user_config_dir(&dir, &err) < 0 || user_dir_create(dir, &err) < 0 ||
         session_dir_write_file_mode(dir, "allowed-hosts.new", text, 0644, &err) < 0) {
         free(text);
-        if (err != NULL)
-            report_error(&err);
-        else
-            report("error: creating %s: %s", dir, strerror(errno));
+        report_error(&err);
         return EXIT_CONFIG;
     }
     free(text);
@@ -97,15 +85,14 @@ int allowlist_config_load(allowlist_t **ret)
         if ((path = strdup(override)) == NULL)
             return EXIT_INTERNAL;
     } else {
-        const char *home = getenv("HOME");
-        if (home == NULL || home[0] != '/') {
-            report("error: HOME is not set to an absolute path; the allowlist lives under it");
-            return EXIT_CONFIG;
+        as_error_t *err = NULL;
+        int r = user_config_file("allowed-hosts", &path, &err);
+        if (r < 0) {
+            report_error(&err);
+            return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
         }
-        if (asprintf(&path, "%s/.config/agent-sandbox/allowed-hosts", home) < 0)
-            return EXIT_INTERNAL;
         if (access(path, F_OK) < 0 && errno == ENOENT) {
-            int rc = install_default(home, path);
+            int rc = install_default(path);
             if (rc != 0)
                 return rc;
         }

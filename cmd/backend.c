@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "stale.h"
 #include "terminal.h"
+#include "user_dirs.h"
 #include "util.h"
 
 void report(const char *fmt, ...)
@@ -44,6 +45,25 @@ void trace_enable(void)
 {
     clock_gettime(CLOCK_MONOTONIC, &trace_start);
     http_set_trace(print_trace);
+}
+
+int runtime_dir_settle(void)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *dir = NULL;
+    bool fallback = false;
+    int r = user_runtime_dir(&dir, &fallback, &err);
+    if (r < 0) {
+        report_error(&err);
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_NO_RUNTIME_DIR;
+    }
+    if (fallback) {
+        /* the service (and so podman) must use the same directory */
+        if (setenv("XDG_RUNTIME_DIR", dir, 1) < 0)
+            return EXIT_INTERNAL;
+        report("note: XDG_RUNTIME_DIR is not set; using %s, as podman does", dir);
+    }
+    return 0;
 }
 
 static int service_in(cli_backend_t *b, as_error_t **err)

@@ -21,6 +21,7 @@ enum {
     EXIT_SETUP        = 71,   /* the confinement could not be set up */
     EXIT_SERVICE_LOST = 75,   /* the podman service died mid-session */
     EXIT_REFUSED      = 77,   /* the launch policy refused */
+    EXIT_NO_RUNTIME_DIR = 78, /* no usable XDG_RUNTIME_DIR, nor /run/user/UID */
 };
 
 #define SERVICE_START_TIMEOUT_MS 30000L
@@ -39,6 +40,12 @@ typedef struct cli_backend {
     podman_service_t *service;
     podman_api_t *api;
 } cli_backend_t;
+
+/* Settles the runtime directory before anything else needs it: a set
+ * XDG_RUNTIME_DIR must be the caller's directory; an unset one falls back to
+ * /run/user/UID where podman would, exported for the service, with one line
+ * saying so. 0, or an exit code after reporting (EXIT_NO_RUNTIME_DIR). */
+int runtime_dir_settle(void);
 
 int backend_start(const char *id, cli_backend_t *ret, as_error_t **err);
 /* Whether the service still answers (it may be dying unreaped). */

@@ -12,6 +12,9 @@ int cmd_cleanup(int argc, char **argv)
         report("error: cleanup takes no arguments");
         return EXIT_USAGE;
     }
+    int rc = runtime_dir_settle();
+    if (rc != 0)
+        return rc;
     char id[SESSION_ID_LEN + 1];
     as_error_t *err = NULL;
     cli_backend_t b = {0};

@@ -131,7 +131,12 @@ static void usage(FILE *f)
           "  --cpus N            CPU limit (1.5, none; default none)\n"
           "  --help, --version\n"
           "\n"
-          "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n", f);
+          "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n"
+          "\n"
+          "exit status: the command's own, or one of the CLI's (README.md): 64 usage,\n"
+          "  65 config file, 66 image missing, 69 podman service did not start,\n"
+          "  70 internal, 71 set-up failed, 75 podman service lost, 77 refused,\n"
+          "  78 no runtime directory (XDG_RUNTIME_DIR unset and /run/user/UID unusable)\n", f);
 }
 
 static int parse(int argc, char **argv, run_options_t *o)
@@ -292,6 +297,9 @@ int run_session(const run_request_t *o)
         report("error: agent-sandbox runs rootless podman; run it as your normal user, not root");
         return EXIT_REFUSED;
     }
+    int runtime_rc = runtime_dir_settle();
+    if (runtime_rc != 0)
+        return runtime_rc;
     if (signals_install(&err) < 0) {
         report_error(&err);
         return EXIT_INTERNAL;

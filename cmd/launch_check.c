@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "graphroot_cache.h"
 #include "launch_policy.h"
+#include "user_dirs.h"
 #include "util.h"
 
 /* podman's storage location: cached while no storage.conf changes. */
@@ -44,9 +45,16 @@ int launch_check(podman_api_t *api, const char *base_dir, char **ret_dir)
         report_error(&err);
         return EXIT_SETUP;
     }
-    _cleanup_free_ char *file_path = NULL;
-    if (asprintf(&file_path, "%s/.config/agent-sandbox/allowed-paths", home) < 0)
-        return EXIT_INTERNAL;
+    _cleanup_free_ char *config_dir = NULL, *file_path = NULL, *runtime_dir = NULL;
+    int r = user_config_dir(&config_dir, &err);
+    if (r == 0)
+        r = user_config_file("allowed-paths", &file_path, &err);
+    if (r == 0)
+        r = user_runtime_dir(&runtime_dir, NULL, &err);
+    if (r < 0) {
+        report_error(&err);
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
+    }
     launch_policy_file_t *file = NULL;
     if (launch_policy_file_read(file_path, &file, &err) < 0) {
         report_error(&err);
@@ -55,14 +63,15 @@ int launch_check(podman_api_t *api, const char *base_dir, char **ret_dir)
     launch_policy_input_t in = {
         .launch_dir = cwd,
         .home = home,
-        .xdg_runtime_dir = getenv("XDG_RUNTIME_DIR"),
+        .xdg_runtime_dir = runtime_dir,
         .path_env = getenv("PATH"),
         .graphroot = graphroot,
+        .config_dir = config_dir,
         .allowed_paths_path = file_path,
         .allowed_paths = file,
     };
     launch_policy_result_t *res = NULL;
-    int r = launch_policy_decide(&in, &res, &err);
+    r = launch_policy_decide(&in, &res, &err);
     launch_policy_file_free(&file);
     if (r < 0) {
         as_error_prefix(&err, "checking the launch directory");

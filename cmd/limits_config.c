@@ -1,6 +1,6 @@
-/* The session's resource limits: defaults, then ~/.config/agent-sandbox/limits,
- * then --memory/--pids/--cpus; and a clear word about any limit this host
- * cannot enforce. */
+/* The session's resource limits: defaults, then the limits file in the config
+ * directory (lib/user_dirs.h), then --memory/--pids/--cpus; and a clear word
+ * about any limit this host cannot enforce. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include "allowlist.h"
 #include "cli.h"
 #include "resource_limits.h"
+#include "user_dirs.h"
 #include "util.h"
 
 int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
@@ -18,25 +19,26 @@ int limits_config_load(const char *memory, const char *pids, const char *cpus, l
     limits_defaults(&lim);
     as_error_t *err = NULL;
 
-    const char *home = getenv("HOME");
     _cleanup_free_ char *path = NULL;
-    if (home != NULL && home[0] == '/' &&
-        asprintf(&path, "%s/.config/agent-sandbox/limits", home) >= 0) {
-        char *text = NULL;
-        size_t len = 0;
-        if (allowlist_read_file(path, &text, &len, &err) == 0) {
-            int r = limits_parse_file(path, text, &lim, &err);
-            free(text);
-            if (r < 0) {
-                report_error(&err);
-                return EXIT_CONFIG;
-            }
-        } else if (err != NULL && err->code != ENOENT) {
+    int r = user_config_file("limits", &path, &err);
+    if (r < 0) {
+        report_error(&err);
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (allowlist_read_file(path, &text, &len, &err) == 0) {
+        r = limits_parse_file(path, text, &lim, &err);
+        free(text);
+        if (r < 0) {
             report_error(&err);
             return EXIT_CONFIG;
         }
-        as_error_free(&err);
+    } else if (err != NULL && err->code != ENOENT) {
+        report_error(&err);
+        return EXIT_CONFIG;
     }
+    as_error_free(&err);
     if ((memory != NULL && limits_parse_memory(memory, "--memory", &lim.memory_bytes, &err) < 0) ||
         (pids != NULL && limits_parse_pids(pids, "--pids", &lim.pids, &err) < 0) ||
         (cpus != NULL && limits_parse_cpus(cpus, "--cpus", &lim.cpu_millis, &err) < 0)) {
@@ -44,7 +46,7 @@ int limits_config_load(const char *memory, const char *pids, const char *cpus, l
         return EXIT_USAGE;
     }
     cgroup_caps_detect(ret_caps);
-    _cleanup_free_ char *note = limits_unapplied(&lim, ret_caps);
+    _cleanup_free_ char *note = limits_unapplied(&lim, ret_caps, path);
     if (note != NULL)
         report("note: %s", note);
     *ret = lim;

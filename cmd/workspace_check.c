@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "user_dirs.h"
+#include "util.h"
 
 static int fail(as_error_t **err, const char *context)
 {
@@ -22,7 +24,9 @@ int workspace_check_load(const char *workdir, workspace_t **ret)
 {
     as_error_t *err = NULL;
     const char *home = getenv("HOME");     /* launch_check() made sure it is absolute */
-    if (workspace_load(workdir, home, ret, &err) < 0)
+    _cleanup_free_ char *user_file = NULL;
+    if (user_config_file(WORKSPACE_USER_FILE, &user_file, &err) < 0 ||
+        workspace_load(workdir, home, user_file, ret, &err) < 0)
         return fail(&err, "reading the protected paths");
     return 0;
 }

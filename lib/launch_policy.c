@@ -408,11 +408,7 @@ static int build_guards(struct ctx *c, as_error_t **err)
 
     static const char config[] = "agent-sandbox's config directory";
     static const char config_why[] = "so the agent could rewrite its own policy";
-    if (in->config_dir != NULL)
-        r = add_guard(c, LAUNCH_POLICY_RULE_CONFIG_DIR, all, config, config_why, in->config_dir, err);
-    else
-        r = add_home_guard(c, LAUNCH_POLICY_RULE_CONFIG_DIR, all, config, config_why,
-                           ".config/agent-sandbox", err);
+    r = add_guard(c, LAUNCH_POLICY_RULE_CONFIG_DIR, all, config, config_why, in->config_dir, err);
     if (r < 0)
         return r;
 
@@ -873,8 +869,8 @@ static int check_input(const launch_policy_input_t *in, as_error_t **err)
         if (v != NULL && v[0] != '\0' && v[0] != '/')
             return as_error_make(err, EINVAL, "%s is not an absolute path: %s", optional[i].name, v);
     }
-    if (in->config_dir != NULL && in->config_dir[0] == '\0')
-        return as_error_make(err, EINVAL, "the config directory is empty");
+    if (in->config_dir == NULL || in->config_dir[0] == '\0')
+        return as_error_make(err, EINVAL, "no config directory given");
     return 0;
 }
 
@@ -901,10 +897,8 @@ static int decide(struct ctx *c, as_error_t **err)
 
     if (in->allowed_paths_path != NULL)
         c->file = strdup(in->allowed_paths_path);
-    else if (in->config_dir != NULL)
+    else
         path_join(in->config_dir, "allowed-paths", &c->file, NULL);
-    else if (asprintf(&c->file, "%s/.config/agent-sandbox/allowed-paths", c->home_lex) < 0)
-        c->file = NULL;
     if (c->file == NULL)
         return oom(err);
 

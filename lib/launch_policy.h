@@ -51,7 +51,7 @@ typedef struct launch_policy_input {
     const char *path_env;          /* $PATH; NULL when unset (no entries) */
     const char *graphroot;         /* podman's store.graphRoot; NULL or "" = unknown
                                     * ($HOME/.local/share/containers is guarded anyway) */
-    const char *config_dir;        /* agent-sandbox's config dir; NULL = $HOME/.config/agent-sandbox */
+    const char *config_dir;        /* required, absolute: agent-sandbox's config dir (user_dirs.h) */
     const char *allowed_paths_path;/* the file's path, for messages; NULL = <config_dir>/allowed-paths */
     const launch_policy_file_t *allowed_paths;  /* required */
     launch_policy_resolve_fn resolve;           /* NULL = launch_policy_resolve_realpath */

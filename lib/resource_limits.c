@@ -174,7 +174,7 @@ void cgroup_caps_detect(cgroup_caps_t *ret)
     ret->cpu = has_word(buf, "cpu");
 }
 
-char *limits_unapplied(const limits_t *lim, const cgroup_caps_t *caps)
+char *limits_unapplied(const limits_t *lim, const cgroup_caps_t *caps, const char *limits_file)
 {
     char missing[64] = "";
     if (lim->memory_bytes > 0 && !caps->memory)
@@ -185,11 +185,11 @@ char *limits_unapplied(const limits_t *lim, const cgroup_caps_t *caps)
         return NULL;
     char *text = NULL;
     if (asprintf(&text, "the %s limit%s cannot be applied: %s; the process limit (%lld) applies as "
-                 "RLIMIT_NPROC. Set `%s none` in ~/.config/agent-sandbox/limits to silence this.",
+                 "RLIMIT_NPROC. Set `%s none` in %s to silence this.",
                  missing, strchr(missing, ' ') ? "s" : "",
                  caps->v2 ? "this host does not delegate the cgroup controller to your user"
                           : "rootless podman has no cgroup controllers on a cgroup v1 host",
-                 lim->pids, lim->memory_bytes > 0 && !caps->memory ? "memory" : "cpus") < 0)
+                 lim->pids, lim->memory_bytes > 0 && !caps->memory ? "memory" : "cpus", limits_file) < 0)
         return NULL;
     return text;
 }

@@ -1,7 +1,7 @@
 /* Per-session resource limits: memory, processes and CPU for the agent and
  * everything it starts (nested containers run in its namespaces and count
- * against the same limits). Values come from the defaults, then
- * ~/.config/agent-sandbox/limits, then the command line. Whether a limit
+ * against the same limits). Values come from the defaults, then the limits
+ * file in the config directory, then the command line. Whether a limit
  * can be applied depends on the host: rootless podman sets cgroup limits
  * only where cgroup v2 delegates the controller to the user; the process
  * limit is also set as RLIMIT_NPROC, which the kernel counts per user
@@ -43,7 +43,8 @@ int limits_parse_file(const char *filename, const char *text, limits_t *lim, as_
 /* Reads the host's cgroup set-up for the calling user. */
 void cgroup_caps_detect(cgroup_caps_t *ret);
 
-/* One line about what applies and what does not, or NULL when all applies. */
-char *limits_unapplied(const limits_t *lim, const cgroup_caps_t *caps);
+/* One line about what applies and what does not, or NULL when all applies;
+ * limits_file is named as the place to silence it. */
+char *limits_unapplied(const limits_t *lim, const cgroup_caps_t *caps, const char *limits_file);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "user_dirs.h"
 #include "util.h"
 
 int session_id_generate(char ret[SESSION_ID_LEN + 1], as_error_t **err)
@@ -30,13 +31,10 @@ int session_id_generate(char ret[SESSION_ID_LEN + 1], as_error_t **err)
 
 int session_base_dir(char **ret, as_error_t **err)
 {
-    const char *runtime = secure_getenv("XDG_RUNTIME_DIR");
-    if (runtime == NULL || runtime[0] != '/')
-        return as_error_make(err, ENOENT,
-                             "XDG_RUNTIME_DIR is not set to an absolute path; agent-sandbox keeps "
-                             "its private podman socket there (log in through a session manager, "
-                             "or create /run/user/$UID with mode 0700 and export XDG_RUNTIME_DIR)");
-    _cleanup_free_ char *base = NULL;
+    _cleanup_free_ char *runtime = NULL, *base = NULL;
+    int r = user_runtime_dir(&runtime, NULL, err);
+    if (r < 0)
+        return r;
     if (asprintf(&base, "%s/agent-sandbox", runtime) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
     if (mkdir(base, 0700) < 0 && errno != EEXIST)

@@ -1,4 +1,5 @@
-/* The per-session directory under $XDG_RUNTIME_DIR/agent-sandbox/: private
+/* The per-session directory under <runtime dir>/agent-sandbox/ (the runtime
+ * directory is $XDG_RUNTIME_DIR or its fallback, lib/user_dirs.h): private
  * (0700, never mounted anywhere), holding the service socket and a lock that
  * the CLI keeps for its whole life. A directory whose lock nobody holds
  * belongs to a session whose CLI is gone. */
@@ -15,7 +16,7 @@
 
 typedef struct session_dir {
     char id[SESSION_ID_LEN + 1];
-    char *base;          /* $XDG_RUNTIME_DIR/agent-sandbox */
+    char *base;          /* <runtime dir>/agent-sandbox */
     char *path;          /* base/<id> */
     char *socket_path;   /* path/podman.sock */
     int lock_fd;

@@ -11,27 +11,10 @@
 
 #include "session_dir.h"
 #include "session_router.h"
+#include "user_dirs.h"
 #include "util.h"
 
 static const char *const log_files[] = { "dns.log", "egress.log", "nginx-error.log" };
-
-static int mkdir_p(const char *path, mode_t mode)
-{
-    _cleanup_free_ char *copy = strdup(path);
-    if (copy == NULL)
-        return -ENOMEM;
-    for (char *p = copy + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(copy, mode) < 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(copy, mode) < 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
 
 static int copy_file(const char *from, const char *to)
 {
@@ -98,19 +81,14 @@ static void prune(const char *base)
 
 int session_logs_keep(const char *log_dir, const char *id, char **ret_dest, as_error_t **err)
 {
-    const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    _cleanup_free_ char *base = NULL, *dest = NULL;
-    int r;
-    if (state != NULL && state[0] == '/')
-        r = asprintf(&base, "%s/agent-sandbox/logs", state);
-    else if (home != NULL && home[0] == '/')
-        r = asprintf(&base, "%s/.local/state/agent-sandbox/logs", home);
-    else
-        return as_error_make(err, ENOENT, "neither XDG_STATE_HOME nor HOME is set: no place for the logs");
-    if (r < 0 || asprintf(&dest, "%s/%s", base, id) < 0)
+    _cleanup_free_ char *state = NULL, *base = NULL, *dest = NULL;
+    int r = user_state_dir(&state, err);
+    if (r < 0)
+        return r;
+    if (asprintf(&base, "%s/logs", state) < 0 || asprintf(&dest, "%s/%s", base, id) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    if ((r = mkdir_p(dest, 0700)) < 0)
-        return as_error_errno(err, -r, "creating %s", dest);
+    if ((r = user_dir_create(dest, err)) < 0)
+        return r;
     for (size_t i = 0; i < ARRAY_SIZE(log_files); i++) {
         _cleanup_free_ char *from = NULL, *to = NULL;
         if (asprintf(&from, "%s/%s", log_dir, log_files[i]) < 0 ||

@@ -1,6 +1,6 @@
 /* The router's logs outlive the session: every DNS query and every allowed
- * or denied connection, kept under $XDG_STATE_HOME/agent-sandbox/logs/<id>/
- * (default ~/.local/state/...), the newest LOGS_KEPT sessions only. */
+ * or denied connection, kept under <state dir>/logs/<id>/ (lib/user_dirs.h),
+ * the newest LOGS_KEPT sessions only. */
 #ifndef AS_SESSION_LOGS_H
 #define AS_SESSION_LOGS_H
 

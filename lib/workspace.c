@@ -439,14 +439,12 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
     for (size_t i = 0; i < ARRAY_SIZE(DEFAULTS) && r == 0; i++)
         r = add_rule(rules, DEFAULTS[i].path, DEFAULTS[i].dir, "default", err);
 
-    _cleanup_free_ char *user_file = NULL, *project_file = NULL;
-    if (r == 0 && cfg->user_file == NULL && asprintf(&user_file, "%s/%s", cfg->home, WORKSPACE_USER_FILE) < 0)
-        r = oom(err);
+    _cleanup_free_ char *project_file = NULL;
+    if (r == 0 && cfg->user_text != NULL && cfg->user_file == NULL)
+        r = as_error_make(err, EINVAL, "protected paths: the user's file has no name");
     if (r == 0 && asprintf(&project_file, "%s/%s", cfg->launch_dir, WORKSPACE_PROJECT_FILE) < 0)
         r = oom(err);
     workspace_config_t c = *cfg;
-    if (c.user_file == NULL)
-        c.user_file = user_file;
     if (r == 0 && c.user_text != NULL) {
         parser_t p = { .cfg = &c, .file = c.user_file, .rules = rules };
         r = parse_file(&p, c.user_text, c.user_len, err);
@@ -538,14 +536,16 @@ static int read_project_file(const char *launch_dir, char **ret, size_t *ret_len
     return read_fd(fd, ret, ret_len);
 }
 
-int workspace_load(const char *launch_dir, const char *home, workspace_t **ret, as_error_t **err)
+int workspace_load(const char *launch_dir, const char *home, const char *user_file,
+                   workspace_t **ret, as_error_t **err)
 {
-    if (launch_dir == NULL || launch_dir[0] != '/' || home == NULL || home[0] != '/')
-        return as_error_make(err, EINVAL, "protected paths: the launch directory and $HOME must be absolute");
-    _cleanup_free_ char *user_file = NULL, *project_file = NULL, *user_text = NULL, *project_text = NULL;
+    if (launch_dir == NULL || launch_dir[0] != '/' || home == NULL || home[0] != '/' ||
+        user_file == NULL || user_file[0] != '/')
+        return as_error_make(err, EINVAL, "protected paths: the launch directory, $HOME and the "
+                             "user's file must be absolute");
+    _cleanup_free_ char *project_file = NULL, *user_text = NULL, *project_text = NULL;
     size_t user_len = 0, project_len = 0;
-    if (asprintf(&user_file, "%s/%s", home, WORKSPACE_USER_FILE) < 0 ||
-        asprintf(&project_file, "%s/%s", launch_dir, WORKSPACE_PROJECT_FILE) < 0)
+    if (asprintf(&project_file, "%s/%s", launch_dir, WORKSPACE_PROJECT_FILE) < 0)
         return oom(err);
     int r = read_user_file(user_file, &user_text, &user_len);
     if (r == -ENOMEM)

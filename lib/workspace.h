@@ -2,7 +2,7 @@
  * can run later on the host: git hooks and config, direnv's .envrc, editor
  * and agent settings. This module
  *   - builds the set of protected paths: the defaults, the user's
- *     ~/.config/agent-sandbox/protected-paths (global lines plus sections for
+ *     protected-paths in the config directory (global lines plus sections for
  *     one launch directory, which may add and remove) and the project's own
  *     .agent-sandbox/protected-paths (inside the launch directory, so the
  *     agent can write it: it may only add);
@@ -29,8 +29,8 @@
 #include "agent_spec.h"
 #include "error.h"
 
-#define WORKSPACE_USER_FILE    ".config/agent-sandbox/protected-paths"   /* under $HOME */
-#define WORKSPACE_PROJECT_FILE ".agent-sandbox/protected-paths"          /* under the launch dir */
+#define WORKSPACE_USER_FILE    "protected-paths"                  /* in the config directory */
+#define WORKSPACE_PROJECT_FILE ".agent-sandbox/protected-paths"   /* under the launch dir */
 #define WORKSPACE_MAX_PATHS    64
 #define WORKSPACE_FILE_MAX     (1024 * 1024)
 
@@ -59,7 +59,7 @@ typedef struct workspace_rules {
 typedef struct workspace_config {
     const char *launch_dir;      /* required: resolved */
     const char *home;            /* required: $HOME, for ~/ in section headers and messages */
-    const char *user_file;       /* the user's file, for messages; NULL: $HOME/WORKSPACE_USER_FILE */
+    const char *user_file;       /* the user's file, for messages; required with user_text */
     const char *user_text;       /* its bytes (may hold NULs); NULL: no such file */
     size_t user_len;
     const char *project_text;    /* its bytes; NULL: no such file (when there, it is protected too) */
@@ -106,10 +106,11 @@ typedef struct workspace {
     workspace_snapshot_t *before;
 } workspace_t;
 
-/* Reads the user's file ($HOME/WORKSPACE_USER_FILE, symlinks followed) and
+/* Reads the user's file (user_file, an absolute path, symlinks followed) and
  * the project's (never through a symlink), builds the rules and plans the
  * mounts as the launch directory is now. Changes nothing on disk. */
-int workspace_load(const char *launch_dir, const char *home, workspace_t **ret, as_error_t **err);
+int workspace_load(const char *launch_dir, const char *home, const char *user_file,
+                   workspace_t **ret, as_error_t **err);
 
 /* Plans the mounts for given rules (taken over, also on failure). */
 int workspace_plan(const char *launch_dir, const char *home, workspace_rules_t *rules,

@@ -3,9 +3,17 @@
 #   make e2e              the end-to-end suite: bats tests/e2e against $(BIN),
 #                         after `make images`; run it as the rootless user
 #                         whose podman storage holds the images
-#   make check            all + unit + e2e + check-rpm
-#   make check-sanitize   the same with SANITIZE=1: build/sanitize/agent-sandbox
-#                         and its unit tests under ASan/UBSan
+#   make check            all + unit + e2e + check-rpm + check-host-packages,
+#                         under tests/user-state-guard: it fails if they changed
+#                         the user's own ~/.config/agent-sandbox or
+#                         ~/.local/state/agent-sandbox (XDG rules)
+#   make check-sanitize   all + unit + e2e with SANITIZE=1 (build/sanitize/
+#                         agent-sandbox and its unit tests under ASan/UBSan),
+#                         under the same guard
+#   make check-host-packages  tests/host/test-setup-packages.sh: the packages
+#                         scripts/setup-host.sh installs provide every program
+#                         the build, the CLI, the images and the tests run
+#                         (needs Debian's mirror)
 #
 #   make e2e E2E_TESTS=tests/e2e/020-exec.bats      one file
 #   make e2e BATS_FLAGS='--filter SIGINT'           some tests
@@ -34,9 +42,11 @@ E2E_ENV += ASAN_OPTIONS=$(or $(ASAN_OPTIONS),detect_leaks=1) \
            UBSAN_OPTIONS=$(or $(UBSAN_OPTIONS),print_stacktrace=1)
 endif
 
-.PHONY: e2e check check-sanitize
+.PHONY: e2e check check-suites check-sanitize check-host-packages
 
-check: all unit e2e check-rpm
+check:
+	@tests/user-state-guard $(MAKE) --no-print-directory check-suites
+check-suites: all unit e2e check-rpm check-host-packages
 
 e2e: $(BIN) images
 	@mkdir -p $(BUILD)
@@ -48,4 +58,7 @@ e2e: $(BIN) images
 	tests/e2e/tap-summary $(E2E_TAP) && [ "$$rc" = 0 ]
 
 check-sanitize:
-	$(MAKE) SANITIZE=1 all unit e2e
+	@tests/user-state-guard $(MAKE) --no-print-directory SANITIZE=1 all unit e2e
+
+check-host-packages:
+	DEBIAN_MIRROR='$(DEBIAN_MIRROR)' tests/host/test-setup-packages.sh

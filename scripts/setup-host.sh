@@ -3,33 +3,56 @@
 # rootless as USER. Run as root; idempotent. Every machine quirk is detected,
 # never assumed: the fix is applied only where the symptom exists.
 #
-#   scripts/setup-host.sh USER        install packages and prepare USER
-#   scripts/setup-host.sh --packages  install packages only
+#   scripts/setup-host.sh USER              install packages and prepare USER
+#   scripts/setup-host.sh --packages        install packages only
+#   scripts/setup-host.sh --print-packages  the packages a fresh machine gets,
+#                                           one a line (no root needed;
+#                                           tests/host/test-setup-packages.sh
+#                                           checks them)
 set -euo pipefail
 
+# Installed without their Recommends, so whatever the product runs is named
+# here, Recommends included: catatonit (podman's init, which the CLI asks
+# for), ca-certificates (curl to the npm registry), mount (mmdebstrap).
 PACKAGES=(
     podman runc crun uidmap slirp4netns fuse-overlayfs netavark aardvark-dns
-    iptables dnsmasq-base nginx-light libnginx-mod-stream socat
+    catatonit iptables dnsmasq-base nginx-light libnginx-mod-stream socat
     build-essential pkg-config libcurl4-openssl-dev libyajl-dev libcmocka-dev
-    mmdebstrap bats openssl curl rpm valgrind tmux strace git
+    mmdebstrap mount bats openssl curl ca-certificates rpm valgrind tmux strace git
     clang libclang-rt-14-dev cpio rpmlint bc rsync
     python3 procps
 )
+# npm: claude-code-fetch asks it which registry to download from. Any npm on
+# PATH does; Debian's is installed only where there is none, since a newer
+# Node.js from elsewhere (NodeSource's nodejs package, say) ships its own npm
+# and conflicts with Debian's.
+OPTIONAL_COMMANDS=(npm)
 
 log() { printf 'setup-host: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+if [ "${1:-}" = --print-packages ]; then
+    printf '%s\n' "${PACKAGES[@]}" "${OPTIONAL_COMMANDS[@]}"
+    exit 0
+fi
+
 [ "$(id -u)" -eq 0 ] || die "run as root"
 
 install_packages() {
-    local missing=()
+    local missing=() p
     for p in "${PACKAGES[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+    done
+    for p in "${OPTIONAL_COMMANDS[@]}"; do
+        command -v "$p" >/dev/null || missing+=("$p")
     done
     if [ ${#missing[@]} -gt 0 ]; then
         log "installing: ${missing[*]}"
         apt-get update -q
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+        # --no-remove: never take away a package the machine already has
+        # (e.g. a Node.js that conflicts with Debian's npm); fail instead.
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends --no-remove "${missing[@]}" ||
+            die "apt-get could not install ${missing[*]} without removing something; install them by hand"
     fi
 }
 
@@ -118,6 +141,6 @@ prepare_user() {
 
 case "${1:-}" in
     --packages) install_packages ;;
-    "") die "usage: $0 USER | --packages" ;;
+    "" | -*) die "usage: $0 USER | --packages | --print-packages" ;;
     *) install_packages; prepare_user "$1" ;;
 esac

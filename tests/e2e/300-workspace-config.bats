@@ -5,24 +5,16 @@
 
 load helpers
 
-WS_USER_FILE=$HOME/.config/agent-sandbox/protected-paths
-WS_BACKUP=$WS_USER_FILE.as-e2e-backup
+# The suite's config directory, never the user's (helpers.bash).
+WS_USER_FILE=$AS_CONFIG_DIR/protected-paths
 
-# The user's real file, if any, is moved aside for the test and put back.
 setup() {
     as_setup
-    mkdir -p "$(dirname "$WS_USER_FILE")"
-    if [ -e "$WS_USER_FILE" ] || [ -L "$WS_USER_FILE" ]; then
-        [ ! -e "$WS_BACKUP" ] || die "$WS_BACKUP exists: an earlier run did not restore it; put it back by hand"
-        mv "$WS_USER_FILE" "$WS_BACKUP"
-    fi
+    mkdir -p "$AS_CONFIG_DIR"
 }
 
 teardown() {
     rm -rf "$WS_USER_FILE"
-    if [ -e "$WS_BACKUP" ] || [ -L "$WS_BACKUP" ]; then
-        mv "$WS_BACKUP" "$WS_USER_FILE"
-    fi
     as_teardown
 }
 
@@ -83,7 +75,7 @@ EOF
     local dir
     dir=$(shown "$AS_DIR")
     assert "$stderr" contains "refusing to launch from $dir: $dir/.agent-sandbox/protected-paths:2: \"!.git/hooks/\": a ! line; the project's own file can only add paths [rule: project-file-adds-only]."
-    assert "$stderr" contains "add a section \"[$dir]\" with your lines to ~/.config/agent-sandbox/protected-paths."
+    assert "$stderr" contains "add a section \"[$dir]\" with your lines to $(shown "$WS_USER_FILE")."
     assert "$(ls -A)" == .agent-sandbox "nothing created in the launch directory"
 
     # The same line in a section of the user's file is how to do it.
@@ -97,8 +89,8 @@ EOF
 @test "a malformed or unreadable user file refuses, naming the file, line and rule" {
     printf 'fine/\n\n/etc/passwd   # absolute\n' >"$WS_USER_FILE"
     run_x $EX_CONFIG agent-sandbox --exec true
-    assert "$stderr" contains "~/.config/agent-sandbox/protected-paths:3: \"/etc/passwd\": an absolute path; protected paths are relative to the launch directory [rule: protected-paths-syntax]."
-    assert "$stderr" contains "fix or remove that line in ~/.config/agent-sandbox/protected-paths"
+    assert "$stderr" contains "$(shown "$WS_USER_FILE"):3: \"/etc/passwd\": an absolute path; protected paths are relative to the launch directory [rule: protected-paths-syntax]."
+    assert "$stderr" contains "fix or remove that line in $(shown "$WS_USER_FILE")"
 
     printf '[~/src/p\n' >"$WS_USER_FILE"
     run_x $EX_CONFIG agent-sandbox --exec true
@@ -111,7 +103,7 @@ EOF
     rm "$WS_USER_FILE"
     mkdir "$WS_USER_FILE"
     run_x $EX_CONFIG agent-sandbox --exec true
-    assert "$stderr" contains "cannot read ~/.config/agent-sandbox/protected-paths: Is a directory [rule: protected-paths-unreadable]"
+    assert "$stderr" contains "cannot read $(shown "$WS_USER_FILE"): Is a directory [rule: protected-paths-unreadable]"
     assert "$(ls -A)" == "" "nothing created in the launch directory"
 }
 

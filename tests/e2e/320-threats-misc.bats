@@ -6,25 +6,11 @@
 
 load helpers
 
-AP_FILE=
-
-setup() {
-    as_setup
-    AP_FILE=$HOME/.config/agent-sandbox/allowed-paths
-    AP_SAVED=
-    if [ -e "$AP_FILE" ]; then
-        AP_SAVED=$AS_RUN_DIR/allowed-paths.saved
-        cp -p "$AP_FILE" "$AP_SAVED"
-    fi
-}
+# The suite's config directory, never the user's (helpers.bash).
+AP_FILE=$AS_CONFIG_DIR/allowed-paths
 
 teardown() {
-    # the user's own allowed-paths, as it was
-    if [ -n "$AP_SAVED" ]; then
-        cp -p "$AP_SAVED" "$AP_FILE"
-    else
-        rm -f "$AP_FILE"
-    fi
+    rm -f "$AP_FILE"
     as_teardown
 }
 

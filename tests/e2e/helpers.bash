@@ -11,6 +11,18 @@
 #
 # Tests talk to podman through its CLI; only the product may not shell out.
 #
+# The suite never reads or writes the invoking user's own agent-sandbox
+# files: setup_suite points XDG_CONFIG_HOME and XDG_STATE_HOME at a directory
+# of its own ($AS_E2E_ROOT/.xdg-<id>/, removed at the end), and every session
+# uses the suite's home volume (AGENT_SANDBOX_HOME_VOLUME). Podman reads its
+# own config from $XDG_CONFIG_HOME/containers/ (containers.conf with the
+# runtime, storage.conf with the driver) and, under the CNI backend, its
+# networks from $XDG_CONFIG_HOME/cni/: the suite's config directory links
+# both to the user's, so podman behaves as it does for the user. Its storage
+# follows XDG_DATA_HOME (~/.local/share/containers), which the suite leaves
+# alone: the images `make images` built are the ones the tests run. Tests
+# find the suite's config directory in $AS_CONFIG_DIR.
+#
 # Environment:
 #   AGENT_SANDBOX_BIN  the CLI under test (default: build/agent-sandbox)
 #   AS_TIMEOUT         seconds a CLI run may take before it is killed (120)
@@ -24,10 +36,11 @@ AS_E2E_ROOT=${AS_E2E_ROOT:-$HOME/as-e2e}
 PODMAN=${PODMAN:-podman}
 AS_LABEL=agent-sandbox.session
 AS_SESSIONS_DIR=${XDG_RUNTIME_DIR:-/nonexistent}/agent-sandbox
+AS_CONFIG_DIR=${XDG_CONFIG_HOME:-$HOME/.config}/agent-sandbox
 
 # Exit codes of the CLI's own failures.
 EX_USAGE=64 EX_CONFIG=65 EX_NOIMAGE=66 EX_SERVICE=69 EX_SOFTWARE=70
-EX_SETUP=71 EX_SERVICE_LOST=75 EX_REFUSED=77
+EX_SETUP=71 EX_SERVICE_LOST=75 EX_REFUSED=77 EX_NO_RUNTIME_DIR=78
 
 ###############################################################################
 # Failure reporting
@@ -291,6 +304,11 @@ leak_check() {
 # as_setup / as_teardown from them).
 as_setup() {
     [ -n "${XDG_RUNTIME_DIR:-}" ] || die "XDG_RUNTIME_DIR is not set"
+    # Fail closed: without setup_suite's directories a test would use the
+    # user's own config and state.
+    [ -n "${AS_SUITE_XDG:-}" ] && [ "${XDG_CONFIG_HOME:-}" = "$AS_SUITE_XDG/config" ] &&
+        [ "${XDG_STATE_HOME:-}" = "$AS_SUITE_XDG/state" ] ||
+        die "XDG_CONFIG_HOME and XDG_STATE_HOME are not the suite's own (setup_suite.bash did not run)"
     [ -x "$AGENT_SANDBOX_BIN" ] || die "no CLI at $AGENT_SANDBOX_BIN: build it first (make)"
     mkdir -p "$AS_E2E_ROOT"
     # The launch directory, resolved: the CLI works with the physical path.

@@ -30,6 +30,23 @@ _last_usable() {
     echo "$(((last >> 24) & 255)).$(((last >> 16) & 255)).$(((last >> 8) & 255)).$((last & 255))"
 }
 
+# suite_xdg_setup ID: the CLI's config and state directories are the
+# suite's own, never the user's (helpers.bash says how podman still finds
+# the user's containers config and storage).
+suite_xdg_setup() {
+    local user_config=${XDG_CONFIG_HOME:-$HOME/.config} name
+    AS_SUITE_XDG=$AS_E2E_ROOT/.xdg-$1
+    mkdir -p -m 0700 "$AS_SUITE_XDG/config" "$AS_SUITE_XDG/state" || return 1
+    for name in containers cni; do
+        ln -s "$user_config/$name" "$AS_SUITE_XDG/config/$name" || return 1
+    done
+    # The packaged allowlist, as a first run would copy it (060-user-dirs.bats
+    # tests that copy), so that no test depends on being the first.
+    mkdir -m 0700 "$AS_SUITE_XDG/config/agent-sandbox" &&
+        cp "$AS_TOP/config/allowed-hosts" "$AS_SUITE_XDG/config/agent-sandbox/" || return 1
+    export AS_SUITE_XDG XDG_CONFIG_HOME=$AS_SUITE_XDG/config XDG_STATE_HOME=$AS_SUITE_XDG/state
+}
+
 setup_suite() {
     [ -n "${XDG_RUNTIME_DIR:-}" ] || { echo "XDG_RUNTIME_DIR is not set" >&2; return 1; }
     mkdir -p "$AS_E2E_ROOT"
@@ -60,6 +77,7 @@ setup_suite() {
     fi
     # The agents' home volume is the suite's own, not the user's.
     export AGENT_SANDBOX_HOME_VOLUME=as-e2e-home-$id
+    suite_xdg_setup "$id" || return 1
     export AS_SUITE_EGRESS_NETWORK=$net
     export AGENT_SANDBOX_EGRESS_NETWORK=$net
     AGENT_SANDBOX_RESOLVER=$(_last_usable "$subnet")
@@ -83,6 +101,7 @@ teardown_suite() {
         suite_nets_remove_all >/dev/null
         rc=1
     fi
+    [ -n "${AS_SUITE_XDG:-}" ] && rm -rf "$AS_SUITE_XDG"
     rmdir "$AS_E2E_ROOT" 2>/dev/null || true
     return $rc
 }

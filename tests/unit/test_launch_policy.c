@@ -773,6 +773,8 @@ static void test_bad_input(void **state)
     in = base_input("/home/a/src/proj", &ABSENT);
     in.config_dir = "";
     check_error(&in, EINVAL);
+    in.config_dir = NULL;
+    check_error(&in, EINVAL);
 
     in = base_input("/home/a/src/nope", &ABSENT);
     check_error(&in, ENOENT);
@@ -802,6 +804,7 @@ static void test_names_and_free(void **state)
 struct real {
     char base[1100];
     char home[1200];
+    char config_dir[1300];
 };
 
 static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
@@ -845,6 +848,7 @@ static int real_setup(void **state)
     if (mkdtemp(r->base) == NULL)
         return -1;
     snprintf(r->home, sizeof(r->home), "%s/home", r->base);
+    snprintf(r->config_dir, sizeof(r->config_dir), "%s/.config/agent-sandbox", r->home);
     *state = r;
     return 0;
 }
@@ -874,6 +878,7 @@ static launch_policy_input_t real_input(const struct real *r, const char *dir,
         .launch_dir = dir,
         .home = r->home,
         .path_env = "/usr/bin:/bin",
+        .config_dir = r->config_dir,
         .allowed_paths = file,
     };
 }

@@ -79,15 +79,16 @@ static void unapplied_limits_are_named(void **state)
     (void)state;
     limits_t lim = { .memory_bytes = 1LL << 30, .pids = 4096, .cpu_millis = 0 };
     cgroup_caps_t none = {0}, all = { .v2 = true, .memory = true, .pids = true, .cpu = true };
-    char *note = limits_unapplied(&lim, &none);
+    char *note = limits_unapplied(&lim, &none, "/home/a/.config/agent-sandbox/limits");
     assert_non_null(note);
     assert_non_null(strstr(note, "memory limit cannot be applied"));
     assert_non_null(strstr(note, "cgroup v1"));
     assert_non_null(strstr(note, "RLIMIT_NPROC"));
+    assert_non_null(strstr(note, "Set `memory none` in /home/a/.config/agent-sandbox/limits to silence"));
     free(note);
-    assert_null(limits_unapplied(&lim, &all));
+    assert_null(limits_unapplied(&lim, &all, "limits"));
     lim.memory_bytes = 0;
-    assert_null(limits_unapplied(&lim, &none));   /* nothing asked for that cannot be had */
+    assert_null(limits_unapplied(&lim, &none, "limits"));   /* nothing asked for that cannot be had */
     limits_t d;
     limits_defaults(&d);
     assert_true(d.memory_bytes > 0);

@@ -26,6 +26,7 @@
 
 #define HOME "/home/u"
 #define LAUNCH "/home/u/src/p"
+#define USER_FILE HOME "/.config/agent-sandbox/protected-paths"
 #define USER_FILE_SHOWN "~/.config/agent-sandbox/protected-paths"
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -41,7 +42,7 @@ static const workspace_rule_t *rule(const workspace_rules_t *r, const char *path
 static workspace_rules_t *build_ok(const char *user, const char *project)
 {
     workspace_config_t cfg = {
-        .launch_dir = LAUNCH, .home = HOME,
+        .launch_dir = LAUNCH, .home = HOME, .user_file = USER_FILE,
         .user_text = user, .user_len = user ? strlen(user) : 0,
         .project_text = project, .project_len = project ? strlen(project) : 0,
     };
@@ -57,7 +58,7 @@ static workspace_rules_t *build_ok(const char *user, const char *project)
 static char *build_fails(const char *user, size_t user_len, const char *project)
 {
     workspace_config_t cfg = {
-        .launch_dir = LAUNCH, .home = HOME,
+        .launch_dir = LAUNCH, .home = HOME, .user_file = USER_FILE,
         .user_text = user, .user_len = user_len,
         .project_text = project, .project_len = project ? strlen(project) : 0,
     };
@@ -353,7 +354,9 @@ static bool exists(const struct real *r, const char *rel)
 
 static workspace_rules_t *rules_of(const struct real *r, const char *user)
 {
-    workspace_config_t cfg = { .launch_dir = r->launch, .home = r->home,
+    char user_file[PATH_MAX * 2];
+    snprintf(user_file, sizeof(user_file), "%s/.config/agent-sandbox/protected-paths", r->home);
+    workspace_config_t cfg = { .launch_dir = r->launch, .home = r->home, .user_file = user_file,
                                .user_text = user, .user_len = user ? strlen(user) : 0 };
     workspace_rules_t *rules = NULL;
     as_error_t *err = NULL;
@@ -807,18 +810,19 @@ static void write_file(const char *path, const char *text)
 static void load_reads_both_files(void **state)
 {
     struct real *r = *state;
-    char path[PATH_MAX * 2];
+    char path[PATH_MAX * 2], user_file[PATH_MAX * 2];
+    snprintf(user_file, sizeof(user_file), "%s/.config/agent-sandbox/%s", r->home, WORKSPACE_USER_FILE);
     snprintf(path, sizeof(path), "%s/.config", r->home);
     mkdir(path, 0755);
     snprintf(path, sizeof(path), "%s/.config/agent-sandbox", r->home);
     mkdir(path, 0755);
-    snprintf(path, sizeof(path), "%s/%s", r->home, WORKSPACE_USER_FILE);
+    snprintf(path, sizeof(path), "%s", user_file);
     write_file(path, "!.idea/\nmine/\n");
     make(r, WORKSPACE_PROJECT_FILE, "theirs\n");
 
     workspace_t *ws = NULL;
     as_error_t *err = NULL;
-    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), 0);
+    assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), 0);
     assert_non_null(rule(ws->rules, "mine"));
     assert_non_null(rule(ws->rules, "theirs"));
     assert_null(rule(ws->rules, ".idea"));
@@ -832,7 +836,7 @@ static void load_reads_both_files(void **state)
     snprintf(target, sizeof(target), "%s/.agent-sandbox/protected-paths", r->launch);
     unlink(target);
     assert_int_equal(symlink(path, target), 0);
-    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), -WORKSPACE_EBADCONFIG);
+    assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), -WORKSPACE_EBADCONFIG);
     assert_contains(err->msg, "cannot read ");
     assert_contains(err->msg, "/proj/.agent-sandbox/protected-paths: it is a symlink");
     assert_contains(err->msg, "[rule: protected-paths-unreadable]");
@@ -844,16 +848,16 @@ static void load_reads_both_files(void **state)
     rmdir(target);
     snprintf(path, sizeof(path), "%s/.config/agent-sandbox", r->home);
     assert_int_equal(symlink(path, target), 0);
-    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), -WORKSPACE_EBADCONFIG);
+    assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), -WORKSPACE_EBADCONFIG);
     assert_contains(err->msg, "it is a symlink");
     as_error_free(&err);
     unlink(target);
 
     /* a user file that cannot be read refuses too */
-    snprintf(path, sizeof(path), "%s/%s", r->home, WORKSPACE_USER_FILE);
+    snprintf(path, sizeof(path), "%s", user_file);
     unlink(path);
     assert_int_equal(mkdir(path, 0755), 0);
-    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), -WORKSPACE_EBADCONFIG);
+    assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), -WORKSPACE_EBADCONFIG);
     assert_contains(err->msg, "~/.config/agent-sandbox/protected-paths: Is a directory [rule: protected-paths-unreadable]");
     assert_contains(err->msg, "delete it to protect the default set only");
     as_error_free(&err);
@@ -861,13 +865,13 @@ static void load_reads_both_files(void **state)
 
     /* a malformed one names the line */
     write_file(path, "ok\n\n/abs\n");
-    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), -WORKSPACE_EBADCONFIG);
+    assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), -WORKSPACE_EBADCONFIG);
     assert_contains(err->msg, "~/.config/agent-sandbox/protected-paths:3: \"/abs\"");
     as_error_free(&err);
 
     /* no files at all: the defaults */
     unlink(path);
-    assert_int_equal(workspace_load(r->launch, r->home, &ws, &err), 0);
+    assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), 0);
     assert_non_null(rule(ws->rules, ".git/hooks"));
     workspace_free(ws);
 }
