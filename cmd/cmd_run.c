@@ -12,6 +12,7 @@
 #include "attach_stream.h"
 #include "resolv_conf.h"
 #include "cli.h"
+#include "exec_failure.h"
 #include "session.h"
 #include "session_logs.h"
 #include "session_plan.h"
@@ -285,6 +286,49 @@ static int run_with(const run_request_t *o, const char *image, const char *route
                     const char *egress, const char *resolver, const allowlist_t *allowlist,
                     const limits_t *limits, const cgroup_caps_t *cgroups);
 
+/* The init could not execute the command: say so, naming it, and return
+ * what a shell would (127 not found, 126 not executable). */
+static int exec_failed(const char *command, const char *reason)
+{
+    _cleanup_free_ char *name = cli_escaped(command);
+    bool not_found = exec_failure_not_found(reason);
+    report("error: cannot run %s in the sandbox: %s%s", name != NULL ? name : "the command", reason,
+           not_found ? " (no such command on the image's PATH or in the launch directory)" : "");
+    return not_found ? EXIT_NOT_FOUND : EXIT_NOT_EXEC;
+}
+
+/* The exit code of a session whose agent ran: its own, or the CLI's when it
+ * was ended from outside, its status was lost, its output could not be
+ * written, or its command could not be executed. */
+static int agent_outcome(const run_request_t *o, const attach_io_t *io, const session_result_t *res)
+{
+    if (res->end == SESSION_AGENT_REMOVED) {
+        report("error: the agent's container was removed from outside the session "
+               "(podman rm); the agent did not finish");
+        return EXIT_AGENT_REMOVED;
+    }
+    if (res->end == SESSION_MONITOR_DIED) {
+        report("error: the agent's monitor (conmon) died mid-session; the agent's exit status is lost");
+        return EXIT_SERVICE_LOST;
+    }
+    const attach_result_t *out = &res->io;
+    if (out->output_errno != 0 && out->output_errno != EPIPE) {
+        report("error: writing the agent's output to %s failed: %s; the agent was stopped",
+               out->output_errno_on_err ? "stderr" : "stdout", strerror(out->output_errno));
+        return EXIT_OUTPUT;
+    }
+    char reason[EXEC_FAILURE_HELD_MAX];
+    if (exec_failure_reason(&out->exec, reason, sizeof(reason)) != NULL) {
+        if (res->exit_code == 1)
+            return exec_failed(o->command[0], reason);
+        /* the command ran after all and wrote this itself: pass it on */
+        if (write(io->multiplexed ? io->err_fd : io->out_fd, out->exec.held, out->exec.len) < 0) { }
+    }
+    /* EPIPE: the reader went away and the agent ended as a shell's writer
+     * would; its own status (141 for SIGPIPE) is the answer */
+    return res->exit_code;
+}
+
 int run_session(const run_request_t *o)
 {
     as_error_t *err = NULL;
@@ -347,7 +391,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     }
     _cleanup_free_ char *workdir = NULL;
     session_plan_t *plan = NULL;
-    int rc = launch_check(b.api, b.dir->base, &workdir);
+    int rc = launch_check(&b, &workdir);
     __attribute__((cleanup(workspace_freep))) workspace_t *ws = NULL;
     if (rc == 0)
         rc = workspace_check_load(workdir, &ws);
@@ -406,9 +450,9 @@ static int run_with(const run_request_t *o, const char *image, const char *route
         rc = EXIT_SETUP;
         goto out;
     }
-    int exit_code = 0;
+    session_result_t res;
     session_on_egress_lost(s, egress_lost, NULL);
-    int r = session_run(s, &io, &exit_code, &err);
+    int r = session_run(s, &io, &res, &err);
     terminal_restore();
     if (r < 0) {
         if (!backend_usable(&b)) {
@@ -421,7 +465,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
             rc = EXIT_SETUP;
         }
     } else {
-        rc = exit_code;
+        rc = agent_outcome(o, &io, &res);
     }
 out:
     terminal_restore();
