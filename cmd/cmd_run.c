@@ -132,7 +132,23 @@ static void usage(FILE *f)
           "  --cpus N            CPU limit (1.5, none; default none)\n"
           "  --help, --version\n"
           "\n"
-          "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n", f);
+          "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n"
+          "\n"
+          "exit status: the command's own (128+N when signal N ended it; 141 when the\n"
+          "reader of its output went away), or one of the CLI's:\n"
+          "   64  bad arguments\n"
+          "   65  a config file is unreadable or malformed\n"
+          "   66  the sandbox or router image is missing\n"
+          "   69  the private podman service did not start\n"
+          "   70  internal error\n"
+          "   71  the sandbox could not be set up (the command never started)\n"
+          "   74  the command's output could not be written (disk full, I/O error)\n"
+          "   75  the command's exit status is lost: the podman service or its monitor died\n"
+          "   76  the command's container was removed from outside the session\n"
+          "   77  the launch directory was refused, or run as root\n"
+          "  126  the command cannot be executed in the sandbox\n"
+          "  127  the command was not found in the sandbox\n"
+          "  128+N  interrupted by signal N before the command started\n", f);
 }
 
 static int parse(int argc, char **argv, run_options_t *o)

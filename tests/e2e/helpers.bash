@@ -27,7 +27,8 @@ AS_SESSIONS_DIR=${XDG_RUNTIME_DIR:-/nonexistent}/agent-sandbox
 
 # Exit codes of the CLI's own failures.
 EX_USAGE=64 EX_CONFIG=65 EX_NOIMAGE=66 EX_SERVICE=69 EX_SOFTWARE=70
-EX_SETUP=71 EX_SERVICE_LOST=75 EX_REFUSED=77
+EX_SETUP=71 EX_OUTPUT=74 EX_SERVICE_LOST=75 EX_REMOVED=76 EX_REFUSED=77
+EX_NOT_EXEC=126 EX_NOT_FOUND=127
 
 ###############################################################################
 # Failure reporting
