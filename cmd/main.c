@@ -36,6 +36,21 @@ static int std_fds_ensure(void)
     return 0;
 }
 
+/* What the CLI printed itself (--help, --dry-run, verify's table) failed to
+ * reach stdout: an error like any other write error; a reader that went
+ * away (EPIPE) is not one to report. */
+static int stdout_flushed(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    int e = errno != 0 ? errno : EIO;
+    if (e == EPIPE)
+        return rc;
+    report("error: writing to stdout: %s", strerror(e));
+    return rc == 0 ? EXIT_OUTPUT : rc;
+}
+
 int main(int argc, char **argv)
 {
     if (std_fds_ensure() < 0)
@@ -43,9 +58,12 @@ int main(int argc, char **argv)
     const char *trace = getenv("AGENT_SANDBOX_TRACE");
     if (trace != NULL && strcmp(trace, "1") == 0)
         trace_enable();
+    int rc = -1;
     if (argc > 1)
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
             if (strcmp(argv[1], commands[i].name) == 0)
-                return commands[i].fn(argc - 1, argv + 1);
-    return cmd_run(argc, argv);
+                rc = commands[i].fn(argc - 1, argv + 1);
+    if (rc < 0)
+        rc = cmd_run(argc, argv);
+    return stdout_flushed(rc);
 }

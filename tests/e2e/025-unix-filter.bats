@@ -75,6 +75,9 @@ run_redirected() {
 @test "bug 4: an output that cannot be written is reported, naming the error, with exit 74" {
     run_redirected $EX_OUTPUT '>/dev/full' agent-sandbox --memory none --exec echo hello
     assert "$stderr" contains "writing the agent's output to stdout failed: No space left on device"
+    # what the CLI prints itself, too
+    run_redirected $EX_OUTPUT '>/dev/full' agent-sandbox --help
+    assert "$stderr" == "agent-sandbox: error: writing to stdout: No space left on device"
     # a long writer is stopped, not left to run
     run_redirected $EX_OUTPUT '>/dev/full' agent-sandbox --memory none --exec sh -c 'trap "" PIPE TERM; yes'
     assert "$stderr" contains "No space left on device; the agent was stopped"
