@@ -345,6 +345,48 @@ static int agent_outcome(const run_request_t *o, const attach_io_t *io, const se
     return res->exit_code;
 }
 
+/* --dry-run: the plan and the protected paths, on stdout. */
+static int print_plan(const session_plan_t *plan, const workspace_t *ws)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *text = NULL;
+    if (session_plan_describe(plan, &text, &err) < 0) {
+        report_error(&err);
+        return EXIT_INTERNAL;
+    }
+    fputs(text, stdout);
+    workspace_check_describe(ws, stdout);
+    return 0;
+}
+
+/* The agent, started and pumped to its end: its exit code or the CLI's. */
+static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, bool tty)
+{
+    as_error_t *err = NULL;
+    attach_io_t io = {
+        .in_fd = o->in_fd, .out_fd = o->out_fd, .err_fd = o->err_fd,
+        .multiplexed = !tty, .close_write_on_eof = !tty,
+    };
+    if (tty && terminal_enter_raw(o->in_fd, &err) < 0) {
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    session_result_t res;
+    session_on_egress_lost(s, egress_lost, NULL);
+    int r = session_run(s, &io, &res, &err);
+    terminal_restore();
+    if (r == 0)
+        return agent_outcome(o, &io, &res);
+    if (!backend_usable(b)) {
+        as_error_free(&err);
+        report("error: the private podman service stopped mid-session; the agent's "
+               "exit status is unknown");
+        return EXIT_SERVICE_LOST;
+    }
+    report_error(&err);
+    return EXIT_SETUP;
+}
+
 int run_session(const run_request_t *o)
 {
     as_error_t *err = NULL;
@@ -428,14 +470,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
         return EXIT_USAGE;
     }
     if (o->dry_run) {
-        _cleanup_free_ char *text = NULL;
-        if (session_plan_describe(plan, &text, &err) < 0) {
-            report_error(&err);
-            rc = EXIT_INTERNAL;
-        } else {
-            fputs(text, stdout);
-            workspace_check_describe(ws, stdout);
-        }
+        rc = print_plan(plan, ws);
         session_plan_free(plan);
         backend_stop(&b);
         return rc;
@@ -457,32 +492,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
         goto out;
     }
 
-    attach_io_t io = {
-        .in_fd = o->in_fd, .out_fd = o->out_fd, .err_fd = o->err_fd,
-        .multiplexed = !tty, .close_write_on_eof = !tty,
-    };
-    if (tty && terminal_enter_raw(o->in_fd, &err) < 0) {
-        report_error(&err);
-        rc = EXIT_SETUP;
-        goto out;
-    }
-    session_result_t res;
-    session_on_egress_lost(s, egress_lost, NULL);
-    int r = session_run(s, &io, &res, &err);
-    terminal_restore();
-    if (r < 0) {
-        if (!backend_usable(&b)) {
-            as_error_free(&err);
-            report("error: the private podman service stopped mid-session; the agent's "
-                   "exit status is unknown");
-            rc = EXIT_SERVICE_LOST;
-        } else {
-            report_error(&err);
-            rc = EXIT_SETUP;
-        }
-    } else {
-        rc = agent_outcome(o, &io, &res);
-    }
+    rc = run_agent(o, &b, s, tty);
 out:
     terminal_restore();
     bool gone = s == NULL || teardown(s, &b) == 0;
