@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "paths.h"
 #include "stale.h"
 #include "terminal.h"
 #include "util.h"
@@ -22,21 +21,6 @@ void report(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-}
-
-char *cli_escaped(const char *s)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return NULL;
-    path_put_escaped(f, s, strlen(s));
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
 }
 
 void report_error(as_error_t **err)

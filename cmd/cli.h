@@ -35,9 +35,6 @@ enum {
 void trace_enable(void);
 
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* s with every invisible byte escaped (lib/paths.h), for a message; NULL
- * without memory. */
-char *cli_escaped(const char *s);
 /* Prints "agent-sandbox: error: <err>" and frees it. */
 void report_error(as_error_t **err);
 

@@ -12,6 +12,7 @@
 #include "attach_stream.h"
 #include "resolv_conf.h"
 #include "cli.h"
+#include "paths.h"
 #include "exec_failure.h"
 #include "session.h"
 #include "session_logs.h"
@@ -306,7 +307,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
  * what a shell would (127 not found, 126 not executable). */
 static int exec_failed(const char *command, const char *reason)
 {
-    _cleanup_free_ char *name = cli_escaped(command);
+    _cleanup_free_ char *name = path_escaped(command);
     bool not_found = exec_failure_not_found(reason);
     report("error: cannot run %s in the sandbox: %s%s", name != NULL ? name : "the command", reason,
            not_found ? " (no such command on the image's PATH or in the launch directory)" : "");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "paths.h"
 #include "graphroot_cache.h"
 #include "launch_policy.h"
 #include "mount_view.h"
@@ -59,7 +60,7 @@ static int decide(const cli_backend_t *b, launch_policy_input_t *in, bool cached
 /* Longer than PATH_MAX, a path cannot be mounted (nor resolved). */
 static int refuse_long(const char *cwd)
 {
-    _cleanup_free_ char *name = cli_escaped(cwd);
+    _cleanup_free_ char *name = path_escaped(cwd);
     report("error: cannot launch from %s: its path is %zu bytes long, and the kernel takes paths "
            "of at most %d bytes, so podman cannot mount it. Launch from a directory with a "
            "shorter path.", name != NULL ? name : "this directory", strlen(cwd), PATH_MAX - 1);
@@ -77,7 +78,7 @@ static int check_reachable(const cli_backend_t *b, const char *dir)
         as_error_free(&err);
         return 0;
     }
-    _cleanup_free_ char *name = cli_escaped(dir);
+    _cleanup_free_ char *name = path_escaped(dir);
     report("error: cannot launch from %s: podman does not see this directory (%s). It is on a "
            "file system mounted after podman's own mount namespace was set up, and mounts do "
            "not reach that namespace on a host whose / is not a shared mount. Run `podman system "

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "paths.h"
 #include "util.h"
 
 static int fail(as_error_t **err, const char *context)
@@ -48,7 +49,7 @@ void workspace_check_describe(const workspace_t *ws, FILE *out)
  * read-only to the user: say that, rather than which placeholder failed. */
 static int refuse_unwritable(const char *dir, as_error_t **err)
 {
-    _cleanup_free_ char *name = cli_escaped(dir);
+    _cleanup_free_ char *name = path_escaped(dir);
     report("error: cannot launch from %s: the directory is not writable by you (%s), and the "
            "sandbox must create placeholders in it for the protected paths that do not exist yet "
            "(such as .claude; docs/workspace-protection.md), so that the agent cannot create them "

@@ -45,28 +45,6 @@ int read_fd_bounded(int fd, size_t max, char **ret_buf, size_t *ret_len)
     return 0;
 }
 
-/* A message that quotes a name the user (or the agent) chose: every
- * invisible byte of it escaped. */
-static int make_quoting(as_error_t **err, int code, const char *before, const char *name,
-                        const char *after)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return as_error_make(err, ENOMEM, "out of memory");
-    fputs(before, f);
-    path_put_escaped(f, name, strlen(name));
-    fputs(after, f);
-    if (fclose(f) != 0) {
-        free(text);
-        return as_error_make(err, ENOMEM, "out of memory");
-    }
-    int r = as_error_make(err, code, "%s", text);
-    free(text);
-    return r;
-}
-
 /* open() failed with ENOENT: nothing there, or a symlink to nothing. */
 static int missing(int dirfd, const char *path, as_error_t **err)
 {
@@ -76,7 +54,9 @@ static int missing(int dirfd, const char *path, as_error_t **err)
     char target[4096];
     ssize_t n = readlinkat(dirfd, path, target, sizeof(target) - 1);
     target[n > 0 ? n : 0] = '\0';
-    return make_quoting(err, ENOLINK, "it is a symlink to ", target, ", which does not exist");
+    _cleanup_free_ char *shown = path_escaped(target);
+    return as_error_make(err, ENOLINK, "it is a symlink to %s, which does not exist",
+                         shown != NULL ? shown : "a file");
 }
 
 static const char *kind_of(mode_t mode)
@@ -138,17 +118,6 @@ int config_file_read(int dirfd, const char *path, config_follow_t follow, size_t
 
 int config_error_name(as_error_t **err, const char *what, const char *path)
 {
-    char *name = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&name, &len);
-    if (f == NULL)
-        return as_error_rc(*err);
-    path_put_escaped(f, path, strlen(path));
-    if (fclose(f) != 0) {
-        free(name);
-        return as_error_rc(*err);
-    }
-    int r = as_error_prefix(err, "%s%s", what, name);
-    free(name);
-    return r;
+    _cleanup_free_ char *name = path_escaped(path);
+    return as_error_prefix(err, "%s%s", what, name != NULL ? name : path);
 }
