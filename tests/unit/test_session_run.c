@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <pty.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ typedef struct stub {
     int resizes;
     int input_attaches;         /* attach connections that carry stdin only */
     bool tty;                   /* how the stub answers the output attach */
+    pthread_t acceptor, servers[64];
+    int n_servers;
 } stub_t;
 
 static stub_t stub;
@@ -181,9 +184,11 @@ static void *accept_loop(void *arg)
         int fd = accept4(stub.listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             return NULL;
-        pthread_t t;
-        pthread_create(&t, NULL, serve, (void *)(intptr_t)fd);
-        pthread_detach(t);
+        if (stub.n_servers == (int)(sizeof(stub.servers) / sizeof(stub.servers[0]))) {
+            close(fd);
+            continue;
+        }
+        pthread_create(&stub.servers[stub.n_servers++], NULL, serve, (void *)(intptr_t)fd);
     }
 }
 
@@ -202,15 +207,19 @@ static int stub_start(void **state)
         return -1;
     pthread_mutex_init(&stub.lock, NULL);
     pthread_cond_init(&stub.changed, NULL);
-    pthread_t t;
-    pthread_create(&t, NULL, accept_loop, NULL);
-    pthread_detach(t);
+    pthread_create(&stub.acceptor, NULL, accept_loop, NULL);
     return 0;
 }
 
+/* Every client connection is closed by now: each server thread ends. */
 static int stub_stop(void **state)
 {
     (void)state;
+    shutdown(stub.listen_fd, SHUT_RDWR);
+    pthread_join(stub.acceptor, NULL);
+    for (int i = 0; i < stub.n_servers; i++)
+        pthread_join(stub.servers[i], NULL);
+    close(stub.listen_fd);
     unlink(stub.sock);
     rmdir(stub.dir);
     return 0;
@@ -297,6 +306,8 @@ static void input_reset_is_not_fatal(void **state)
 
 int main(void)
 {
+    /* as the CLI does (signals_install): a write to a reset stream is EPIPE */
+    signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(resize_reads_the_input_descriptor),
         cmocka_unit_test(input_reset_is_not_fatal),
