@@ -2,10 +2,16 @@
 # agent-sandbox --exec as a Unix filter in scripts and pipelines (issue 17):
 # closed standard descriptors, a reader or a writer that goes away, write
 # errors, the shell's 126/127, and the exit-code table the CLI documents.
-# --memory none keeps stderr free of the cgroup v1 note, so that "nothing on
-# stderr" can be checked.
+# --memory none keeps stderr free of the cgroup v1 note and a named allowlist
+# free of the first-run note, so that "nothing on stderr" can be checked.
 
 load helpers
+
+# The packaged allowlist, named: no first-run note on stderr either.
+setup() {
+    as_setup
+    export AGENT_SANDBOX_ALLOWLIST=$AS_TOP/config/allowed-hosts
+}
 
 # run_redirected STATUS REDIRECTIONS CMD...: runs the CLI (the word
 # agent-sandbox replaced) with the given bash redirections instead of run_x's,
