@@ -91,7 +91,10 @@ int allowlist_config_load(allowlist_t **ret)
             report_error(&err);
             return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
         }
-        if (access(path, F_OK) < 0 && errno == ENOENT) {
+        /* lstat: a symlink to a missing file is the user's mistake, to be
+         * reported by the read below, not a first run */
+        struct stat st;
+        if (lstat(path, &st) < 0 && errno == ENOENT) {
             int rc = install_default(path);
             if (rc != 0)
                 return rc;

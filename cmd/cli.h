@@ -11,17 +11,22 @@
 #include "session_dir.h"
 
 /* The CLI's own failures; the agent's exit code is passed through as is.
- * Kept apart from the shell's 126/127 and 128+N, and documented in README. */
+ * Kept apart from the shell's 126/127 and 128+N, and documented in README
+ * and in --help (usage()): one table, kept in step with tests/e2e. */
 enum {
-    EXIT_USAGE        = 64,   /* bad arguments */
-    EXIT_CONFIG       = 65,   /* a config file is unreadable or malformed */
-    EXIT_NO_IMAGE     = 66,   /* the sandbox or router image is missing */
-    EXIT_NO_SERVICE   = 69,   /* the private podman service did not start */
-    EXIT_INTERNAL     = 70,   /* a bug or an unexpected answer */
-    EXIT_SETUP        = 71,   /* the confinement could not be set up */
-    EXIT_SERVICE_LOST = 75,   /* the podman service died mid-session */
-    EXIT_REFUSED      = 77,   /* the launch policy refused */
+    EXIT_USAGE         = 64,  /* bad arguments */
+    EXIT_CONFIG        = 65,  /* a config file is unreadable or malformed */
+    EXIT_NO_IMAGE      = 66,  /* the sandbox or router image is missing */
+    EXIT_NO_SERVICE    = 69,  /* the private podman service did not start */
+    EXIT_INTERNAL      = 70,  /* a bug or an unexpected answer */
+    EXIT_SETUP         = 71,  /* the confinement could not be set up */
+    EXIT_OUTPUT        = 74,  /* the agent's output could not be written (ENOSPC, EIO) */
+    EXIT_SERVICE_LOST  = 75,  /* the agent's exit status is lost: the podman service or its conmon died */
+    EXIT_AGENT_REMOVED = 76,  /* the agent's container was removed from outside the session */
+    EXIT_REFUSED       = 77,  /* the launch directory was refused */
     EXIT_NO_RUNTIME_DIR = 78, /* no usable XDG_RUNTIME_DIR, nor /run/user/UID */
+    EXIT_NOT_FOUND     = 127, /* the command does not exist in the sandbox */
+    EXIT_NOT_EXEC      = 126, /* the command exists but cannot be executed */
 };
 
 #define SERVICE_START_TIMEOUT_MS 30000L
@@ -58,9 +63,11 @@ void backend_stop(cli_backend_t *b);
 /* Sweeps dead sessions; says what it removed when `verbose`. */
 void sweep_stale(cli_backend_t *b, bool verbose);
 
-/* Applies the launch policy to the current directory. 0 and the resolved
- * directory (to mount) when allowed; otherwise an exit code, reported. */
-int launch_check(podman_api_t *api, const char *base_dir, char **ret_dir);
+/* Applies the launch policy to the current directory, and checks that
+ * podman can mount it (a path within PATH_MAX, the same directory in
+ * podman's mount namespace). 0 and the resolved directory (to mount) when
+ * allowed; otherwise an exit code, reported. */
+int launch_check(const cli_backend_t *b, char **ret_dir);
 
 /* The session's allowlist (override, user file, or the default copied into
  * place on first run). 0, or an exit code after reporting. */

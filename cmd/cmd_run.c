@@ -12,6 +12,8 @@
 #include "attach_stream.h"
 #include "resolv_conf.h"
 #include "cli.h"
+#include "paths.h"
+#include "exec_failure.h"
 #include "session.h"
 #include "session_logs.h"
 #include "session_plan.h"
@@ -133,10 +135,22 @@ static void usage(FILE *f)
           "\n"
           "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n"
           "\n"
-          "exit status: the command's own, or one of the CLI's (README.md): 64 usage,\n"
-          "  65 config file, 66 image missing, 69 podman service did not start,\n"
-          "  70 internal, 71 set-up failed, 75 podman service lost, 77 refused,\n"
-          "  78 no runtime directory (XDG_RUNTIME_DIR unset and /run/user/UID unusable)\n", f);
+          "exit status: the command's own (128+N when signal N ended it; 141 when the\n"
+          "reader of its output went away), or one of the CLI's:\n"
+          "   64  bad arguments\n"
+          "   65  a config file is unreadable or malformed\n"
+          "   66  the sandbox or router image is missing\n"
+          "   69  the private podman service did not start\n"
+          "   70  internal error\n"
+          "   71  the sandbox could not be set up (the command never started)\n"
+          "   74  the command's output could not be written (disk full, I/O error)\n"
+          "   75  the command's exit status is lost: the podman service or its monitor died\n"
+          "   76  the command's container was removed from outside the session\n"
+          "   77  the launch directory was refused, or run as root\n"
+          "   78  no runtime directory (XDG_RUNTIME_DIR unset, /run/user/UID unusable)\n"
+          "  126  the command cannot be executed in the sandbox\n"
+          "  127  the command was not found in the sandbox\n"
+          "  128+N  interrupted by signal N before the command started\n", f);
 }
 
 static int parse(int argc, char **argv, run_options_t *o)
@@ -290,6 +304,91 @@ static int run_with(const run_request_t *o, const char *image, const char *route
                     const char *egress, const char *resolver, const allowlist_t *allowlist,
                     const limits_t *limits, const cgroup_caps_t *cgroups);
 
+/* The init could not execute the command: say so, naming it, and return
+ * what a shell would (127 not found, 126 not executable). */
+static int exec_failed(const char *command, const char *reason)
+{
+    _cleanup_free_ char *name = path_escaped(command);
+    bool not_found = exec_failure_not_found(reason);
+    report("error: cannot run %s in the sandbox: %s%s", name != NULL ? name : "the command", reason,
+           not_found ? " (no such command on the image's PATH or in the launch directory)" : "");
+    return not_found ? EXIT_NOT_FOUND : EXIT_NOT_EXEC;
+}
+
+/* The exit code of a session whose agent ran: its own, or the CLI's when it
+ * was ended from outside, its status was lost, its output could not be
+ * written, or its command could not be executed. */
+static int agent_outcome(const run_request_t *o, const attach_io_t *io, const session_result_t *res)
+{
+    if (res->end == SESSION_AGENT_REMOVED) {
+        report("error: the agent's container was removed from outside the session "
+               "(podman rm); the agent did not finish");
+        return EXIT_AGENT_REMOVED;
+    }
+    if (res->end == SESSION_MONITOR_DIED) {
+        report("error: the agent's monitor (conmon) died mid-session; the agent's exit status is lost");
+        return EXIT_SERVICE_LOST;
+    }
+    const attach_result_t *out = &res->io;
+    if (out->output_errno != 0 && out->output_errno != EPIPE) {
+        report("error: writing the agent's output to %s failed: %s; the agent was stopped",
+               out->output_errno_on_err ? "stderr" : "stdout", strerror(out->output_errno));
+        return EXIT_OUTPUT;
+    }
+    char reason[EXEC_FAILURE_HELD_MAX];
+    if (exec_failure_reason(&out->exec, reason, sizeof(reason)) != NULL) {
+        if (res->exit_code == 1)
+            return exec_failed(o->command[0], reason);
+        /* the command ran after all and wrote this itself: pass it on */
+        if (write(io->multiplexed ? io->err_fd : io->out_fd, out->exec.held, out->exec.len) < 0) { }
+    }
+    /* EPIPE: the reader went away and the agent ended as a shell's writer
+     * would; its own status (141 for SIGPIPE) is the answer */
+    return res->exit_code;
+}
+
+/* --dry-run: the plan and the protected paths, on stdout. */
+static int print_plan(const session_plan_t *plan, const workspace_t *ws)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *text = NULL;
+    if (session_plan_describe(plan, &text, &err) < 0) {
+        report_error(&err);
+        return EXIT_INTERNAL;
+    }
+    fputs(text, stdout);
+    workspace_check_describe(ws, stdout);
+    return 0;
+}
+
+/* The agent, started and pumped to its end: its exit code or the CLI's. */
+static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, bool tty)
+{
+    as_error_t *err = NULL;
+    attach_io_t io = {
+        .in_fd = o->in_fd, .out_fd = o->out_fd, .err_fd = o->err_fd,
+        .multiplexed = !tty, .close_write_on_eof = !tty,
+    };
+    if (tty && terminal_enter_raw(o->in_fd, &err) < 0) {
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    session_result_t res;
+    session_on_egress_lost(s, egress_lost, NULL);
+    int r = session_run(s, &io, &res, &err);
+    terminal_restore();
+    if (r == 0)
+        return agent_outcome(o, &io, &res);
+    if (!backend_usable(b)) {
+        as_error_free(&err);
+        report("error: the private podman service stopped mid-session; the agent's "
+               "exit status is unknown");
+        return EXIT_SERVICE_LOST;
+    }
+    report_error(&err);
+    return EXIT_SETUP;
+}
+
 int run_session(const run_request_t *o)
 {
     as_error_t *err = NULL;
@@ -355,7 +454,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     }
     _cleanup_free_ char *workdir = NULL;
     session_plan_t *plan = NULL;
-    int rc = launch_check(b.api, b.dir->base, &workdir);
+    int rc = launch_check(&b, &workdir);
     __attribute__((cleanup(workspace_freep))) workspace_t *ws = NULL;
     if (rc == 0)
         rc = workspace_check_load(workdir, &ws);
@@ -376,14 +475,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
         return EXIT_USAGE;
     }
     if (o->dry_run) {
-        _cleanup_free_ char *text = NULL;
-        if (session_plan_describe(plan, &text, &err) < 0) {
-            report_error(&err);
-            rc = EXIT_INTERNAL;
-        } else {
-            fputs(text, stdout);
-            workspace_check_describe(ws, stdout);
-        }
+        rc = print_plan(plan, ws);
         session_plan_free(plan);
         backend_stop(&b);
         return rc;
@@ -405,32 +497,7 @@ static int run_with(const run_request_t *o, const char *image, const char *route
         goto out;
     }
 
-    attach_io_t io = {
-        .in_fd = o->in_fd, .out_fd = o->out_fd, .err_fd = o->err_fd,
-        .multiplexed = !tty, .close_write_on_eof = !tty,
-    };
-    if (tty && terminal_enter_raw(o->in_fd, &err) < 0) {
-        report_error(&err);
-        rc = EXIT_SETUP;
-        goto out;
-    }
-    int exit_code = 0;
-    session_on_egress_lost(s, egress_lost, NULL);
-    int r = session_run(s, &io, &exit_code, &err);
-    terminal_restore();
-    if (r < 0) {
-        if (!backend_usable(&b)) {
-            as_error_free(&err);
-            report("error: the private podman service stopped mid-session; the agent's "
-                   "exit status is unknown");
-            rc = EXIT_SERVICE_LOST;
-        } else {
-            report_error(&err);
-            rc = EXIT_SETUP;
-        }
-    } else {
-        rc = exit_code;
-    }
+    rc = run_agent(o, &b, s, tty);
 out:
     terminal_restore();
     bool gone = s == NULL || teardown(s, &b) == 0;

@@ -2,15 +2,18 @@
  * directory (lib/user_dirs.h), then --memory/--pids/--cpus; and a clear word
  * about any limit this host cannot enforce. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "allowlist.h"
 #include "cli.h"
+#include "file_read.h"
 #include "resource_limits.h"
 #include "user_dirs.h"
 #include "util.h"
+
+#define LIMITS_FILE_MAX (64 * 1024)
 
 int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
                        cgroup_caps_t *ret_caps)
@@ -27,14 +30,16 @@ int limits_config_load(const char *memory, const char *pids, const char *cpus, l
     }
     char *text = NULL;
     size_t len = 0;
-    if (allowlist_read_file(path, &text, &len, &err) == 0) {
+    r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, LIMITS_FILE_MAX, &text, &len, &err);
+    if (r == 0) {
         r = limits_parse_file(path, text, &lim, &err);
         free(text);
         if (r < 0) {
             report_error(&err);
             return EXIT_CONFIG;
         }
-    } else if (err != NULL && err->code != ENOENT) {
+    } else if (r != -ENOENT) {
+        config_error_name(&err, "cannot read ", path);
         report_error(&err);
         return EXIT_CONFIG;
     }

@@ -1,8 +1,13 @@
 #include "workspace_check.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "paths.h"
 #include "user_dirs.h"
 #include "util.h"
 
@@ -43,11 +48,31 @@ void workspace_check_describe(const workspace_t *ws, FILE *out)
     free(text);
 }
 
+/* Placeholders could not be made because the launch directory itself is
+ * read-only to the user: say that, rather than which placeholder failed. */
+static int refuse_unwritable(const char *dir, as_error_t **err)
+{
+    _cleanup_free_ char *name = path_escaped(dir);
+    report("error: cannot launch from %s: the directory is not writable by you (%s), and the "
+           "sandbox must create placeholders in it for the protected paths that do not exist yet "
+           "(such as .claude; docs/workspace-protection.md), so that the agent cannot create them "
+           "for the host to run later. Make it writable (chmod u+w %s), or launch from a "
+           "directory you can write.", name != NULL ? name : "here", strerror((*err)->code),
+           name != NULL ? name : "it");
+    as_error_free(err);
+    return EXIT_REFUSED;
+}
+
 int workspace_check_begin(workspace_t *ws)
 {
     as_error_t *err = NULL;
-    if (workspace_begin(ws, &err) < 0)
+    if (workspace_begin(ws, &err) < 0) {
+        int code = err->code;
+        if ((code == EACCES || code == EPERM || code == EROFS) &&
+            faccessat(AT_FDCWD, ws->launch_dir, W_OK, AT_EACCESS) < 0)
+            return refuse_unwritable(ws->launch_dir, &err);
         return fail(&err, "protecting the workspace");
+    }
     for (size_t i = 0; i < ws->n_notes; i++)
         report("warning: %s", ws->notes[i]);
     return 0;

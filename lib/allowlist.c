@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -649,23 +648,9 @@ fail:
 
 int allowlist_read_file(const char *path, char **ret_text, size_t *ret_len, as_error_t **err)
 {
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return as_error_errno(err, errno, "cannot open %s", path);
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return as_error_errno(err, errno, "cannot stat %s", path);
-    if (!S_ISREG(st.st_mode))
-        return as_error_make(err, EINVAL, "%s is not a regular file", path);
-    if (st.st_size > ALLOWLIST_FILE_MAX)
-        return as_error_make(err, EFBIG, "%s is too large (%lld bytes; the limit is %d)",
-                             path, (long long)st.st_size, ALLOWLIST_FILE_MAX);
-
-    int r = read_fd_bounded(fd, ALLOWLIST_FILE_MAX, ret_text, ret_len);
-    if (r == -EFBIG)
-        return as_error_make(err, EFBIG, "%s is too large (the limit is %d bytes)", path, ALLOWLIST_FILE_MAX);
+    int r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, ALLOWLIST_FILE_MAX, ret_text, ret_len, err);
     if (r < 0)
-        return as_error_errno(err, -r, "cannot read %s", path);
+        return config_error_name(err, "cannot read ", path);
     return 0;
 }
 

@@ -56,9 +56,10 @@ typedef struct allowlist {
 int allowlist_parse(const char *filename, const char *text, size_t len,
                     allowlist_t **ret, as_error_t **err);
 
-/* Read a whole (regular, at most ALLOWLIST_FILE_MAX bytes) file into memory.
- * *ret_text is NUL-terminated for convenience; *ret_len excludes the NUL.
- * Errors name the path. */
+/* Read an allowlist by the config-file policy (lib/file_read.h: a regular
+ * file of at most ALLOWLIST_FILE_MAX bytes, text only; a dangling symlink is
+ * an error). *ret_text is NUL-terminated; *ret_len excludes the NUL. Errors
+ * name the path; -ENOENT only when there is no file at all. */
 int allowlist_read_file(const char *path, char **ret_text, size_t *ret_len, as_error_t **err);
 
 /* allowlist_read_file + allowlist_parse. */

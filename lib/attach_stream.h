@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "exec_failure.h"
 #include "http.h"
 
 typedef struct frame_parser {
@@ -33,7 +34,7 @@ typedef struct attach_io {
     int out_fd;
     int err_fd;
     bool multiplexed;    /* false with a TTY */
-    bool close_write_on_eof; /* half-close the stream when in_fd ends */
+    bool close_write_on_eof; /* half-close the input stream when in_fd ends */
 } attach_io_t;
 
 typedef struct attach_hooks {
@@ -43,11 +44,30 @@ typedef struct attach_hooks {
      * it delivers anything or closes. */
     http_stream_t *watch;
     void (*on_watch)(void *ctx);
+    /* Writing the agent's output failed (errnum EPIPE: its reader went
+     * away): the agent should end, as a shell's writer would. Called once,
+     * and once more with again set when the stream is still open
+     * ATTACH_OUTPUT_LOST_GRACE_MS later. */
+    void (*on_output_lost)(int errnum, bool again, void *ctx);
     void *ctx;
 } attach_hooks_t;
 
-/* Runs until the far side closes the stream. */
-int attach_pump(http_stream_t *s, const attach_io_t *io, const attach_hooks_t *hooks,
-                as_error_t **err);
+#define ATTACH_OUTPUT_LOST_GRACE_MS 2000L
+
+typedef struct attach_result {
+    int output_errno;          /* the first write error on out_fd or err_fd, or 0 */
+    bool output_errno_on_err;  /* ... and it was err_fd's */
+    exec_failure_t exec;       /* the init's report that the command could not run */
+} attach_result_t;
+
+/* Runs until the far side closes `out`, which carries the agent's output
+ * (and, with a TTY, its input too: then in == out). Without a TTY stdin goes
+ * up a connection of its own (`in`), so that an agent that stops reading it
+ * costs neither its output nor its exit status: a reset of `in` only ends
+ * the input, and whatever podman says there (its "Error: ..." line) is
+ * dropped. Output that cannot be written is dropped too, after on_output_lost;
+ * ret says what happened. */
+int attach_pump(http_stream_t *out, http_stream_t *in, const attach_io_t *io,
+                const attach_hooks_t *hooks, attach_result_t *ret, as_error_t **err);
 
 #endif

@@ -34,6 +34,9 @@ int graphroot_cache_key(char **ret, as_error_t **err)
     /* the files containers-storage reads, in its order of precedence */
     const char *env = getenv("CONTAINERS_STORAGE_CONF");
     fprintf(f, "env %s\n", env != NULL ? env : "-");
+    /* without a graphroot in storage.conf, podman's default is under these */
+    const char *data = getenv("XDG_DATA_HOME"), *home_env = getenv("HOME");
+    fprintf(f, "data %s\nhome %s\n", data != NULL ? data : "-", home_env != NULL ? home_env : "-");
     key_line(f, env);
     const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
     _cleanup_free_ char *user = NULL;
@@ -52,6 +55,8 @@ int graphroot_cache_key(char **ret, as_error_t **err)
     return 0;
 }
 
+/* The stored line: "<dev> <ino> <graphroot>", the directory's identity
+ * when it was stored. */
 int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err)
 {
     _cleanup_free_ char *path = NULL, *key = NULL;
@@ -69,11 +74,19 @@ int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err)
     size_t klen = strlen(key);
     if (n <= klen || strncmp(buf, key, klen) != 0)
         return -ENOENT;
-    char *root = buf + klen;
-    root[strcspn(root, "\n")] = '\0';
-    if (root[0] != '/')
+    char *line = buf + klen;
+    line[strcspn(line, "\n")] = '\0';
+    unsigned long long dev, ino;
+    int root_at = 0;
+    if (sscanf(line, "%llu %llu %n", &dev, &ino, &root_at) != 2 || root_at == 0 || line[root_at] != '/')
         return -ENOENT;
-    if ((*ret = strdup(root)) == NULL)
+    /* A key cannot cover everything (a storage reset, a moved home): the
+     * directory must still be the one that was stored. */
+    struct stat st;
+    if (stat(line + root_at, &st) < 0 || !S_ISDIR(st.st_mode) ||
+        (unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)
+        return -ENOENT;
+    if ((*ret = strdup(line + root_at)) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     return 0;
 }
@@ -81,6 +94,9 @@ int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err)
 int graphroot_cache_put(const char *base_dir, const char *graphroot, as_error_t **err)
 {
     _cleanup_free_ char *path = NULL, *tmp = NULL, *key = NULL;
+    struct stat st;
+    if (stat(graphroot, &st) < 0)
+        return as_error_errno(err, errno, "podman's storage %s", graphroot);
     if (asprintf(&path, "%s/" CACHE_NAME, base_dir) < 0 ||
         asprintf(&tmp, "%s/." CACHE_NAME ".%ld", base_dir, (long)getpid()) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
@@ -96,7 +112,8 @@ int graphroot_cache_put(const char *base_dir, const char *graphroot, as_error_t 
         unlink(tmp);
         return as_error_errno(err, errno, "writing %s", tmp);
     }
-    fprintf(f, "%s%s\n", key, graphroot);
+    fprintf(f, "%s%llu %llu %s\n", key, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+            graphroot);
     if (fclose(f) != 0 || rename(tmp, path) < 0) {
         int e = errno;
         unlink(tmp);

@@ -23,43 +23,37 @@ int launch_policy_file_read(const char *path, launch_policy_file_t **ret_file, a
     if (path == NULL)
         return as_error_make(err, EINVAL, "no allowed-paths file name");
 
-    launch_policy_file_state_t state = LAUNCH_POLICY_FILE_PRESENT;
-    int read_errno = 0;
     _cleanup_free_ char *buf = NULL;
     size_t len = 0;
-
-    /* O_NONBLOCK: a FIFO put there must not hang the launch. */
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0) {
-        read_errno = errno;
-    } else if (fstat(fd, &st) < 0) {
-        read_errno = errno;
-    } else if (!S_ISREG(st.st_mode)) {
-        read_errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-    } else {
-        int r = read_fd_bounded(fd, ALLOWED_PATHS_MAX, &buf, &len);
-        if (r == -ENOMEM)
-            return as_error_make(err, ENOMEM, "out of memory reading %s", path);
-        if (r < 0)
-            read_errno = -r;
-    }
-    if (read_errno != 0) {
-        state = read_errno == ENOENT ? LAUNCH_POLICY_FILE_ABSENT : LAUNCH_POLICY_FILE_UNREADABLE;
-        len = 0;
-    }
-
-    /* One allocation: the struct, then the text. */
-    launch_policy_file_t *f = calloc(1, sizeof(*f) + len + 1);
-    if (f == NULL)
+    as_error_t *read_err = NULL;
+    int r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, ALLOWED_PATHS_MAX, &buf, &len, &read_err);
+    if (r == -ENOMEM) {
+        as_error_free(&read_err);
         return as_error_make(err, ENOMEM, "out of memory reading %s", path);
+    }
+    launch_policy_file_state_t state = r == 0 ? LAUNCH_POLICY_FILE_PRESENT
+                                     : r == -ENOENT ? LAUNCH_POLICY_FILE_ABSENT
+                                     : LAUNCH_POLICY_FILE_UNREADABLE;
+    const char *reason = state == LAUNCH_POLICY_FILE_UNREADABLE ? read_err->msg : "";
+    size_t reason_len = strlen(reason);
+
+    /* One allocation: the struct, the text, then why it is unreadable. */
+    launch_policy_file_t *f = calloc(1, sizeof(*f) + len + 1 + reason_len + 1);
+    if (f == NULL) {
+        as_error_free(&read_err);
+        return as_error_make(err, ENOMEM, "out of memory reading %s", path);
+    }
     char *text = (char *)(f + 1);
     if (len > 0)
         memcpy(text, buf, len);
+    char *why = text + len + 1;
+    memcpy(why, reason, reason_len);
     f->state = state;
-    f->read_errno = state == LAUNCH_POLICY_FILE_UNREADABLE ? read_errno : 0;
+    f->read_errno = state == LAUNCH_POLICY_FILE_UNREADABLE ? -r : 0;
+    f->reason = state == LAUNCH_POLICY_FILE_UNREADABLE ? why : NULL;
     f->text = state == LAUNCH_POLICY_FILE_PRESENT ? text : NULL;
     f->len = len;
+    as_error_free(&read_err);
     *ret_file = f;
     return 0;
 }
@@ -724,7 +718,8 @@ static int refuse_file(struct ctx *c, launch_policy_rule_t rule, int read_errno,
     if (rule == LAUNCH_POLICY_RULE_BAD_CONFIG) {
         fputs("cannot read ", m.f);
         put_path(m.f, c, c->file);
-        fprintf(m.f, ": %s", strerror(read_errno));
+        fprintf(m.f, ": %s", c->in->allowed_paths->reason != NULL ? c->in->allowed_paths->reason
+                                                                   : strerror(read_errno));
         msg_rule(&m, rule);
         fputs("Make it a readable regular file, or delete it to allow " DEFAULT_ROOT_TEXT
               "; that default never applies while the file exists.", m.f);

@@ -34,12 +34,15 @@ typedef enum launch_policy_file_state {
 typedef struct launch_policy_file {
     launch_policy_file_state_t state;
     int read_errno;      /* UNREADABLE: why (positive errno) */
+    const char *reason;  /* UNREADABLE: why, in words (lib/file_read.h); NULL = strerror */
     const char *text;    /* PRESENT: the bytes, which may include NULs */
     size_t len;
 } launch_policy_file_t;
 
-/* Read the allowed-paths file at path. A missing file (ENOENT) is ABSENT; any
- * other failure (permissions, a directory, ENOTDIR, over 1 MiB) is UNREADABLE.
+/* Read the allowed-paths file at path by the config-file policy
+ * (lib/file_read.h). No file there is ABSENT; any other failure (permissions,
+ * a directory or FIFO, a dangling symlink, a NUL byte or byte-order mark,
+ * over 1 MiB) is UNREADABLE.
  * Fails only on a NULL path or lack of memory. Free with launch_policy_file_free(). */
 int launch_policy_file_read(const char *path, launch_policy_file_t **ret_file, as_error_t **err);
 void launch_policy_file_free(launch_policy_file_t **file);

@@ -85,3 +85,18 @@ void path_put_escaped(FILE *f, const char *s, size_t n)
             fputc(b, f);
     }
 }
+
+char *path_escaped(const char *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    path_put_escaped(f, s, strlen(s));
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}

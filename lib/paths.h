@@ -35,4 +35,8 @@ bool path_is_inside(const char *path, const char *root);
 #include <stdio.h>
 void path_put_escaped(FILE *f, const char *s, size_t n);
 
+/* The same as a new string (for a message built with printf); NULL without
+ * memory. */
+char *path_escaped(const char *s);
+
 #endif

@@ -525,11 +525,10 @@ int podman_container_start(podman_api_t *api, const char *id, as_error_t **err)
     return container_post(api, id, "start", "", 204, 304, CALL_TIMEOUT_MS, "starting", err);
 }
 
-int podman_container_attach(podman_api_t *api, const char *id, bool with_stdin,
-                            http_stream_t **ret, as_error_t **err)
+static int attach_with(podman_api_t *api, const char *id, const char *streams, http_stream_t **ret,
+                       as_error_t **err)
 {
-    _cleanup_free_ char *path = path_printf(API "/containers/%s/attach?stream=true&stdout=true&stderr=true&stdin=%s",
-                                            id, with_stdin ? "true" : "false");
+    _cleanup_free_ char *path = path_printf(API "/containers/%s/attach?stream=true&%s", id, streams);
     if (path == NULL)
         return OOM(err);
     _cleanup_free_ char *what = path_printf("attaching to container %.12s", id);
@@ -545,6 +544,19 @@ int podman_container_attach(podman_api_t *api, const char *id, bool with_stdin,
     if (r < 0)
         return as_error_prefix(err, "%s", what);
     return 0;
+}
+
+int podman_container_attach(podman_api_t *api, const char *id, bool with_stdin,
+                            http_stream_t **ret, as_error_t **err)
+{
+    return attach_with(api, id, with_stdin ? "stdout=true&stderr=true&stdin=true"
+                                           : "stdout=true&stderr=true&stdin=false", ret, err);
+}
+
+int podman_container_attach_input(podman_api_t *api, const char *id, http_stream_t **ret,
+                                  as_error_t **err)
+{
+    return attach_with(api, id, "stdout=false&stderr=false&stdin=true", ret, err);
 }
 
 int podman_container_resize(podman_api_t *api, const char *id, unsigned rows, unsigned cols,

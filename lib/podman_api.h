@@ -123,9 +123,16 @@ int podman_container_start(podman_api_t *api, const char *id, as_error_t **err);
 /* Must be called before start to see all output. */
 int podman_container_attach(podman_api_t *api, const char *id, bool with_stdin,
                             http_stream_t **ret, as_error_t **err);
+/* stdin only, on a connection of its own: when the container stops reading
+ * it, podman resets this connection alone, and its output and exit status
+ * stay whole (without a TTY; with one, podman ends an attach without output). */
+int podman_container_attach_input(podman_api_t *api, const char *id, http_stream_t **ret,
+                                  as_error_t **err);
 int podman_container_resize(podman_api_t *api, const char *id, unsigned rows, unsigned cols,
                             as_error_t **err);
-/* Blocks until the container has exited; ret_exit_code is its status. */
+/* Blocks until the container has exited; ret_exit_code is its status.
+ * -ENOENT when there is none: the container was removed and its exit code
+ * forgotten, or its conmon died without writing one. */
 int podman_container_wait(podman_api_t *api, const char *id, int *ret_exit_code, as_error_t **err);
 int podman_container_kill(podman_api_t *api, const char *id, int signo, as_error_t **err);
 /* Force-removes (kills first if running); a missing container is -ENOENT. */

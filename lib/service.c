@@ -14,13 +14,6 @@
 #include "signals.h"
 #include "util.h"
 
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
@@ -51,6 +44,10 @@ static void child(const char *socket_path, const char *log_path, pid_t parent)
     if (getppid() != parent)
         _exit(127);
     signals_reset_for_child();
+    /* Not the launch directory: podman fails at start in one it cannot use
+     * (a path over PATH_MAX), and must not pin it. The CLI checks it. */
+    if (chdir("/") < 0)
+        _exit(127);
     /* These would make the service a client of some other podman. */
     unsetenv("CONTAINER_HOST");
     unsetenv("CONTAINER_CONNECTION");
@@ -113,7 +110,7 @@ int podman_service_start(const char *socket_path, const char *log_path, long tim
 
     /* Poll /_ping until it answers or the deadline passes; back off from
      * 2 ms to 50 ms, since the service usually comes up in 100-300 ms. */
-    long deadline = now_ms() + timeout_ms, delay = 2;
+    long deadline = monotonic_ms() + timeout_ms, delay = 2;
     for (;;) {
         as_error_t *ping_err = NULL;
         if (access(socket_path, F_OK) == 0 && podman_ping(api, 2000, &ping_err) == 0)
@@ -132,7 +129,7 @@ int podman_service_start(const char *socket_path, const char *log_path, long tim
             r = as_error_make(err, EINTR, "interrupted while the podman service was starting");
             goto fail;
         }
-        if (now_ms() >= deadline) {
+        if (monotonic_ms() >= deadline) {
             _cleanup_free_ char *last = last_log_line(log_path);
             r = as_error_make(err, ETIMEDOUT, "the podman service did not answer on %s within %ld ms%s%s",
                               socket_path, timeout_ms, last ? "; its log says: " : "", last ? last : "");
@@ -157,9 +154,9 @@ int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
     if (s == NULL || !podman_service_alive(s))
         return 0;
     kill(s->pid, SIGTERM);
-    long deadline = now_ms() + timeout_ms, delay = 2;
+    long deadline = monotonic_ms() + timeout_ms, delay = 2;
     while (podman_service_alive(s)) {
-        if (now_ms() >= deadline) {
+        if (monotonic_ms() >= deadline) {
             kill(s->pid, SIGKILL);
             int status;
             while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) { }

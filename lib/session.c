@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "signals.h"
@@ -32,7 +33,9 @@ struct session {
     resource_t created[8];
     size_t n_created;
     char *agent_id;
+    const attach_io_t *io;  /* while the agent runs */
     int forwarded;        /* terminating signals forwarded to the agent so far */
+    bool output_lost;     /* the agent was stopped because its output could not be written */
     void (*egress_lost)(void *ctx);
     void *egress_lost_ctx;
 };
@@ -291,7 +294,7 @@ int session_setup(session_t *s, as_error_t **err)
 static void resize_agent(session_t *s)
 {
     unsigned rows, cols;
-    if (s->agent_id != NULL && terminal_size(STDIN_FILENO, &rows, &cols)) {
+    if (s->agent_id != NULL && s->io != NULL && terminal_size(s->io->in_fd, &rows, &cols)) {
         as_error_t *e = NULL;
         podman_container_resize(s->api, s->agent_id, rows, cols, &e);
         as_error_free(&e);       /* a lost resize only misdraws the screen */
@@ -312,17 +315,87 @@ static void on_signal(int signo, void *ctx)
     as_error_free(&e);           /* the agent may already be gone */
 }
 
-int session_run(session_t *s, const attach_io_t *io, int *ret_exit_code, as_error_t **err)
+/* The agent's output cannot be written: end it, as a shell pipeline ends
+ * a writer whose reader went away (SIGPIPE), or as a lost output should
+ * (SIGTERM); SIGKILL when it is still there after the grace. */
+static void on_output_lost(int errnum, bool again, void *ctx)
 {
-    http_stream_t *stream = NULL;
-    int r = podman_container_attach(s->api, s->agent_id, true, &stream, err);
+    session_t *s = ctx;
+    s->output_lost = true;
+    as_error_t *e = NULL;
+    podman_container_kill(s->api, s->agent_id, again ? SIGKILL : errnum == EPIPE ? SIGPIPE : SIGTERM, &e);
+    as_error_free(&e);           /* the agent may already be gone */
+}
+
+/* Without a TTY, stdin goes up a connection of its own (attach_pump). */
+static int attach_agent(session_t *s, http_stream_t **ret_out, http_stream_t **ret_in, as_error_t **err)
+{
+    http_stream_t *out = NULL, *in = NULL;
+    int r = podman_container_attach(s->api, s->agent_id, s->plan->tty, &out, err);
+    if (r == 0 && !s->plan->tty && (r = podman_container_attach_input(s->api, s->agent_id, &in, err)) < 0)
+        http_stream_free(out);
+    if (r < 0)
+        return r;
+    *ret_out = out;
+    *ret_in = in;
+    return 0;
+}
+
+/* How long a removal from outside may take to finish after the exit it caused. */
+#define REMOVAL_WAIT_MS 3000L
+
+/* The container is gone, or is within wait_ms: a `podman rm` from outside
+ * stops the agent first and removes it only after we hear of its exit. */
+static bool container_removed(session_t *s, long wait_ms)
+{
+    long deadline = monotonic_ms() + wait_ms;
+    for (;;) {
+        bool running = false;
+        as_error_t *e = NULL;
+        int r = podman_container_running(s->api, s->agent_id, &running, &e);
+        as_error_free(&e);
+        if (r == -ENOENT)
+            return true;
+        if (r < 0 || monotonic_ms() >= deadline)
+            return false;
+        struct timespec pause = { .tv_nsec = 50 * 1000000L };
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* Its exit status, or why there is none. A SIGTERM or SIGKILL the CLI did
+ * not send is what `podman rm` or `stop` from outside gives. */
+static int agent_end(session_t *s, session_result_t *res, as_error_t **err)
+{
+    int r = podman_container_wait(s->api, s->agent_id, &res->exit_code, err);
+    if (r == -ENOENT) {
+        /* no exit code: removed and forgotten, or its monitor died before writing one */
+        as_error_free(err);
+        res->end = container_removed(s, 0) ? SESSION_AGENT_REMOVED : SESSION_MONITOR_DIED;
+        return 0;
+    }
+    if (r < 0)
+        return r;
+    bool outside = s->forwarded == 0 && !s->output_lost &&
+                   (res->exit_code == 128 + SIGTERM || res->exit_code == 128 + SIGKILL);
+    res->end = outside && container_removed(s, REMOVAL_WAIT_MS) ? SESSION_AGENT_REMOVED
+                                                                : SESSION_AGENT_EXITED;
+    return 0;
+}
+
+int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_error_t **err)
+{
+    http_stream_t *stream = NULL, *input = NULL;
+    int r = attach_agent(s, &stream, &input, err);
     if (r < 0)
         return r;
     r = podman_container_start(s->api, s->agent_id, err);
     if (r < 0) {
         http_stream_free(stream);
+        http_stream_free(input);
         return r;
     }
+    s->io = io;
     if (s->plan->tty)
         resize_agent(s);
     /* A signal that came between set-up and start is forwarded now. */
@@ -338,13 +411,18 @@ int session_run(session_t *s, const attach_io_t *io, int *ret_exit_code, as_erro
         if (podman_events_died(s->api, watched, &events, &werr) < 0)
             as_error_free(&werr);     /* only the notice is lost, not the confinement */
     }
-    attach_hooks_t hooks = { .on_signal = on_signal, .watch = events, .on_watch = on_watch, .ctx = s };
-    r = attach_pump(stream, io, &hooks, err);
+    attach_hooks_t hooks = { .on_signal = on_signal, .watch = events, .on_watch = on_watch,
+                             .on_output_lost = on_output_lost, .ctx = s };
+    session_result_t res = {0};
+    r = attach_pump(stream, input, io, &hooks, &res.io, err);
     http_stream_free(stream);
+    http_stream_free(input);
     http_stream_free(events);
-    if (r < 0)
+    s->io = NULL;
+    if (r < 0 || (r = agent_end(s, &res, err)) < 0)
         return r;
-    return podman_container_wait(s->api, s->agent_id, ret_exit_code, err);
+    *ret = res;
+    return 0;
 }
 
 static bool pod_recorded(const session_t *s)

@@ -18,10 +18,23 @@ void session_free(session_t *s);
  * -EINTR, when a terminating signal has arrived. */
 int session_setup(session_t *s, as_error_t **err);
 
+typedef enum session_end {
+    SESSION_AGENT_EXITED,     /* exit_code is the agent's */
+    SESSION_AGENT_REMOVED,    /* its container was removed from outside the session */
+    SESSION_MONITOR_DIED,     /* its monitor (conmon) died: the exit status is lost */
+} session_end_t;
+
+typedef struct session_result {
+    session_end_t end;
+    int exit_code;            /* SESSION_AGENT_EXITED: the agent's exit status */
+    attach_result_t io;       /* output write errors; the init's exec report */
+} session_result_t;
+
 /* Attaches, starts the agent and pumps its I/O until it exits. Terminating
  * signals are forwarded to the agent (a second one kills it); SIGWINCH
- * resizes its terminal. ret_exit_code is the agent's exit status. */
-int session_run(session_t *s, const attach_io_t *io, int *ret_exit_code, as_error_t **err);
+ * resizes its terminal from io->in_fd; output that cannot be written ends
+ * it (SIGPIPE for a reader gone, else SIGTERM; SIGKILL after a grace). */
+int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_error_t **err);
 
 /* Called (once) when the router or the forwarder stops mid-session: egress
  * is then closed, and the user should hear of it. */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 
 static inline void freep(void *p) { free(*(void **)p); }
 static inline void closep(int *fd) { if (*fd >= 0) { int e = errno; close(*fd); errno = e; } }
@@ -19,6 +20,14 @@ static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
 /* Hand ownership over: returns *pp and leaves NULL behind. */
 #define steal_pointer(pp) ({ __typeof__(*(pp)) _p = *(pp); *(pp) = NULL; _p; })
 #define steal_fd(fdp) ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
+
+/* Milliseconds on the monotonic clock, for deadlines. */
+static inline long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -467,19 +467,7 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
 
 /* ---- reading the files ------------------------------------------------- */
 
-static int read_fd(int fd, char **ret, size_t *ret_len)
-{
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return -errno;
-    if (S_ISDIR(st.st_mode))
-        return -EISDIR;
-    if (!S_ISREG(st.st_mode))
-        return -EINVAL;
-    return read_fd_bounded(fd, WORKSPACE_FILE_MAX, ret, ret_len);
-}
-
-static int unreadable(const char *launch_dir, const char *home, const char *file, int code,
+static int unreadable(const char *launch_dir, const char *home, const char *file, const char *reason,
                       bool project, as_error_t **err)
 {
     msg_t m;
@@ -489,9 +477,7 @@ static int unreadable(const char *launch_dir, const char *home, const char *file
         return r;
     fputs("cannot read ", m.f);
     put_path(m.f, home, file);
-    fprintf(m.f, ": %s [rule: %s].\n", code == ELOOP ? "it is a symlink, which is never followed for this file"
-                                                     : code == EINVAL ? "not a regular file" : strerror(code),
-            RULE_READ);
+    fprintf(m.f, ": %s [rule: %s].\n", reason, RULE_READ);
     if (project)
         fputs("Make it a regular file, or remove it (it can only add protected paths).", m.f);
     else
@@ -500,40 +486,44 @@ static int unreadable(const char *launch_dir, const char *home, const char *file
     return msg_fail(&m, WORKSPACE_EBADCONFIG, err);
 }
 
-/* The user's file: symlinks followed (it is the user's own). */
-static int read_user_file(const char *path, char **ret, size_t *ret_len)
-{
-    /* O_NONBLOCK: a FIFO put there must not hang the launch. */
-    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return -errno;
-    return read_fd(fd, ret, ret_len);
-}
-
 /* The project's file: inside the launch directory, so the agent may have put
  * a symlink there (to a key, to /dev/zero): never followed. */
-static int read_project_file(const char *launch_dir, char **ret, size_t *ret_len)
+static int read_project_file(const char *launch_dir, char **ret, size_t *ret_len, as_error_t **err)
 {
     _cleanup_close_ int top = open(launch_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (top < 0)
-        return -errno;
+        return as_error_make(err, errno, "%s", strerror(errno));
     char dir_name[] = WORKSPACE_PROJECT_FILE;
     char *slash = strchr(dir_name, '/');
     *slash = '\0';
     struct stat st;
     if (fstatat(top, dir_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return -errno;
+        return as_error_make(err, errno, "%s", strerror(errno));
     if (S_ISLNK(st.st_mode))
-        return -ELOOP;
+        return as_error_make(err, ELOOP, "it is a symlink, which is never followed for this file");
     if (!S_ISDIR(st.st_mode))
-        return -ENOENT;
+        return as_error_make(err, ENOENT, "%s", strerror(ENOENT));
     _cleanup_close_ int dfd = openat(top, dir_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0)
-        return -errno;
-    _cleanup_close_ int fd = openat(dfd, slash + 1, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    return read_fd(fd, ret, ret_len);
+        return as_error_make(err, errno, "%s", strerror(errno));
+    return config_file_read(dfd, slash + 1, CONFIG_NOFOLLOW, WORKSPACE_FILE_MAX, ret, ret_len, err);
+}
+
+/* Either file: absent is fine, unreadable refuses. */
+static int read_or_refuse(int r, const char *launch_dir, const char *home, const char *file,
+                          bool project, as_error_t **read_err, as_error_t **err)
+{
+    if (r == 0 || r == -ENOENT) {
+        as_error_free(read_err);
+        return 0;
+    }
+    if (r == -ENOMEM) {
+        as_error_free(read_err);
+        return oom(err);
+    }
+    r = unreadable(launch_dir, home, file, (*read_err)->msg, project, err);
+    as_error_free(read_err);
+    return r;
 }
 
 int workspace_load(const char *launch_dir, const char *home, const char *user_file,
@@ -547,16 +537,15 @@ int workspace_load(const char *launch_dir, const char *home, const char *user_fi
     size_t user_len = 0, project_len = 0;
     if (asprintf(&project_file, "%s/%s", launch_dir, WORKSPACE_PROJECT_FILE) < 0)
         return oom(err);
-    int r = read_user_file(user_file, &user_text, &user_len);
-    if (r == -ENOMEM)
-        return oom(err);
-    if (r < 0 && r != -ENOENT)
-        return unreadable(launch_dir, home, user_file, -r, false, err);
-    r = read_project_file(launch_dir, &project_text, &project_len);
-    if (r == -ENOMEM)
-        return oom(err);
-    if (r < 0 && r != -ENOENT)
-        return unreadable(launch_dir, home, project_file, -r, true, err);
+    /* The user's file: symlinks followed (it is the user's own). */
+    as_error_t *read_err = NULL;
+    int r = config_file_read(AT_FDCWD, user_file, CONFIG_FOLLOW, WORKSPACE_FILE_MAX, &user_text,
+                             &user_len, &read_err);
+    if ((r = read_or_refuse(r, launch_dir, home, user_file, false, &read_err, err)) < 0)
+        return r;
+    r = read_project_file(launch_dir, &project_text, &project_len, &read_err);
+    if ((r = read_or_refuse(r, launch_dir, home, project_file, true, &read_err, err)) < 0)
+        return r;
 
     workspace_config_t cfg = {
         .launch_dir = launch_dir, .home = home, .user_file = user_file,

@@ -40,7 +40,8 @@ AS_CONFIG_DIR=${XDG_CONFIG_HOME:-$HOME/.config}/agent-sandbox
 
 # Exit codes of the CLI's own failures.
 EX_USAGE=64 EX_CONFIG=65 EX_NOIMAGE=66 EX_SERVICE=69 EX_SOFTWARE=70
-EX_SETUP=71 EX_SERVICE_LOST=75 EX_REFUSED=77 EX_NO_RUNTIME_DIR=78
+EX_SETUP=71 EX_OUTPUT=74 EX_SERVICE_LOST=75 EX_REMOVED=76 EX_REFUSED=77
+EX_NO_RUNTIME_DIR=78 EX_NOT_EXEC=126 EX_NOT_FOUND=127
 
 ###############################################################################
 # Failure reporting
