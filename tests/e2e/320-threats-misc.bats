@@ -78,3 +78,17 @@ assert ids["mounts"] == "PASS" and ids["environment"] == "PASS", ids
 print(len(ids))' "$output"
     [ "$output" -ge 15 ] || die "only $output probes reported"
 }
+
+@test "threat 39: a path with C1 controls and a bidi override reaches the terminal escaped, byte by byte" {
+    # U+009B (CSI), U+009D (OSC) and U+202E (right-to-left override), UTF-8
+    # encoded, and a raw 0x9b byte (CSI on an 8-bit terminal), in the name of
+    # an executable the end-of-session report lists.
+    run_x 0 agent-sandbox --exec sh -c \
+        'f=$(printf "run\302\233\302\235\342\200\256me\233x"); printf "#!/bin/sh\n" >"$f"; chmod +x "$f"'
+    assert "$stderr" contains '  run\u{009B}\u{009D}\u{202E}me\x9bx: new, or made executable' \
+        "the report names the file, escaped"
+    # every byte the CLI wrote is printable ASCII or a newline
+    local other
+    other=$(LC_ALL=C tr -d '\n -~' <"$AS_RUN_DIR/stderr" | od -An -tx1)
+    assert "$other" == "" "bytes on stderr other than printable ASCII and newlines"
+}
