@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "allowlist.h"
+#include "home_volume.h"
 #include "attach_stream.h"
 #include "resolv_conf.h"
 #include "cli.h"
@@ -26,7 +27,6 @@
 #define DEFAULT_IMAGE "localhost/agent-sandbox:" AS_IMAGE_TAG
 #define DEFAULT_ROUTER_IMAGE "localhost/agent-sandbox-router:" AS_IMAGE_TAG
 #define DEFAULT_EGRESS_NETWORK "agent-sandbox-egress"
-#define DEFAULT_HOME_VOLUME "agent-sandbox-home"
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -285,6 +285,47 @@ static int run_with(const run_request_t *o, const char *image, const char *route
                     const char *egress, const char *resolver, const allowlist_t *allowlist,
                     const limits_t *limits, const cgroup_caps_t *cgroups);
 
+/* The volumes that hold the agent's home (home_volume.h): the one named by
+ * AGENT_SANDBOX_HOME_VOLUME, used as is; else the launch tree's own home
+ * and the login apart. The names are set in `in` and owned by `names`. */
+typedef struct home_names {
+    char *home, *login, *legacy;
+} home_names_t;
+
+static void home_names_clear(home_names_t *h)
+{
+    free(h->home);
+    free(h->login);
+    free(h->legacy);
+}
+
+static int home_inputs(const run_request_t *o, const char *workdir, session_inputs_t *in,
+                       home_names_t *names)
+{
+    in->private_home = o->private_home;
+    if (o->private_home)
+        return 0;
+    const char *named = getenv("AGENT_SANDBOX_HOME_VOLUME");
+    if (named != NULL && named[0] != '\0') {
+        in->home_volume = named;
+        return 0;
+    }
+    const char *prefix = env_or("AGENT_SANDBOX_VOLUME_PREFIX", VOLUME_PREFIX_DEFAULT);
+    as_error_t *err = NULL;
+    if (home_volume_project_name(prefix, workdir, &names->home, &err) < 0) {
+        report_error(&err);
+        return EXIT_INTERNAL;
+    }
+    if (asprintf(&names->login, "%s-login", prefix) < 0 ||
+        asprintf(&names->legacy, "%s-home", prefix) < 0)
+        return EXIT_INTERNAL;
+    in->home_volume = names->home;
+    in->home_project = workdir;
+    in->login_volume = names->login;
+    in->legacy_home = names->legacy;
+    return 0;
+}
+
 int run_session(const run_request_t *o)
 {
     as_error_t *err = NULL;
@@ -358,15 +399,20 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     session_inputs_t in = {
         .id = id, .cli_pid = getpid(), .workdir = workdir, .image = image,
         .command = o->command, .tty = tty, .env = o->env, .session_dir = b.dir->path,
-        .home_volume = env_or("AGENT_SANDBOX_HOME_VOLUME", DEFAULT_HOME_VOLUME),
         .router_image = router_image, .egress_network = egress, .resolver = resolver,
         .allowlist = allowlist, .limits = *limits, .cgroups = *cgroups, .workspace = ws,
     };
-    if (session_plan_build(&in, &plan, &err) < 0) {
-        report_error(&err);
+    home_names_t homes = {0};
+    if ((rc = home_inputs(o, workdir, &in, &homes)) != 0 || session_plan_build(&in, &plan, &err) < 0) {
+        if (rc == 0) {
+            report_error(&err);
+            rc = EXIT_USAGE;
+        }
+        home_names_clear(&homes);
         backend_stop(&b);
-        return EXIT_USAGE;
+        return rc;
     }
+    home_names_clear(&homes);     /* the plan holds copies */
     if (o->dry_run) {
         _cleanup_free_ char *text = NULL;
         if (session_plan_describe(plan, &text, &err) < 0) {

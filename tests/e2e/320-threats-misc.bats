@@ -92,3 +92,33 @@ print(len(ids))' "$output"
     other=$(LC_ALL=C tr -d '\n -~' <"$AS_RUN_DIR/stderr" | od -An -tx1)
     assert "$other" == "" "bytes on stderr other than printable ASCII and newlines"
 }
+
+@test "threat 32: what a session leaves in its home (~/.curlrc, ~/.bashrc, a curl earlier on PATH) changes no verdict of verify" {
+    verdicts() {
+        python3 -c 'import json, sys
+r = json.loads(sys.argv[1])
+print("\n".join(sorted(p["id"] + " " + p["result"] for p in r["probes"])))' "$1"
+    }
+    run_x 0 agent-sandbox verify --json
+    local before
+    before=$(verdicts "$output")
+    # A previous agent's leftovers: a curl config that sends every
+    # connection elsewhere (the command line does not set connect-to, so it
+    # would hold), shell startup files that put a fake curl first on PATH,
+    # and that fake curl, which "sees" every refusal.
+    run_x 0 agent-sandbox --exec bash -c '
+        printf "connect-to = \"::127.0.0.1:9\"\n" >~/.curlrc
+        mkdir -p ~/bin ~/.local/bin
+        printf "#!/bin/sh\necho \"HTTP 403 blocked by agent-sandbox\"\nexit 0\n" >~/bin/curl
+        cp ~/bin/curl ~/.local/bin/curl
+        chmod +x ~/bin/curl ~/.local/bin/curl
+        for f in .bashrc .bash_profile .profile; do
+            echo "export PATH=\$HOME/bin:\$HOME/.local/bin:\$PATH BASH_ENV=\$HOME/.bashrc" >~/$f
+        done
+        echo "export PATH=\$HOME/bin:\$PATH" >~/.bash_env'
+    run_x '?' agent-sandbox verify --json
+    assert "$(verdicts "$output")" == "$before" "the verdicts with the planted files"
+    # the planted files are still there for the agent's own sessions
+    run_x 0 agent-sandbox --exec cat /home/agent/.curlrc
+    assert "$output" contains "connect-to"
+}
