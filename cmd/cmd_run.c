@@ -117,7 +117,7 @@ static void usage(FILE *f)
 {
     fputs("usage: agent-sandbox [OPTIONS] [--] [CLAUDE ARGS...]\n"
           "       agent-sandbox [OPTIONS] --exec COMMAND [ARGS...]\n"
-          "       agent-sandbox cleanup\n"
+          "       agent-sandbox cleanup [--homes]\n"
           "\n"
           "Runs Claude Code, or COMMAND, in a rootless podman sandbox that sees only\n"
           "the current directory.\n"
