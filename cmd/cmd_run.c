@@ -13,6 +13,7 @@
 #include "attach_stream.h"
 #include "resolv_conf.h"
 #include "cli.h"
+#include "paths.h"
 #include "session.h"
 #include "session_logs.h"
 #include "session_plan.h"
@@ -237,10 +238,11 @@ static void egress_lost(void *ctx)
     if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) { }
 }
 
-/* The router's logs go to the state directory; a denial is worth a line. */
+/* The router's logs go to the state directory; a denial, or a log cut at
+ * its ceiling, is worth a line. Denied names are the agent's: escaped. */
 static void keep_router_logs(const session_dir_t *dir)
 {
-    _cleanup_free_ char *log_dir = NULL, *egress_log = NULL, *dest = NULL;
+    _cleanup_free_ char *log_dir = NULL, *dest = NULL;
     if (asprintf(&log_dir, "%s/router-log", dir->path) < 0 || access(log_dir, F_OK) < 0)
         return;
     as_error_t *err = NULL;
@@ -250,10 +252,28 @@ static void keep_router_logs(const session_dir_t *dir)
         report_error(&err);
         return;
     }
-    if (asprintf(&egress_log, "%s/egress.log", dest) >= 0 &&
-        egress_log_summary(egress_log, &sum, &err) == 0 && sum.denied > 0)
-        report("egress: %zu connection(s) allowed, %zu denied; see %s", sum.allowed, sum.denied, dest);
-    as_error_free(&err);
+    if (egress_log_summary(dest, &sum, &err) < 0) {
+        report_error(&err);
+        return;
+    }
+    _cleanup_free_ char *names = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&names, &len);
+    for (size_t i = 0; f != NULL && i < SUMMARY_DENIED_NAMES && sum.denied_names[i] != NULL; i++) {
+        fputs(i == 0 ? " (first denied: " : ", ", f);
+        path_put_escaped(f, sum.denied_names[i], strlen(sum.denied_names[i]));
+    }
+    if (f != NULL && sum.denied_names[0] != NULL)
+        fputc(')', f);
+    if (f != NULL)
+        fclose(f);
+    if (sum.denied > 0)
+        report("egress: %zu connection(s) allowed, %zu denied%s; see %s", sum.allowed, sum.denied,
+               names != NULL ? names : "", dest);
+    if (sum.dropped > 0)
+        report("egress: the router's logs reached their ceiling (%d MiB each): %zu line(s) were "
+               "dropped, counted in %s/*" LOG_DROPPED_SUFFIX, ROUTER_LOG_MAX_BYTES >> 20, sum.dropped, dest);
+    egress_summary_clear(&sum);
 }
 
 /* Teardown with the service we have, or with a new one when it died. */

@@ -122,3 +122,49 @@ print("\n".join(sorted(p["id"] + " " + p["result"] for p in r["probes"])))' "$1"
     run_x 0 agent-sandbox --exec cat /home/agent/.curlrc
     assert "$output" contains "connect-to"
 }
+
+@test "threat 39: a flood of DNS queries for 20 s leaves no more than the ceiling in the runtime and state directories" {
+    # ceiling: 3 logs of 2 MiB each (lib/session_logs.h), plus their counts
+    local ceiling=$((3 * 2097152 + 4096)) state=$AS_RUN_DIR/state
+    mkdir -p "$state"
+    XDG_STATE_HOME=$state bg_start agent-sandbox --exec perl -e '
+        use Socket;
+        open(my $rc, "<", "/etc/resolv.conf") or die;
+        my ($ns) = map { /^nameserver\s+(\S+)/ ? $1 : () } <$rc>;
+        socket(my $s, PF_INET, SOCK_DGRAM, 0) or die;
+        my $to = sockaddr_in(53, inet_aton($ns));
+        my ($end, $i) = (time + 20, 0);
+        while (time < $end) {
+            for (1 .. 500) {
+                my $q = pack("n n n n n n", $i & 0xffff, 0x0100, 1, 0, 0, 0);
+                $q .= pack("C/a*", "flood" . $i++) . pack("C/a*", "example") . pack("C/a*", "test") . "\0";
+                send($s, $q . pack("n n", 1, 1), 0, $to);
+            }
+        }
+        print "sent $i\n";'
+    # while it runs: the session's router logs in the runtime directory
+    local n size max=0
+    for ((n = 0; n < 300; n++)); do
+        [ -s "$AS_RUN_DIR/bg.rc" ] && break
+        size=$(find "$AS_SESSIONS_DIR" -path '*/router-log/*' -type f -printf '%s\n' 2>/dev/null | awk '{ t += $1 } END { print t + 0 }')
+        [ "$size" -gt "$max" ] && max=$size
+        sleep 0.2
+    done
+    bg_wait 120
+    assert "$status" == 0 "the flood's session"
+    assert "$output" =~ "^sent [0-9]+$"
+    local sent=${output#sent }
+    [ "$sent" -gt 100000 ] || die "only $sent queries sent: no flood"
+    [ "$max" -gt 0 ] || die "no router log seen in the runtime directory while the flood ran"
+    [ "$max" -le "$ceiling" ] || die "the runtime directory held $max bytes of logs (ceiling $ceiling)"
+    # afterwards: the kept copy
+    local kept
+    kept=$(find "$state/agent-sandbox/logs" -type f -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }')
+    [ "$kept" -gt 0 ] && [ "$kept" -le "$ceiling" ] || die "the state directory holds $kept bytes of logs (ceiling $ceiling)"
+    assert "$stderr" =~ "egress: the router's logs reached their ceiling \(2 MiB each\): [0-9]+ line\(s\) were dropped" \
+        "the summary says how many lines were dropped"
+    local dropped
+    dropped=$(cat "$state"/agent-sandbox/logs/*/dns.log.dropped)
+    [ "$dropped" -gt 1000 ] || die "only $dropped lines counted as dropped"
+    echo "# $sent queries; at most $max bytes of logs while running, $kept kept; $dropped DNS log lines dropped" >&3
+}
