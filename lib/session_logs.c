@@ -197,6 +197,10 @@ static void note_denied(egress_summary_t *s, const char *line)
     if (k == SUMMARY_DENIED_NAMES)
         return;
     char *name = logged_name(line);
+    if (name != NULL && name[0] == '\0') {
+        free(name);             /* refused before a name was read: nothing to show */
+        return;
+    }
     for (size_t i = 0; name != NULL && i < k; i++)
         if (strcmp(s->denied_names[i], name) == 0) {
             free(name);

@@ -79,14 +79,20 @@ print(len(ids))' "$output"
     [ "$output" -ge 15 ] || die "only $output probes reported"
 }
 
-@test "threat 39: a path with C1 controls and a bidi override reaches the terminal escaped, byte by byte" {
+@test "threat 39: a path and a refused name with C1 controls and a bidi override reach the terminal escaped, byte by byte" {
     # U+009B (CSI), U+009D (OSC) and U+202E (right-to-left override), UTF-8
     # encoded, and a raw 0x9b byte (CSI on an 8-bit terminal), in the name of
     # an executable the end-of-session report lists.
+    # The same and an OSC title sequence in a TLS server name the router
+    # refuses: the end-of-session summary names it.
     run_x 0 agent-sandbox --exec sh -c \
-        'f=$(printf "run\302\233\302\235\342\200\256me\233x"); printf "#!/bin/sh\n" >"$f"; chmod +x "$f"'
+        'f=$(printf "run\302\233\302\235\342\200\256me\233x"); printf "#!/bin/sh\n" >"$f"; chmod +x "$f"
+         openssl s_client -connect 127.0.0.2:443 -servername "$(printf "ev\302\233il\342\200\256\033]0;x.test")" \
+             </dev/null >/dev/null 2>&1 || true'
     assert "$stderr" contains '  run\u{009B}\u{009D}\u{202E}me\x9bx: new, or made executable' \
         "the report names the file, escaped"
+    assert "$stderr" contains '1 denied (first denied: ev\u{009B}il\u{202E}\x1b]0;x.test); see ' \
+        "the egress summary names the refused name, escaped"
     # every byte the CLI wrote is printable ASCII or a newline
     local other
     other=$(LC_ALL=C tr -d '\n -~' <"$AS_RUN_DIR/stderr" | od -An -tx1)
