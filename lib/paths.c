@@ -143,12 +143,11 @@ char *escaped_strdup(const char *s)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return NULL;
-    path_put_escaped(f, s, strlen(s));
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
+    if (f != NULL) {
+        path_put_escaped(f, s, strlen(s));
+        if (fclose(f) == 0)
+            return text;
     }
-    return text;
+    free(text);
+    return NULL;
 }
