@@ -98,7 +98,7 @@ int cmd_verify(int argc, char **argv)
         .allow_tty = false, .private_home = true,
     };
     if (!json)
-        fprintf(stderr, "agent-sandbox: verify: starting a session in %s and probing it...\n", workdir);
+        report("verify: starting a session in %s and probing it...", workdir);   /* escaped */
     int rc = run_session(&req);
     _cleanup_free_ char *output = read_all(out);
     close(out);
