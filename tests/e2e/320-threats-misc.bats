@@ -10,6 +10,7 @@ AP_FILE=
 
 setup() {
     as_setup
+    AS_TEST_HOME=
     AP_FILE=$HOME/.config/agent-sandbox/allowed-paths
     AP_SAVED=
     if [ -e "$AP_FILE" ]; then
@@ -19,6 +20,8 @@ setup() {
 }
 
 teardown() {
+    # a home of the test's own (threat 32 plants files there)
+    [ -n "${AS_TEST_HOME:-}" ] && $PODMAN volume rm -f "$AS_TEST_HOME" >/dev/null 2>&1
     # the user's own allowed-paths, as it was
     if [ -n "$AP_SAVED" ]; then
         cp -p "$AP_SAVED" "$AP_FILE"
@@ -105,6 +108,9 @@ print(len(ids))' "$output"
 r = json.loads(sys.argv[1])
 print("\n".join(sorted(p["id"] + " " + p["result"] for p in r["probes"])))' "$1"
     }
+    # its own home: what is planted must not reach the suite's other tests
+    AS_TEST_HOME=as-e2e-verify-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
+    export AGENT_SANDBOX_HOME_VOLUME=$AS_TEST_HOME
     run_x 0 agent-sandbox verify --json
     local before
     before=$(verdicts "$output")
