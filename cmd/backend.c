@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "paths.h"
 #include "stale.h"
 #include "terminal.h"
 #include "user_dirs.h"
@@ -18,10 +19,18 @@ void report(const char *fmt, ...)
     terminal_restore();
     va_list ap;
     va_start(ap, fmt);
-    fputs("agent-sandbox: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char *text = NULL;
+    int n = vasprintf(&text, fmt, ap);
     va_end(ap);
+    fputs("agent-sandbox: ", stderr);
+    /* Messages name paths and names the agent chose: whatever a call site
+     * forgot to escape, no control reaches the terminal (lines stay lines). */
+    if (n >= 0)
+        text_put_escaped(stderr, text, (size_t)n);
+    else
+        fputs("(out of memory formatting a message)", stderr);
+    fputc('\n', stderr);
+    free(text);
 }
 
 void report_error(as_error_t **err)

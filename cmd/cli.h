@@ -81,6 +81,7 @@ typedef struct run_request {
     bool dry_run;
     int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
     bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
+    bool private_home;       /* an empty home of its own, no volume (verify) */
     const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
 } run_request_t;
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "allowlist.h"
+#include "home_volume.h"
 #include "attach_stream.h"
 #include "resolv_conf.h"
 #include "cli.h"
@@ -28,7 +29,6 @@
 #define DEFAULT_IMAGE "localhost/agent-sandbox:" AS_IMAGE_TAG
 #define DEFAULT_ROUTER_IMAGE "localhost/agent-sandbox-router:" AS_IMAGE_TAG
 #define DEFAULT_EGRESS_NETWORK "agent-sandbox-egress"
-#define DEFAULT_HOME_VOLUME "agent-sandbox-home"
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -119,7 +119,7 @@ static void usage(FILE *f)
 {
     fputs("usage: agent-sandbox [OPTIONS] [--] [CLAUDE ARGS...]\n"
           "       agent-sandbox [OPTIONS] --exec COMMAND [ARGS...]\n"
-          "       agent-sandbox cleanup\n"
+          "       agent-sandbox cleanup [--homes]\n"
           "\n"
           "Runs Claude Code, or COMMAND, in a rootless podman sandbox that sees only\n"
           "the current directory.\n"
@@ -256,10 +256,11 @@ static void egress_lost(void *ctx)
     if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) { }
 }
 
-/* The router's logs go to the state directory; a denial is worth a line. */
+/* The router's logs go to the state directory; a denial, or a log cut at
+ * its ceiling, is worth a line. Denied names are the agent's: escaped. */
 static void keep_router_logs(const session_dir_t *dir)
 {
-    _cleanup_free_ char *log_dir = NULL, *egress_log = NULL, *dest = NULL;
+    _cleanup_free_ char *log_dir = NULL, *dest = NULL;
     if (asprintf(&log_dir, "%s/router-log", dir->path) < 0 || access(log_dir, F_OK) < 0)
         return;
     as_error_t *err = NULL;
@@ -269,10 +270,28 @@ static void keep_router_logs(const session_dir_t *dir)
         report_error(&err);
         return;
     }
-    if (asprintf(&egress_log, "%s/egress.log", dest) >= 0 &&
-        egress_log_summary(egress_log, &sum, &err) == 0 && sum.denied > 0)
-        report("egress: %zu connection(s) allowed, %zu denied; see %s", sum.allowed, sum.denied, dest);
-    as_error_free(&err);
+    if (egress_log_summary(dest, &sum, &err) < 0) {
+        report_error(&err);
+        return;
+    }
+    _cleanup_free_ char *names = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&names, &len);
+    for (size_t i = 0; f != NULL && i < SUMMARY_DENIED_NAMES && sum.denied_names[i] != NULL; i++) {
+        fputs(i == 0 ? " (first denied: " : ", ", f);
+        path_put_escaped(f, sum.denied_names[i], strlen(sum.denied_names[i]));
+    }
+    if (f != NULL && sum.denied_names[0] != NULL)
+        fputc(')', f);
+    if (f != NULL)
+        fclose(f);
+    if (sum.denied > 0)
+        report("egress: %zu connection(s) allowed, %zu denied%s; see %s", sum.allowed, sum.denied,
+               names != NULL ? names : "", dest);
+    if (sum.dropped > 0)
+        report("egress: the router's logs reached their ceiling (%d MiB each): %zu line(s) were "
+               "dropped, counted in %s/*" LOG_DROPPED_SUFFIX, ROUTER_LOG_MAX_BYTES >> 20, sum.dropped, dest);
+    egress_summary_clear(&sum);
 }
 
 /* Teardown with the service we have, or with a new one when it died. */
@@ -389,6 +408,47 @@ static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, boo
     return EXIT_SETUP;
 }
 
+/* The volumes that hold the agent's home (home_volume.h): the one named by
+ * AGENT_SANDBOX_HOME_VOLUME, used as is; else the launch tree's own home
+ * and the login apart. The names are set in `in` and owned by `names`. */
+typedef struct home_names {
+    char *home, *login, *legacy;
+} home_names_t;
+
+static void home_names_clear(home_names_t *h)
+{
+    free(h->home);
+    free(h->login);
+    free(h->legacy);
+}
+
+static int home_inputs(const run_request_t *o, const char *workdir, session_inputs_t *in,
+                       home_names_t *names)
+{
+    in->private_home = o->private_home;
+    if (o->private_home)
+        return 0;
+    const char *named = getenv("AGENT_SANDBOX_HOME_VOLUME");
+    if (named != NULL && named[0] != '\0') {
+        in->home_volume = named;
+        return 0;
+    }
+    const char *prefix = env_or("AGENT_SANDBOX_VOLUME_PREFIX", VOLUME_PREFIX_DEFAULT);
+    as_error_t *err = NULL;
+    if (home_volume_project_name(prefix, workdir, &names->home, &err) < 0) {
+        report_error(&err);
+        return EXIT_INTERNAL;
+    }
+    if (asprintf(&names->login, "%s-login", prefix) < 0 ||
+        asprintf(&names->legacy, "%s-home", prefix) < 0)
+        return EXIT_INTERNAL;
+    in->home_volume = names->home;
+    in->home_project = workdir;
+    in->login_volume = names->login;
+    in->legacy_home = names->legacy;
+    return 0;
+}
+
 int run_session(const run_request_t *o)
 {
     as_error_t *err = NULL;
@@ -465,15 +525,20 @@ static int run_with(const run_request_t *o, const char *image, const char *route
     session_inputs_t in = {
         .id = id, .cli_pid = getpid(), .workdir = workdir, .image = image,
         .command = o->command, .tty = tty, .env = o->env, .session_dir = b.dir->path,
-        .home_volume = env_or("AGENT_SANDBOX_HOME_VOLUME", DEFAULT_HOME_VOLUME),
         .router_image = router_image, .egress_network = egress, .resolver = resolver,
         .allowlist = allowlist, .limits = *limits, .cgroups = *cgroups, .workspace = ws,
     };
-    if (session_plan_build(&in, &plan, &err) < 0) {
-        report_error(&err);
+    home_names_t homes = {0};
+    if ((rc = home_inputs(o, workdir, &in, &homes)) != 0 || session_plan_build(&in, &plan, &err) < 0) {
+        if (rc == 0) {
+            report_error(&err);
+            rc = EXIT_USAGE;
+        }
+        home_names_clear(&homes);
         backend_stop(&b);
-        return EXIT_USAGE;
+        return rc;
     }
+    home_names_clear(&homes);     /* the plan holds copies */
     if (o->dry_run) {
         rc = print_plan(plan, ws);
         session_plan_free(plan);

@@ -86,14 +86,19 @@ int cmd_verify(int argc, char **argv)
         report("error: verify: %s", strerror(errno));
         return EXIT_INTERNAL;
     }
-    char *command[] = { "bash", "-c", (char *)verify_probe_script(), "verify",
-                        first ? first : "-", (char *)home, nonce, NULL };
+    /* Nothing a session could have written shapes the evidence: an empty
+     * home of its own instead of the home volume, the image's own programs
+     * on a fixed PATH, a shell that reads no startup file, curl -q (no
+     * ~/.curlrc) in the script. */
+    char *command[] = { "/bin/bash", "--noprofile", "--norc", "-c", (char *)verify_probe_script(),
+                        "verify", first ? first : "-", (char *)home, nonce, NULL };
+    char *env[] = { "PATH=/usr/bin:/bin", NULL };
     run_request_t req = {
-        .command = command, .env = NULL, .in_fd = -1, .out_fd = out, .err_fd = errfd,
-        .allow_tty = false,
+        .command = command, .env = env, .in_fd = -1, .out_fd = out, .err_fd = errfd,
+        .allow_tty = false, .private_home = true,
     };
     if (!json)
-        fprintf(stderr, "agent-sandbox: verify: starting a session in %s and probing it...\n", workdir);
+        report("verify: starting a session in %s and probing it...", workdir);   /* escaped */
     int rc = run_session(&req);
     _cleanup_free_ char *output = read_all(out);
     close(out);
@@ -103,8 +108,8 @@ int cmd_verify(int argc, char **argv)
         return rc != 0 ? rc : EXIT_INTERNAL;
     }
 
-    /* the mounts the CLI itself makes: the rendered name files and the home volume */
-    char *const extra[] = { "/etc/hosts", "/etc/resolv.conf", AGENT_HOME, NULL };
+    /* the mounts the CLI itself makes: the rendered name files (the home is a tmpfs) */
+    char *const extra[] = { "/etc/hosts", "/etc/resolv.conf", NULL };
     char *const passed[] = { NULL };
     verify_expect_t x = {
         .workdir = workdir, .extra_mountpoints = extra, .host_env = environ, .passed_env = passed,

@@ -12,6 +12,7 @@ static char *const bind_rw[] = { "rw", "rbind", "rprivate", NULL };
  * files at AGENT_HOME must not land in every later session's home. */
 static char *const home_options[] = { "rw", "nocopy", NULL };
 static char home_env[] = "HOME=" AGENT_HOME;
+static char login_env[] = AGENT_LOGIN_ENV "=" AGENT_LOGIN_DIR;
 
 int agent_spec_add_mount(agent_spec_t *a, const podman_mount_t *m, as_error_t **err)
 {
@@ -41,9 +42,38 @@ static int home_env_add(const session_plan_t *p, agent_spec_t *a, as_error_t **e
                                  "(at most %d, HOME included)", AGENT_MAX_ENV);
         a->env[n++] = home_env;
     }
+    if (p->login_volume != NULL)
+        a->env[n++] = login_env;     /* the room for it is kept apart: it is ours */
     a->env[n] = NULL;
     a->spec.env = a->env;
     return 0;
+}
+
+/* The home (a volume, or an empty tmpfs of its own) and the login volume. */
+static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
+{
+    if (p->private_home) {
+        /* U: owned by the agent's uid; nothing of any volume is seen */
+        static char *const opts[] = { "rw", "nosuid", "nodev", "mode=0700", "size=64m", "U", NULL };
+        podman_mount_t home = { .destination = AGENT_HOME, .type = "tmpfs", .options = opts };
+        int r = agent_spec_add_mount(a, &home, err);
+        return r < 0 ? r : home_env_add(p, a, err);
+    }
+    if (p->home_volume == NULL)
+        return 0;
+    /* Claude's config and transcripts, shell files, nested podman's images.
+     * Podman's storage there is on a real file system, where native
+     * overlay works for nested containers. */
+    a->volumes[a->n_volumes++] = (podman_named_volume_t){
+        .name = p->home_volume, .destination = AGENT_HOME, .options = home_options,
+    };
+    if (p->login_volume != NULL)
+        a->volumes[a->n_volumes++] = (podman_named_volume_t){
+            .name = p->login_volume, .destination = AGENT_LOGIN_DIR, .options = home_options,
+        };
+    a->spec.volumes = a->volumes;
+    a->spec.n_volumes = a->n_volumes;
+    return home_env_add(p, a, err);
 }
 
 int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **err)
@@ -77,18 +107,8 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     if (p->cgroups.cpu && p->limits.cpu_millis > 0)
         ret->spec.cpu_quota_us = p->limits.cpu_millis * 100;   /* per 100 ms */
     int r;
-    if (p->home_volume != NULL) {
-        /* Claude's login and config and nested podman's images, shared by
-         * every session. Podman's storage there is on a real file system,
-         * where native overlay works for nested containers. */
-        ret->volumes[ret->n_volumes++] = (podman_named_volume_t){
-            .name = p->home_volume, .destination = AGENT_HOME, .options = home_options,
-        };
-        ret->spec.volumes = ret->volumes;
-        ret->spec.n_volumes = ret->n_volumes;
-        if ((r = home_env_add(p, ret, err)) < 0)
-            return r;
-    }
+    if ((r = home_mounts(p, ret, err)) < 0)
+        return r;
     /* The launch directory is the one host path the agent sees, at the
      * same place as on the host so paths in its output mean the same. */
     podman_mount_t workdir = {

@@ -257,11 +257,12 @@ static int inspect(podman_api_t *api, const char *collection, const char *kind, 
     return call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, ret, err);
 }
 
-int podman_image_label(podman_api_t *api, const char *name, const char *key, char **ret,
-                       as_error_t **err)
+/* A label of an image (Config.Labels, else Labels) or a volume (Labels). */
+static int label_of(podman_api_t *api, const char *collection, const char *kind, const char *name,
+                    const char *key, char **ret, as_error_t **err)
 {
     json_t doc = NULL;
-    int r = inspect(api, "images", "image", name, &doc, err);
+    int r = inspect(api, collection, kind, name, &doc, err);
     if (r < 0)
         return r;
     const char *value = json_get_str(json_get(json_get(doc, "Config"), "Labels"), key);
@@ -273,6 +274,18 @@ int podman_image_label(podman_api_t *api, const char *name, const char *key, cha
         return OOM(err);
     *ret = copy;
     return 0;
+}
+
+int podman_image_label(podman_api_t *api, const char *name, const char *key, char **ret,
+                       as_error_t **err)
+{
+    return label_of(api, "images", "image", name, key, ret, err);
+}
+
+int podman_volume_label(podman_api_t *api, const char *name, const char *key, char **ret,
+                        as_error_t **err)
+{
+    return label_of(api, "volumes", "volume", name, key, ret, err);
 }
 
 int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
@@ -462,6 +475,12 @@ int podman_container_create(podman_api_t *api, const podman_container_spec_t *sp
             json_kv_int(g, "period", 100000);
             json_obj_close(g);
         }
+        json_obj_close(g);
+    }
+    if (spec->no_network) {
+        json_key(g, "netns");
+        json_obj_open(g);
+        json_kv_str(g, "nsmode", "none");
         json_obj_close(g);
     }
     if (spec->n_networks > 0) {
@@ -762,6 +781,11 @@ int podman_volume_create(podman_api_t *api, const char *name, const podman_label
 int podman_volume_remove(podman_api_t *api, const char *name, as_error_t **err)
 {
     return remove_named(api, "volumes", "?force=true", "volume", name, 204, err);
+}
+
+int podman_volume_remove_unused(podman_api_t *api, const char *name, as_error_t **err)
+{
+    return remove_named(api, "volumes", "", "volume", name, 204, err);
 }
 
 int podman_volume_mountpoint(podman_api_t *api, const char *name, char **ret, as_error_t **err)

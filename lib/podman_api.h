@@ -113,6 +113,7 @@ typedef struct podman_container_spec {
     long long nproc_rlimit;             /* RLIMIT_NPROC, soft = hard; 0: inherited */
     const podman_network_attach_t *networks; /* outside a pod only */
     size_t n_networks;
+    bool no_network;                    /* outside a pod only: a network namespace with only lo */
     const podman_label_t *labels;
     size_t n_labels;
 } podman_container_spec_t;
@@ -167,6 +168,11 @@ int podman_volume_create(podman_api_t *api, const char *name, const podman_label
                          size_t n_labels, const podman_label_t *options, size_t n_options,
                          as_error_t **err);
 int podman_volume_remove(podman_api_t *api, const char *name, as_error_t **err);
+/* Removes the volume unless a container uses it (then -EEXIST: 409). */
+int podman_volume_remove_unused(podman_api_t *api, const char *name, as_error_t **err);
+/* The value of one label of a volume; *ret is NULL when it has none. */
+int podman_volume_label(podman_api_t *api, const char *name, const char *key, char **ret,
+                        as_error_t **err);
 /* Where the volume's data lives on the host; "" when its driver does not say. */
 int podman_volume_mountpoint(podman_api_t *api, const char *name, char **ret, as_error_t **err);
 

@@ -329,16 +329,17 @@ int router_render_dnsmasq(const allowlist_t *al, const router_layout_t *layout,
  * into proxy_pass: the client's bytes reach it only when they form valid
  * labels under the allowed apex. (The map lower-cases the key for its hash
  * lookups but runs regexes on the original bytes, hence ~*.) Dots are
- * written as [.] to keep backslashes out of nginx's quoted strings. */
+ * written as [.]; the end is \z, not $, which also matches before a final
+ * newline ("x.wild.test\n" would pass). nginx keeps \z in a quoted string. */
 static void put_wildcard_regex(FILE *f, const char *apex)
 {
-    fputs("\"~*^(?=[a-z0-9.-]{1,253}[.]?$)((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?[.])*)", f);
+    fputs("\"~*^(?=[a-z0-9.-]{1,253}[.]?\\z)((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?[.])*)", f);
     for (const char *c = apex; *c != '\0'; c++)
         if (*c == '.')
             fputs("[.]", f);
         else
             fputc(*c, f);
-    fputs("[.]?$\"", f);
+    fputs("[.]?\\z\"", f);
 }
 
 /* map bodies shared by the TLS and HTTP maps; `suffix` is appended to the
@@ -452,7 +453,7 @@ int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
     fputs("    # $host is the name from an absolute request URI, else from Host (lower\n"
           "    # case, port and trailing dot removed). It must agree with the Host header.\n", f);
     fputs("    map \"$host $http_host\" $sandbox_host_consistent {\n"
-          "        \"~*^([^ ]+) \\1[.]?(:[0-9]+)?$\" 1;\n        default 0;\n    }\n", f);
+          "        \"~*^([^ ]+) \\1[.]?(:[0-9]+)?\\z\" 1;\n        default 0;\n    }\n", f);
     fputs("    map $host $sandbox_http_name {\n", f);
     put_name_map(f, al, "");
     fputs("    }\n", f);

@@ -182,6 +182,29 @@ static int check_interrupted(as_error_t **err)
     return 0;
 }
 
+/* The home and the login volume, made on first use (the login copied once
+ * from the old shared home). */
+static int homes_ensure(session_t *s, as_error_t **err)
+{
+    const session_plan_t *p = s->plan;
+    int r;
+    if (p->home_volume != NULL &&
+        (r = home_volume_ensure(s->api, p->home_volume, p->home_project, err)) < 0)
+        return r;
+    if (p->login_volume == NULL)
+        return 0;
+    _cleanup_free_ char *copier = NULL;
+    if (asprintf(&copier, "%s-login-copy", p->pod) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    login_migration_t m = {
+        .legacy_home = p->legacy_home, .image = p->image, .container = copier,
+        .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
+    };
+    if ((r = check_interrupted(err)) < 0)
+        return r;
+    return login_volume_ensure(s->api, p->login_volume, &m, err);
+}
+
 /* Longer than the forwarder's own 20 s, so its reason arrives first. */
 #define ROUTER_READY_TIMEOUT_MS 25000L
 
@@ -267,7 +290,7 @@ int session_setup(session_t *s, as_error_t **err)
             return r;
     }
 
-    if (p->home_volume != NULL && (r = home_volume_ensure(s->api, p->home_volume, err)) < 0)
+    if ((r = homes_ensure(s, err)) < 0)
         return r;
     agent_spec_t agent;
     if ((r = agent_spec_build(p, &agent, err)) < 0)

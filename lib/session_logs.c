@@ -14,9 +14,11 @@
 #include "user_dirs.h"
 #include "util.h"
 
-static const char *const log_files[] = { "dns.log", "egress.log", "nginx-error.log" };
+const char *const router_log_files[ROUTER_LOG_FILES] = { "dns.log", "egress.log", "nginx-error.log" };
 
-static int copy_file(const char *from, const char *to)
+/* Copies at most `max` bytes: a file the router (or anything) made larger
+ * than its ceiling is cut there. */
+static int copy_file(const char *from, const char *to, off_t max)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (in < 0)
@@ -28,13 +30,18 @@ static int copy_file(const char *from, const char *to)
         return -e;
     }
     char buf[65536];
-    ssize_t n;
+    ssize_t n = 0;
     int r = 0;
-    while ((n = read(in, buf, sizeof(buf))) > 0)
+    off_t left = max;
+    while (left > 0 && (n = read(in, buf, (size_t)left < sizeof(buf) ? (size_t)left : sizeof(buf))) > 0) {
         if (write(out, buf, (size_t)n) != n) {
             r = -EIO;
             break;
         }
+        left -= n;
+    }
+    if (left == 0)
+        n = 0;
     if (n < 0)
         r = -errno;
     close(in);
@@ -49,7 +56,28 @@ static int by_mtime_desc(const void *a, const void *b)
     return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : strcmp(x->name, y->name);
 }
 
-/* Keeps the newest LOGS_KEPT session directories under base. */
+/* Bytes in the regular files directly in dir. */
+static off_t dir_bytes(int base_fd, const char *name)
+{
+    int fd = openat(base_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    off_t total = 0;
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d)) != NULL)
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+            total += st.st_size;
+    closedir(d);
+    return total;
+}
+
+/* Keeps the newest session directories under base: at most LOGS_KEPT, and
+ * no more than LOGS_TOTAL_MAX_BYTES together (the newest always). */
 static void prune(const char *base)
 {
     DIR *d = opendir(base);
@@ -67,16 +95,18 @@ static void prune(const char *base)
             break;
         items[n++].mtime = st.st_mtime;
     }
-    closedir(d);
     qsort(items, n, sizeof(items[0]), by_mtime_desc);
+    off_t total = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i >= LOGS_KEPT) {
+        total += dir_bytes(dirfd(d), items[i].name);
+        if (i >= LOGS_KEPT || (i > 0 && total > LOGS_TOTAL_MAX_BYTES)) {
             _cleanup_free_ char *path = NULL;
             if (asprintf(&path, "%s/%s", base, items[i].name) >= 0)
                 remove_tree(path, NULL);
         }
         free(items[i].name);
     }
+    closedir(d);
 }
 
 int session_logs_keep(const char *log_dir, const char *id, char **ret_dest, as_error_t **err)
@@ -89,12 +119,13 @@ int session_logs_keep(const char *log_dir, const char *id, char **ret_dest, as_e
         return as_error_make(err, ENOMEM, "out of memory");
     if ((r = user_dir_create(dest, err)) < 0)
         return r;
-    for (size_t i = 0; i < ARRAY_SIZE(log_files); i++) {
+    for (size_t i = 0; i < 2 * ROUTER_LOG_FILES; i++) {
+        const char *name = router_log_files[i / 2], *suffix = i % 2 ? LOG_DROPPED_SUFFIX : "";
         _cleanup_free_ char *from = NULL, *to = NULL;
-        if (asprintf(&from, "%s/%s", log_dir, log_files[i]) < 0 ||
-            asprintf(&to, "%s/%s", dest, log_files[i]) < 0)
+        if (asprintf(&from, "%s/%s%s", log_dir, name, suffix) < 0 ||
+            asprintf(&to, "%s/%s%s", dest, name, suffix) < 0)
             return as_error_make(err, ENOMEM, "out of memory");
-        if ((r = copy_file(from, to)) < 0)
+        if ((r = copy_file(from, to, i % 2 ? 64 : ROUTER_LOG_MAX_BYTES)) < 0)
             return as_error_errno(err, -r, "keeping %s", from);
     }
     prune(base);
@@ -102,10 +133,81 @@ int session_logs_keep(const char *log_dir, const char *id, char **ret_dest, as_e
     return 0;
 }
 
-int egress_log_summary(const char *path, egress_summary_t *ret, as_error_t **err)
+void egress_summary_clear(egress_summary_t *s)
 {
+    for (size_t i = 0; i < SUMMARY_DENIED_NAMES; i++)
+        free(s->denied_names[i]);
+    *s = (egress_summary_t){0};
+}
+
+/* The value of "name" in a log line nginx wrote with escape=json: \" \\
+ * and \u00XX are its only escapes; every other byte is as the client sent
+ * it. NULL when there is none or out of memory. */
+static char *logged_name(const char *line)
+{
+    const char *p = strstr(line, "\"name\":\"");
+    if (p == NULL)
+        return NULL;
+    p += 8;
+    char *out = malloc(strlen(p) + 1), *o = out;
+    if (out == NULL)
+        return NULL;
+    for (; *p != '\0' && *p != '"'; p++) {
+        unsigned v;
+        if (p[0] == '\\' && p[1] == 'u' && sscanf(p + 2, "%4x", &v) == 1 && v < 0x100) {
+            *o++ = (char)v;
+            p += 5;
+        } else if (p[0] == '\\' && p[1] != '\0') {
+            *o++ = *++p;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static void note_denied(egress_summary_t *s, const char *line)
+{
+    size_t k = 0;
+    while (k < SUMMARY_DENIED_NAMES && s->denied_names[k] != NULL)
+        k++;
+    if (k == SUMMARY_DENIED_NAMES)
+        return;
+    char *name = logged_name(line);
+    if (name != NULL && name[0] == '\0') {
+        free(name);             /* refused before a name was read: nothing to show */
+        return;
+    }
+    for (size_t i = 0; name != NULL && i < k; i++)
+        if (strcmp(s->denied_names[i], name) == 0) {
+            free(name);
+            return;
+        }
+    s->denied_names[k] = name;
+}
+
+static size_t dropped_lines(const char *dir, const char *log)
+{
+    _cleanup_free_ char *path = NULL;
+    if (asprintf(&path, "%s/%s" LOG_DROPPED_SUFFIX, dir, log) < 0)
+        return 0;
     _cleanup_fclose_ FILE *f = fopen(path, "re");
+    unsigned long long n = 0;
+    if (f == NULL || fscanf(f, "%llu", &n) != 1)
+        return 0;
+    return (size_t)n;
+}
+
+int egress_log_summary(const char *dir, egress_summary_t *ret, as_error_t **err)
+{
     egress_summary_t s = {0};
+    for (size_t i = 0; i < ROUTER_LOG_FILES; i++)
+        s.dropped += dropped_lines(dir, router_log_files[i]);
+    _cleanup_free_ char *path = NULL;
+    if (asprintf(&path, "%s/egress.log", dir) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    _cleanup_fclose_ FILE *f = fopen(path, "re");
     if (f == NULL) {
         if (errno != ENOENT)
             return as_error_errno(err, errno, "reading %s", path);
@@ -117,10 +219,12 @@ int egress_log_summary(const char *path, egress_summary_t *ret, as_error_t **err
         /* the readiness probe's own request is refused by design */
         if (strstr(line, "\"name\":\"" PROBE_DENIED_NAME "\"") != NULL)
             continue;
-        if (strstr(line, "\"verdict\":\"allow\"") != NULL)
+        if (strstr(line, "\"verdict\":\"allow\"") != NULL) {
             s.allowed++;
-        else if (strstr(line, "\"verdict\":\"deny\"") != NULL)
+        } else if (strstr(line, "\"verdict\":\"deny\"") != NULL) {
             s.denied++;
+            note_denied(&s, line);
+        }
     }
     *ret = s;
     return 0;

@@ -60,6 +60,13 @@ static char **strv_copy(char *const *v, size_t *ret_n)
     return copy;
 }
 
+/* Copies s unless it is NULL; false only when out of memory. */
+static bool dup_or_null(const char *s, char **ret)
+{
+    *ret = s != NULL ? strdup(s) : NULL;
+    return s == NULL || *ret != NULL;
+}
+
 static void strv_free(char **v)
 {
     for (size_t i = 0; v != NULL && v[i] != NULL; i++)
@@ -80,6 +87,9 @@ void session_plan_free(session_plan_t *p)
     free(p->workdir);
     free(p->session_dir);
     free(p->home_volume);
+    free(p->home_project);
+    free(p->login_volume);
+    free(p->legacy_home);
     free(p->router);
     free(p->forwarder);
     free(p->router_image);
@@ -100,9 +110,13 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
                              in->image ? in->image : "");
     if (in->workdir == NULL || in->workdir[0] != '/')
         return as_error_make(err, EINVAL, "the launch directory must be an absolute path");
-    if (in->home_volume != NULL && !network_name_valid(in->home_volume))
-        return as_error_make(err, EINVAL, "home volume name \"%s\" is not a valid volume name "
-                             "([a-zA-Z0-9][a-zA-Z0-9_.-]*)", in->home_volume);
+    const char *volumes[] = { in->home_volume, in->login_volume, in->legacy_home };
+    for (size_t i = 0; i < ARRAY_SIZE(volumes); i++)
+        if (volumes[i] != NULL && !network_name_valid(volumes[i]))
+            return as_error_make(err, EINVAL, "%s volume name \"%s\" is not a valid volume name "
+                                 "([a-zA-Z0-9][a-zA-Z0-9_.-]*)", i == 1 ? "login" : "home", volumes[i]);
+    if (in->private_home && (in->home_volume != NULL || in->login_volume != NULL))
+        return as_error_make(err, EINVAL, "a private home takes no volume");
     if (in->command == NULL || in->command[0] == NULL || in->command[0][0] == '\0')
         return as_error_make(err, EINVAL, "no command to run in the sandbox");
     if (in->router_image != NULL && !image_ref_valid(in->router_image))
@@ -124,6 +138,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     if (p == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     p->tty = in->tty;
+    p->private_home = in->private_home;
     size_t n_env = 0;
     if ((p->id = strdup(in->id)) == NULL ||
         asprintf(&p->pid, "%ld", (long)in->cli_pid) < 0 ||
@@ -133,7 +148,10 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         (p->image = strdup(in->image)) == NULL ||
         (p->workdir = strdup(in->workdir)) == NULL ||
         (in->session_dir != NULL && (p->session_dir = strdup(in->session_dir)) == NULL) ||
-        (in->home_volume != NULL && (p->home_volume = strdup(in->home_volume)) == NULL) ||
+        !dup_or_null(in->home_volume, &p->home_volume) ||
+        !dup_or_null(in->home_project, &p->home_project) ||
+        !dup_or_null(in->login_volume, &p->login_volume) ||
+        !dup_or_null(in->legacy_home, &p->legacy_home) ||
         (p->command = strv_copy(in->command, NULL)) == NULL ||
         (p->env = strv_copy(in->env, &n_env)) == NULL ||
         asprintf(&p->router, "agent-sandbox-%s-router", in->id) < 0 ||
@@ -182,8 +200,16 @@ int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)
     fprintf(f, "agent:     %s\n", p->agent);
     fprintf(f, "  image:   %s\n", p->image);
     fprintf(f, "  mount:   %s (rw, the only host path)\n", p->workdir);
-    if (p->home_volume != NULL)
-        fprintf(f, "  home:    volume %s (shared by all sessions)\n", p->home_volume);
+    if (p->private_home)
+        fprintf(f, "  home:    an empty tmpfs of its own (no volume)\n");
+    else if (p->home_volume != NULL && p->home_project != NULL)
+        fprintf(f, "  home:    volume %s (this launch directory's own)\n", p->home_volume);
+    else if (p->home_volume != NULL)
+        fprintf(f, "  home:    volume %s (named by AGENT_SANDBOX_HOME_VOLUME, used as is)\n",
+                p->home_volume);
+    if (p->login_volume != NULL)
+        fprintf(f, "  login:   volume %s (Claude's credentials, shared by every project)\n",
+                p->login_volume);
     fprintf(f, "  workdir: %s\n", p->workdir);
     fprintf(f, "  tty:     %s\n", p->tty ? "yes" : "no");
     fprintf(f, "  caps:    none; no-new-privileges\n");

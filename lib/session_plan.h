@@ -25,6 +25,10 @@ typedef struct session_inputs {
     char *const *env;            /* KEY=VALUE to set inside, NULL-terminated, may be NULL */
     const char *session_dir;     /* host-side session directory (rendered files live there) */
     const char *home_volume;     /* the agent's home (home_volume.h); NULL: none */
+    const char *home_project;    /* the launch tree a per-project home belongs to; NULL: a named home */
+    const char *login_volume;    /* Claude's login, apart from the home; NULL: in the home */
+    const char *legacy_home;     /* the old shared home the login is copied from once; may be NULL */
+    bool private_home;           /* an empty tmpfs home and no volume at all (verify's probe) */
     /* the egress path */
     const char *router_image;
     const char *egress_network;  /* shared by all sessions, created on demand */
@@ -50,6 +54,10 @@ typedef struct session_plan {
     bool tty;
     char *session_dir;
     char *home_volume;
+    char *home_project;
+    char *login_volume;
+    char *legacy_home;
+    bool private_home;
     char *router;                /* container names */
     char *forwarder;
     char *router_image;

@@ -1,4 +1,5 @@
 #include "session_router.h"
+#include "session_logs.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -127,20 +128,25 @@ int router_runtime_prepare(const session_plan_t *p, const char *subnet, router_r
         return as_error_make(err, ENOMEM, "out of memory");
     if ((r = make_dir(rt->conf_dir, 0755, err)) < 0 || (r = make_dir(rt->log_dir, 0755, err)) < 0)
         return r;
-    /* The servers run as nobody (a subordinate uid on the host) and append
-     * to these: made here, they stay the user's own and readable. */
-    static const char *const logs[] = { "dns.log", "egress.log", "nginx-error.log" };
-    for (size_t i = 0; i < ARRAY_SIZE(logs); i++)
-        if ((r = session_dir_write_file_mode(rt->log_dir, logs[i], "", 0666, err)) < 0)
+    /* The router's log writers run as nobody (a subordinate uid on the
+     * host) and write these: made here, they stay the user's own and
+     * readable. Each log has a count of the lines past its ceiling. */
+    for (size_t i = 0; i < ROUTER_LOG_FILES; i++) {
+        _cleanup_free_ char *dropped = NULL;
+        if (asprintf(&dropped, "%s" LOG_DROPPED_SUFFIX, router_log_files[i]) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+        if ((r = session_dir_write_file_mode(rt->log_dir, router_log_files[i], "", 0666, err)) < 0 ||
+            (r = session_dir_write_file_mode(rt->log_dir, dropped, "", 0666, err)) < 0)
             return r;
+    }
 
     router_layout_t layout = {
         .router_ip = rt->router_ip,
         .resolver_ip = p->resolver,
         .nginx_run_dir = ROUTER_RUN_DIR,
-        .nginx_error_log = ROUTER_LOG_DIR "/nginx-error.log",
-        .nginx_access_log = ROUTER_LOG_DIR "/egress.log",
-        .dnsmasq_log = ROUTER_LOG_DIR "/dns.log",
+        .nginx_error_log = ROUTER_LOG_PIPES "/nginx-error.log",
+        .nginx_access_log = ROUTER_LOG_PIPES "/egress.log",
+        .dnsmasq_log = ROUTER_LOG_PIPES "/dns.log",
     };
     char *text = NULL;
     if ((r = router_render_dnsmasq(p->allowlist, &layout, &text, err)) < 0 ||
@@ -172,7 +178,9 @@ static char *const cap_drop_all[] = { "all", NULL };
  * empty bounding set before any server starts. */
 static char *const router_caps[] = { "NET_ADMIN", "SETUID", "SETGID", "SETPCAP", NULL };
 static char *const forwarder_caps[] = { "NET_BIND_SERVICE", NULL };
-static char *const router_cmd[] = { "/usr/local/bin/agent-sandbox-router", NULL };
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static char *const router_cmd[] = { "/usr/local/bin/agent-sandbox-router", STR(ROUTER_LOG_MAX_BYTES), NULL };
 static char *const ro_bind[] = { "ro", "rbind", "rprivate", NULL };
 static char *const rw_bind[] = { "rw", "rbind", "rprivate", NULL };
 static char *const run_tmpfs[] = { "rw", "nosuid", "nodev", "noexec", "mode=1777", "size=16m", NULL };

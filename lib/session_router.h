@@ -17,6 +17,9 @@
 
 #define ROUTER_CONF_DIR   "/etc/agent-sandbox-router"
 #define ROUTER_LOG_DIR    "/var/log/agent-sandbox"
+/* The servers log into pipes here; the router's bounded writers copy at most
+ * ROUTER_LOG_MAX_BYTES (session_logs.h) of each into ROUTER_LOG_DIR. */
+#define ROUTER_LOG_PIPES  "/run/agent-sandbox/nginx/log-pipes"
 #define ROUTER_RUN_DIR    "/run/agent-sandbox/nginx"
 #define PROBE_DENIED_NAME "denied-probe.agent-sandbox.invalid"
 

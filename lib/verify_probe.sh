@@ -1,7 +1,8 @@
 # Collects the evidence for `agent-sandbox verify` from inside the sandbox.
 # It only reports; the CLI judges (lib/verify.c). One record per line:
 #   KIND<TAB>FIELD<TAB>FIELD...
-# Runs under bash. Arguments: FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE.
+# Runs under bash, with an empty home of its own and a fixed PATH; curl -q
+# reads no config file. Arguments: FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE.
 first=$1 host_home=$2 nonce=$3
 t=$(printf '\t')
 
@@ -50,10 +51,10 @@ else
 fi
 net default-route awk 'NR > 1 && $2 == "00000000" { found = 1 } END { exit !found }' /proc/net/route
 net ipv6-route awk '$10 != "lo" { found = 1 } END { exit !found }' /proc/net/ipv6_route
-net sni-spoof curl -sS -m 6 -o /dev/null --resolve "spoof-$nonce.invalid:443:127.0.0.2" "https://spoof-$nonce.invalid/"
-net host-spoof curl -sS -m 6 -H "Host: spoof-$nonce.invalid" -w '\nHTTP %{http_code}' http://127.0.0.2/
+net sni-spoof curl -q -sS -m 6 -o /dev/null --resolve "spoof-$nonce.invalid:443:127.0.0.2" "https://spoof-$nonce.invalid/"
+net host-spoof curl -q -sS -m 6 -H "Host: spoof-$nonce.invalid" -w '\nHTTP %{http_code}' http://127.0.0.2/
 if [ "$first" != - ]; then
-    net first-allowed curl -sS -m 5 -o /dev/null -w 'HTTP %{http_code}' "https://$first/"
+    net first-allowed curl -q -sS -m 5 -o /dev/null -w 'HTTP %{http_code}' "https://$first/"
 fi
 
 w() { ( : >>"$1" ) 2>&1; }

@@ -167,7 +167,7 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
     fi_assert_no_hit
 }
 
-@test "threat 5: empty, absent, over-long and malformed SNI are refused; nothing leaves" {
+@test "threat 5, 34: empty, absent, over-long and malformed SNI, and names with trailing whitespace, are refused; nothing leaves" {
     local long253 long254
     long253=$(printf 'a%.0s' {1..63}).$(printf 'b%.0s' {1..63}).$(printf 'c%.0s' {1..63}).$(printf 'd%.0s' {1..51}).wild.test
     long254=$(printf 'a%.0s' {1..63}).$(printf 'b%.0s' {1..63}).$(printf 'c%.0s' {1..63}).$(printf 'd%.0s' {1..52}).wild.test
@@ -188,10 +188,25 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
         probe over-253-dot "$1."
         probe way-over "$(printf "a%.0s" {1..300}).wild.test"
         probe ip "'"$FI_CANARY_IP"'"
+        for n in api.allowed.test x.wild.test wild.test; do
+            probe "$n+lf" "$n\x0a"
+            probe "$n+cr" "$n\x0d"
+            probe "$n+space" "$n "
+            probe "$n+tab" "$n\x09"
+            probe "$n+dot+lf" "$n.\x0a"
+        done
         probe control-253 "$0"' "$long253" "$long254"
     local p
     for p in empty absent nul nul-end space port userinfo slash empty-label leading-hyphen label-64 over-253 over-253-dot way-over ip; do
         expect "$p" closed
+    done
+    # threat 34: a trailing newline, carriage return, space or tab, for
+    # exact and wildcard entries alike
+    local n c
+    for n in api.allowed.test x.wild.test wild.test; do
+        for c in lf cr space tab dot+lf; do
+            expect "$n+$c" closed
+        done
     done
     expect control-253 handshake
     # the 253-byte name is the only one that may reach the fake DNS

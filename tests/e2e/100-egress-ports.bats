@@ -108,6 +108,44 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
     fi_assert_no_hit
 }
 
+@test "threat 34: a Host with whitespace or a bare LF: HTTP's optional whitespace only, nothing else around the name" {
+    run_x 0 agent-sandbox --exec bash -c '
+        status() { ./netprobe tcp 127.0.0.2 80 "$1" | grep -o "HTTP/1.1 [0-9]*" | xargs; }
+        for n in api.allowed.test www.wild.test; do
+            echo "$n ows space: $(status "GET / HTTP/1.1\r\nHost:  $n \r\nConnection: close\r\n\r\n")"
+            echo "$n bare cr: $(status "GET / HTTP/1.1\r\nHost: $n\r\r\nConnection: close\r\n\r\n")"
+            echo "$n lf ends: $(status "GET / HTTP/1.1\r\nHost: $n\nConnection: close\r\n\r\n")"
+            echo "$n tab: $(status "GET / HTTP/1.1\r\nHost:\x09$n\x09\r\nConnection: close\r\n\r\n")"
+            echo "$n vt: $(status "GET / HTTP/1.1\r\nHost: $n\x0b\r\nConnection: close\r\n\r\n")"
+            echo "$n lf inside: $(status "GET / HTTP/1.1\r\nHost: ${n%.test}\n.test\r\nConnection: close\r\n\r\n")"
+            echo "$n lf fold: $(status "GET / HTTP/1.1\r\nHost: evil.test\n $n\r\nConnection: close\r\n\r\n")"
+            echo "$n absolute lf: $(status "GET http://$n\x0a/ HTTP/1.1\r\nHost: $n\r\nConnection: close\r\n\r\n")"
+            echo "$n absolute space: $(status "GET http://$n\x20/ HTTP/1.1\r\nHost: $n\r\nConnection: close\r\n\r\n")"
+        done'
+    local n
+    for n in api.allowed.test www.wild.test; do
+        # HTTP's own rules: spaces around the value are not part of it, a
+        # bare CR may be read as a space, and a bare LF ends the line
+        # (RFC 9112 2.2, 5.1), so the name is exactly the allowed one
+        expect "$n ows space" "HTTP/1.1 200"
+        expect "$n bare cr" "HTTP/1.1 200"
+        expect "$n lf ends" "HTTP/1.1 200"
+        # anything else is refused: a tab or VT (nginx is stricter than
+        # HTTP's OWS here), a name cut by a bare LF, a folded line
+        expect "$n tab" "HTTP/1.1 400"
+        expect "$n vt" "HTTP/1.1 400"
+        expect "$n lf inside" "HTTP/1.1 403"
+        expect "$n lf fold" "HTTP/1.1 400"
+        expect "$n absolute lf" "HTTP/1.1 400"
+        expect "$n absolute space" "HTTP/1.1 400"
+    done
+    # what reached the origin carried exactly the allowed names
+    assert "$(fi_log origin | sed -E 's/^[0-9.]* //; s/ request=.*//' | sort | uniq -c | sed 's/^ *//' | paste -sd ' ')" == \
+        '3 port=80 sni="-" host="api.allowed.test" http_host="api.allowed.test" 3 port=80 sni="-" host="www.wild.test" http_host="www.wild.test"' \
+        "what the origin saw"
+    fi_assert_no_hit
+}
+
 @test "threat 14: a host:port entry opens that one port of that one host; other ports and hosts are refused" {
     run_x 0 agent-sandbox --exec bash -c "$R"'
         echo "db 5432: $(./netprobe tcp --half-close db.allowed.test 5432 "hello\n")"

@@ -130,6 +130,86 @@ static void no_home_volume_no_home(void **state)
     session_plan_free(p);
 }
 
+/* The default: the launch directory's own home and the login apart. */
+static void login_volume_apart_from_the_home(void **state)
+{
+    (void)state;
+    session_inputs_t in = inputs();
+    in.home_volume = "agent-sandbox-home-proj-0123456789abcdef";
+    in.home_project = "/home/u/proj";
+    in.login_volume = "agent-sandbox-login";
+    in.legacy_home = "agent-sandbox-home";
+    session_plan_t *p = plan_of(in);
+    agent_spec_t a;
+    as_error_t *err = NULL;
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+    assert_int_equal(a.spec.n_volumes, 2);
+    assert_string_equal(a.volumes[0].name, "agent-sandbox-home-proj-0123456789abcdef");
+    assert_string_equal(a.volumes[0].destination, "/home/agent");
+    assert_string_equal(a.volumes[1].name, "agent-sandbox-login");
+    assert_string_equal(a.volumes[1].destination, "/var/lib/agent-sandbox-login");
+    assert_true(strv_has(a.volumes[1].options, "nocopy"));
+    assert_string_equal(a.spec.env[2], "HOME=/home/agent");
+    assert_string_equal(a.spec.env[3], "CLAUDE_SECURESTORAGE_CONFIG_DIR=/var/lib/agent-sandbox-login");
+    assert_null(a.spec.env[4]);
+    char *text = NULL;
+    assert_int_equal(session_plan_describe(p, &text, &err), 0);
+    assert_non_null(strstr(text, "home:    volume agent-sandbox-home-proj-0123456789abcdef (this launch directory's own)"));
+    assert_non_null(strstr(text, "login:   volume agent-sandbox-login"));
+    free(text);
+    session_plan_free(p);
+}
+
+/* verify's probe: an empty tmpfs of its own, owned by the agent; no volume. */
+static void private_home_is_an_empty_tmpfs(void **state)
+{
+    (void)state;
+    session_inputs_t in = inputs();
+    in.home_volume = NULL;
+    in.private_home = true;
+    session_plan_t *p = plan_of(in);
+    agent_spec_t a;
+    as_error_t *err = NULL;
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+    assert_int_equal(a.spec.n_volumes, 0);
+    const podman_mount_t *home = NULL;
+    for (size_t i = 0; i < a.n_mounts; i++)
+        if (strcmp(a.mounts[i].destination, AGENT_HOME) == 0)
+            home = &a.mounts[i];
+    assert_non_null(home);
+    assert_string_equal(home->type, "tmpfs");
+    assert_null(home->source);
+    assert_true(strv_has(home->options, "U"));
+    assert_true(strv_has(home->options, "mode=0700"));
+    assert_true(strv_has(a.spec.env, "HOME=/home/agent"));
+    session_plan_free(p);
+    /* and never with a volume */
+    in.home_volume = "agent-sandbox-home";
+    assert_int_equal(session_plan_build(&in, &p, &err), -EINVAL);
+    as_error_free(&err);
+}
+
+static void project_home_names(void **state)
+{
+    (void)state;
+    as_error_t *err = NULL;
+    char *a = NULL, *b = NULL, *c = NULL;
+    assert_int_equal(home_volume_project_name("agent-sandbox", "/home/u/src/My Proj", &a, &err), 0);
+    assert_int_equal(home_volume_project_name("agent-sandbox", "/home/u/other/My Proj", &b, &err), 0);
+    assert_int_equal(home_volume_project_name("p", "/", &c, &err), 0);
+    assert_int_equal(strncmp(a, "agent-sandbox-home-my_proj-", 27), 0);
+    assert_int_equal(strlen(a), 27 + 16);
+    assert_string_not_equal(a, b);                  /* same name, other tree */
+    assert_true(network_name_valid(a) && network_name_valid(c));
+    assert_int_equal(strncmp(c, "p-home-", 7), 0);
+    assert_int_equal(strlen(c), 7 + 16);
+    assert_int_equal(home_volume_project_name("p", "relative", &c, &err), -EINVAL);
+    as_error_free(&err);
+    free(a);
+    free(b);
+    free(c);
+}
+
 static void too_many_env_entries(void **state)
 {
     (void)state;
@@ -224,6 +304,9 @@ int main(void)
         cmocka_unit_test(nested_podman_adds_no_privilege),
         cmocka_unit_test(explicit_home_is_kept),
         cmocka_unit_test(no_home_volume_no_home),
+        cmocka_unit_test(login_volume_apart_from_the_home),
+        cmocka_unit_test(private_home_is_an_empty_tmpfs),
+        cmocka_unit_test(project_home_names),
         cmocka_unit_test(too_many_env_entries),
         cmocka_unit_test(volume_name_checked_and_described),
         cmocka_unit_test(owner_check),
