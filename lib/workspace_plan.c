@@ -1,0 +1,371 @@
+/* From the rules to mounts: read-only binds, pins, placeholders, notes. */
+#include "workspace_int.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "paths.h"
+#include "util.h"
+/* ---- the plan ---------------------------------------------------------- */
+
+void ws_mounts_clear(workspace_t *ws)
+{
+    for (size_t i = 0; i < ws->n_mounts; i++) {
+        free(ws->mounts[i].path);
+        free(ws->mounts[i].rel);
+    }
+    free(ws->mounts);
+    ws->mounts = NULL;
+    ws->n_mounts = 0;
+    for (size_t i = 0; i < ws->n_notes; i++)
+        free(ws->notes[i]);
+    free(ws->notes);
+    ws->notes = NULL;
+    ws->n_notes = 0;
+}
+
+static int add_note(workspace_t *ws, char *text, as_error_t **err)
+{
+    if (text == NULL)
+        return ws_oom(err);
+    for (size_t i = 0; i < ws->n_notes; i++)
+        if (strcmp(ws->notes[i], text) == 0) {
+            free(text);
+            return 0;
+        }
+    char **v = realloc(ws->notes, (ws->n_notes + 1) * sizeof(*v));
+    if (v == NULL) {
+        free(text);
+        return ws_oom(err);
+    }
+    ws->notes = v;
+    v[ws->n_notes++] = text;
+    return 0;
+}
+
+static char *rel_of(const workspace_t *ws, const char *abs)
+{
+    size_t l = strlen(ws->launch_dir);
+    return strdup(abs + l + (strcmp(ws->launch_dir, "/") == 0 ? 0 : 1));
+}
+
+static int add_mount(workspace_t *ws, workspace_mount_kind_t kind, const char *abs, bool placeholder,
+                     bool dir, as_error_t **err)
+{
+    for (size_t i = 0; i < ws->n_mounts; i++)
+        if (strcmp(ws->mounts[i].path, abs) == 0) {
+            /* The same place for two rules: a directory placeholder serves both. */
+            workspace_mount_t *m = &ws->mounts[i];
+            if (kind == WORKSPACE_READ_ONLY)
+                m->kind = WORKSPACE_READ_ONLY;
+            m->dir = m->dir || dir;
+            return 0;
+        }
+    workspace_mount_t *v = realloc(ws->mounts, (ws->n_mounts + 1) * sizeof(*v));
+    if (v == NULL)
+        return ws_oom(err);
+    ws->mounts = v;
+    workspace_mount_t m = { .kind = kind, .placeholder = placeholder, .dir = dir };
+    if ((m.path = strdup(abs)) == NULL || (m.rel = rel_of(ws, abs)) == NULL) {
+        free(m.path);
+        return ws_oom(err);
+    }
+    v[ws->n_mounts++] = m;
+    return 0;
+}
+
+/* Resolve as far as the path exists (like `realpath -m`). */
+static int resolve_loose(const char *path, char **ret, as_error_t **err)
+{
+    _cleanup_free_ char *norm = NULL;
+    int r = path_normalize(path, &norm, err);
+    if (r < 0)
+        return r;
+    _cleanup_free_ char *prefix = strdup(norm);
+    if (prefix == NULL)
+        return ws_oom(err);
+    for (;;) {
+        char *res = realpath(prefix, NULL);
+        if (res == NULL && errno == ENOMEM)
+            return ws_oom(err);
+        if (res != NULL) {
+            _cleanup_free_ char *o = res;
+            const char *tail = norm + strlen(prefix);
+            while (*tail == '/')
+                tail++;
+            if (*tail == '\0') {
+                *ret = steal_pointer(&o);
+                return 0;
+            }
+            _cleanup_free_ char *joined = NULL;
+            if (path_join(o, tail, &joined, err) < 0)
+                return -ENOMEM;
+            return path_normalize(joined, ret, err);
+        }
+        if (strcmp(prefix, "/") == 0)
+            return as_error_errno(err, errno, "cannot resolve %s", path);
+        char *slash = strrchr(prefix, '/');
+        if (slash == prefix)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+}
+
+static char *note_text(const workspace_t *ws, const char *fmt_rel, const char *rel, const char *target)
+{
+    char *s = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&s, &len);
+    if (f == NULL)
+        return NULL;
+    path_put_escaped(f, rel, strlen(rel));
+    fputs(fmt_rel, f);
+    if (target != NULL) {
+        ws_put_path(f, ws->home, target);
+        fputs(")", f);
+    }
+    fputs("; the link itself can be replaced by the agent: the end-of-session check reports it if it is", f);
+    if (fclose(f) != 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Is one of the components from `rel` up to `last` (the final one) ".git"? */
+static bool in_git_dir(const char *rel, const char *last)
+{
+    for (const char *c = rel; c < last;) {
+        const char *slash = strchr(c, '/');
+        if (slash == NULL || slash >= last)
+            slash = last - 1;
+        if (slash - c == 4 && strncmp(c, ".git", 4) == 0)
+            return true;
+        c = slash + 1;
+    }
+    return false;
+}
+
+/* Where a rule's path leads, component by component, without following a
+ * symlink silently: the path itself when it exists; the first component
+ * that is not a directory (a .git file of a linked worktree); the first
+ * missing component, which gets a placeholder; through a symlink, where it
+ * points if that is inside the launch directory. */
+static int plan_rule(workspace_t *ws, const workspace_rule_t *rule, as_error_t **err)
+{
+    _cleanup_free_ char *rel = strdup(rule->path);
+    if (rel == NULL)
+        return ws_oom(err);
+    bool dir = rule->dir;
+    for (int hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
+        _cleanup_free_ char *abs = NULL;
+        if (path_join(ws->launch_dir, rel, &abs, err) < 0)
+            return -ENOMEM;
+        size_t base = strlen(ws->launch_dir) + (strcmp(ws->launch_dir, "/") == 0 ? 0 : 1);
+        char *c = abs + base;
+        for (;;) {
+            char *slash = strchr(c, '/');
+            bool last = slash == NULL;
+            if (!last)
+                *slash = '\0';
+            struct stat st;
+            if (lstat(abs, &st) < 0) {
+                if (errno != ENOENT)
+                    return as_error_errno(err, errno, "cannot protect %s", abs);
+                /* A directory, unless git would read the file: an empty
+                 * directory is invisible to git, so `git add -A` cannot
+                 * commit a placeholder and `git status` stays clean. */
+                return add_mount(ws, WORKSPACE_READ_ONLY, abs, true, !last || dir || !in_git_dir(abs + base, c), err);
+            }
+            if (S_ISLNK(st.st_mode)) {
+                /* Where the link points, plus the rest of the path, resolved
+                 * as far as it exists: a dangling link still leads somewhere. */
+                char buf[PATH_MAX];
+                ssize_t l = readlink(abs, buf, sizeof(buf) - 1);
+                if (l < 0)
+                    return as_error_errno(err, errno, "cannot read the symlink %s", abs);
+                buf[l] = '\0';
+                _cleanup_free_ char *joined = NULL;
+                char *cut = strrchr(abs, '/');
+                int r = buf[0] == '/' ? asprintf(&joined, "%s%s%s", buf, last ? "" : "/", last ? "" : slash + 1)
+                                      : asprintf(&joined, "%.*s/%s%s%s", (int)(cut - abs), abs, buf,
+                                                 last ? "" : "/", last ? "" : slash + 1);
+                if (r < 0)
+                    return ws_oom(err);
+                _cleanup_free_ char *target = NULL;
+                if ((r = resolve_loose(joined, &target, err)) < 0)
+                    return r;
+                _cleanup_free_ char *shown = rel_of(ws, abs);
+                if (shown == NULL)
+                    return ws_oom(err);
+                if (!path_is_inside(target, ws->launch_dir))
+                    return add_note(ws, note_text(ws, " is a symlink to a place outside the launch directory, "
+                                                  "which the agent cannot see (", shown, target), err);
+                free(rel);
+                if ((rel = rel_of(ws, target)) == NULL)
+                    return ws_oom(err);
+                if ((r = add_note(ws, note_text(ws, " is a symlink: what it points to is read-only inside (",
+                                                shown, target), err)) < 0)
+                    return r;
+                break;
+            }
+            if (last || !S_ISDIR(st.st_mode))
+                return add_mount(ws, WORKSPACE_READ_ONLY, abs, false, S_ISDIR(st.st_mode), err);
+            *slash = '/';
+            c = slash + 1;
+        }
+    }
+    char *note = NULL;
+    if (asprintf(&note, "%s%s leads through more than %d symlinks; it is not protected", rule->path,
+                 rule->dir ? "/" : "", MAX_SYMLINK_HOPS) < 0)
+        note = NULL;
+    return add_note(ws, note, err);
+}
+
+size_t ws_depth(const char *p)
+{
+    size_t d = 0;
+    for (; *p != '\0'; p++)
+        d += *p == '/';
+    return d;
+}
+
+static int mount_cmp(const void *a, const void *b)
+{
+    const workspace_mount_t *x = a, *y = b;
+    size_t dx = ws_depth(x->path), dy = ws_depth(y->path);
+    if (dx != dy)
+        return dx < dy ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+int ws_plan_all(workspace_t *ws, as_error_t **err)
+{
+    ws_mounts_clear(ws);
+    int r;
+    for (size_t i = 0; i < ws->rules->n; i++)
+        if ((r = plan_rule(ws, &ws->rules->v[i], err)) < 0)
+            return r;
+    /* A path inside another read-only one is covered by it. */
+    for (size_t i = 0; i < ws->n_mounts;) {
+        bool covered = false;
+        for (size_t j = 0; j < ws->n_mounts && !covered; j++)
+            covered = j != i && path_is_inside(ws->mounts[i].path, ws->mounts[j].path);
+        if (covered) {
+            free(ws->mounts[i].path);
+            free(ws->mounts[i].rel);
+            memmove(&ws->mounts[i], &ws->mounts[i + 1], (ws->n_mounts - i - 1) * sizeof(ws->mounts[0]));
+            ws->n_mounts--;
+        } else {
+            i++;
+        }
+    }
+    /* Pin every directory between the launch directory and a protected path. */
+    size_t n_ro = ws->n_mounts;
+    for (size_t i = 0; i < n_ro; i++) {
+        _cleanup_free_ char *p = strdup(ws->mounts[i].path);
+        if (p == NULL)
+            return ws_oom(err);
+        for (;;) {
+            char *slash = strrchr(p, '/');
+            *slash = '\0';
+            if (!path_is_inside(p, ws->launch_dir))
+                break;
+            if ((r = add_mount(ws, WORKSPACE_PIN, p, false, true, err)) < 0)
+                return r;
+        }
+    }
+    if (ws->n_mounts > 0)
+        qsort(ws->mounts, ws->n_mounts, sizeof(ws->mounts[0]), mount_cmp);
+    return 0;
+}
+
+int workspace_plan(const char *launch_dir, const char *home, workspace_rules_t *rules,
+                   workspace_t **ret, as_error_t **err)
+{
+    if (launch_dir == NULL || launch_dir[0] != '/' || home == NULL || rules == NULL) {
+        workspace_rules_free(rules);
+        return as_error_make(err, EINVAL, "protected paths: bad input");
+    }
+    workspace_t *ws = calloc(1, sizeof(*ws));
+    if (ws == NULL) {
+        workspace_rules_free(rules);
+        return ws_oom(err);
+    }
+    ws->rules = rules;
+    as_error_t *e = NULL;
+    if ((ws->home = strdup(home)) == NULL || path_normalize(launch_dir, &ws->launch_dir, &e) < 0) {
+        as_error_free(&e);
+        workspace_free(ws);
+        return ws_oom(err);
+    }
+    int r = ws_plan_all(ws, err);
+    if (r < 0) {
+        workspace_free(ws);
+        return r;
+    }
+    *ret = ws;
+    return 0;
+}
+/* ---- the rest ---------------------------------------------------------- */
+
+int workspace_agent_mounts(const workspace_t *ws, agent_spec_t *a, as_error_t **err)
+{
+    static char *const ro[] = { "ro", "rbind", "rprivate", NULL };
+    static char *const rw[] = { "rw", "rbind", "rprivate", NULL };
+    for (size_t i = 0; ws != NULL && i < ws->n_mounts; i++) {
+        const workspace_mount_t *m = &ws->mounts[i];
+        podman_mount_t pm = {
+            .source = m->path, .destination = m->path, .type = "bind",
+            .options = m->kind == WORKSPACE_READ_ONLY ? ro : rw,
+        };
+        int r = agent_spec_add_mount(a, &pm, err);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+int workspace_describe(const workspace_t *ws, char **ret, as_error_t **err)
+{
+    ws_msg_t m;
+    int r = ws_msg_open(&m, err);
+    if (r < 0)
+        return r;
+    for (size_t i = 0; i < ws->n_mounts; i++) {
+        const workspace_mount_t *mt = &ws->mounts[i];
+        fputs(mt->kind == WORKSPACE_READ_ONLY ? "    protect: " : "    pin:     ", m.f);
+        path_put_escaped(m.f, mt->rel, strlen(mt->rel));
+        fputs(mt->dir ? "/" : "", m.f);
+        if (mt->kind == WORKSPACE_PIN)
+            fputs(" (read-write, cannot be renamed or removed)", m.f);
+        else if (mt->placeholder)
+            fprintf(m.f, " (missing: an empty %s stands in for the session)", mt->dir ? "directory" : "file");
+        else
+            fputs(" (read-only)", m.f);
+        fputc('\n', m.f);
+    }
+    for (size_t i = 0; i < ws->n_notes; i++)
+        fprintf(m.f, "    note:    %s\n", ws->notes[i]);
+    return ws_msg_close(&m, ret, err);
+}
+
+void workspace_free(workspace_t *ws)
+{
+    if (ws == NULL)
+        return;
+    for (size_t i = 0; i < ws->n_lock_fds; i++)
+        close(ws->lock_fds[i]);
+    free(ws->lock_fds);
+    ws_mounts_clear(ws);
+    ws_snapshot_free(ws->before);
+    workspace_rules_free(ws->rules);
+    free(ws->launch_dir);
+    free(ws->home);
+    free(ws);
+}
+
