@@ -64,7 +64,13 @@ enum {
     W_WATCHED   = 1u << 1,   /* watched only (.git/commondir) */
     W_NESTED    = 1u << 2,   /* a copy of a protected or watched path deeper in the tree */
     W_EXEC      = 1u << 3,   /* an executable regular file */
+    W_LINK      = 1u << 4,   /* a symlink */
+    W_GIT       = 1u << 5,   /* a name host git reads in a git directory, or in hooks/ */
+    W_REPO      = 1u << 6,   /* a directory git could take for a git directory */
+    W_OBJSTORE  = 1u << 7,   /* the objects directory of one */
 };
+/* What the change report is about; the rest is recorded for the checks. */
+#define W_REPORTED (W_PROTECTED | W_WATCHED | W_NESTED | W_EXEC)
 
 typedef struct ws_item {
     char *rel;
@@ -84,7 +90,67 @@ struct workspace_snapshot {
     bool incomplete;
 };
 
-int ws_snapshot_take(const workspace_t *ws, workspace_snapshot_t **ret, as_error_t **err);
+/* Walks the launch directory. `before` (NULL at the start) tells which
+ * object stores existed at the start: only their loose objects are skipped. */
+int ws_snapshot_take(const workspace_t *ws, const workspace_snapshot_t *before, workspace_snapshot_t **ret,
+                     as_error_t **err);
 void ws_snapshot_free(workspace_snapshot_t *s);
+/* The item recorded at rel ("." for the launch directory), or NULL. */
+const ws_item_t *ws_snapshot_find(const workspace_snapshot_t *s, const char *rel);
+/* The same file, unchanged: type, mode, size, inode, ctime, link target. */
+bool ws_item_same(const ws_item_t *a, const ws_item_t *b);
+
+/* ---- what the end of the session disables (workspace_neutral.c) ---- */
+
+#define DISABLED_SUFFIX ".agent-sandbox-disabled"
+
+typedef enum ws_action_kind {
+    ACT_MOVED,          /* renamed to `moved` */
+    ACT_LINK_NOTE,      /* a symlink replaced by a file naming its target */
+    ACT_LINK_RESTORED,  /* a link put back to `target`; the session's entry renamed to `moved` */
+    ACT_KEPT,           /* could not be disabled: reported only */
+} ws_action_kind_t;
+
+typedef struct ws_action {
+    ws_action_kind_t kind;
+    char *rel;          /* where it was */
+    char *moved;        /* where it went (relative), or NULL */
+    char *target;       /* a link's target (what it pointed to, or was put back to) */
+    char *why;          /* what it is, for the report (agent-controlled text escaped when shown) */
+} ws_action_t;
+
+typedef struct ws_actions {
+    ws_action_t *v;
+    size_t n;
+} ws_actions_t;
+
+void ws_actions_clear(ws_actions_t *a);
+/* Was rel there at the start, unchanged (by the before-snapshot)? */
+bool ws_unchanged(const workspace_t *ws, const char *rel);
+/* Renames rel aside to rel + DISABLED_SUFFIX (+ ".N" when taken) and
+ * records it; a rename that fails is recorded as ACT_KEPT. */
+int ws_disable(const workspace_t *ws, const char *rel, const char *why, ws_actions_t *acts);
+/* Replaces the symlink rel by a regular file that says where it pointed. */
+int ws_link_to_note(const workspace_t *ws, const char *rel, const char *target, const char *why,
+                    ws_actions_t *acts);
+/* Puts the link rel back to `target`, the session's entry renamed aside. */
+int ws_link_restore(const workspace_t *ws, const char *rel, const char *target, const char *why,
+                    ws_actions_t *acts);
+/* The report's first part: what was disabled, and how to undo it. */
+void ws_actions_put(FILE *f, const workspace_t *ws, const ws_actions_t *a);
+
+/* ---- the end-of-session checks (workspace_git.c, workspace_links.c) ---- */
+
+/* Repositories host git would use: configs that run commands, live hooks,
+ * commondir and .git files leading out of the tree, if new or changed. */
+int ws_git_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+                 as_error_t **err);
+/* Links on the way to protected paths, re-pointed: put back. */
+int ws_chain_check(const workspace_t *ws, ws_actions_t *acts, as_error_t **err);
+/* New or re-pointed links leading out of the tree: replaced by a note. */
+int ws_outside_links_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+                           as_error_t **err);
+/* Is the absolute, normalized path the launch directory or inside it? */
+bool ws_in_tree(const workspace_t *ws, const char *abs);
 
 #endif

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "link_resolve.h"
 #include "paths.h"
 #include "util.h"
 /* ---- the plan ---------------------------------------------------------- */
@@ -25,6 +26,14 @@ void ws_mounts_clear(workspace_t *ws)
     free(ws->notes);
     ws->notes = NULL;
     ws->n_notes = 0;
+    for (size_t i = 0; i < ws->n_links; i++) {
+        free(ws->links[i].rel);
+        free(ws->links[i].target);
+        free(ws->links[i].leads_to);
+    }
+    free(ws->links);
+    ws->links = NULL;
+    ws->n_links = 0;
 }
 
 static int add_note(workspace_t *ws, char *text, as_error_t **err)
@@ -77,44 +86,6 @@ static int add_mount(workspace_t *ws, workspace_mount_kind_t kind, const char *a
     return 0;
 }
 
-/* Resolve as far as the path exists (like `realpath -m`). */
-static int resolve_loose(const char *path, char **ret, as_error_t **err)
-{
-    _cleanup_free_ char *norm = NULL;
-    int r = path_normalize(path, &norm, err);
-    if (r < 0)
-        return r;
-    _cleanup_free_ char *prefix = strdup(norm);
-    if (prefix == NULL)
-        return ws_oom(err);
-    for (;;) {
-        char *res = realpath(prefix, NULL);
-        if (res == NULL && errno == ENOMEM)
-            return ws_oom(err);
-        if (res != NULL) {
-            _cleanup_free_ char *o = res;
-            const char *tail = norm + strlen(prefix);
-            while (*tail == '/')
-                tail++;
-            if (*tail == '\0') {
-                *ret = steal_pointer(&o);
-                return 0;
-            }
-            _cleanup_free_ char *joined = NULL;
-            if (path_join(o, tail, &joined, err) < 0)
-                return -ENOMEM;
-            return path_normalize(joined, ret, err);
-        }
-        if (strcmp(prefix, "/") == 0)
-            return as_error_errno(err, errno, "cannot resolve %s", path);
-        char *slash = strrchr(prefix, '/');
-        if (slash == prefix)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-    }
-}
-
 static char *note_text(const workspace_t *ws, const char *fmt_rel, const char *rel, const char *target)
 {
     char *s = NULL;
@@ -124,11 +95,8 @@ static char *note_text(const workspace_t *ws, const char *fmt_rel, const char *r
         return NULL;
     path_put_escaped(f, rel, strlen(rel));
     fputs(fmt_rel, f);
-    if (target != NULL) {
-        ws_put_path(f, ws->home, target);
-        fputs(")", f);
-    }
-    fputs("; the link itself can be replaced by the agent: the end-of-session check reports it if it is", f);
+    ws_put_path(f, ws->home, target);
+    fputs(")", f);
     if (fclose(f) != 0) {
         free(s);
         return NULL;
@@ -136,94 +104,106 @@ static char *note_text(const workspace_t *ws, const char *fmt_rel, const char *r
     return s;
 }
 
-/* Is one of the components from `rel` up to `last` (the final one) ".git"? */
-static bool in_git_dir(const char *rel, const char *last)
+/* Is a component of rel before its last one ".git" or ".hg"? Then a missing
+ * file there is stood in for by a file: git and hg read it, and would
+ * reject a directory. */
+static bool in_vcs_dir(const char *rel)
 {
-    for (const char *c = rel; c < last;) {
-        const char *slash = strchr(c, '/');
-        if (slash == NULL || slash >= last)
-            slash = last - 1;
-        if (slash - c == 4 && strncmp(c, ".git", 4) == 0)
+    const char *last = strrchr(rel, '/');
+    for (const char *c = rel; last != NULL && c < last;) {
+        size_t n = strcspn(c, "/");
+        if ((n == 4 && strncmp(c, ".git", 4) == 0) || (n == 3 && strncmp(c, ".hg", 3) == 0))
             return true;
-        c = slash + 1;
+        c += n + 1;
     }
     return false;
 }
 
-/* Where a rule's path leads, component by component, without following a
- * symlink silently: the path itself when it exists; the first component
- * that is not a directory (a .git file of a linked worktree); the first
- * missing component, which gets a placeholder; through a symlink, where it
- * points if that is inside the launch directory. */
-static int plan_rule(workspace_t *ws, const workspace_rule_t *rule, as_error_t **err)
+static int add_link(workspace_t *ws, const link_hop_t *hop, const char *leads_to, as_error_t **err)
 {
-    _cleanup_free_ char *rel = strdup(rule->path);
+    _cleanup_free_ char *rel = rel_of(ws, hop->path);
     if (rel == NULL)
         return ws_oom(err);
-    bool dir = rule->dir;
-    for (int hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
-        _cleanup_free_ char *abs = NULL;
-        if (path_join(ws->launch_dir, rel, &abs, err) < 0)
-            return -ENOMEM;
-        size_t base = strlen(ws->launch_dir) + (strcmp(ws->launch_dir, "/") == 0 ? 0 : 1);
-        char *c = abs + base;
-        for (;;) {
-            char *slash = strchr(c, '/');
-            bool last = slash == NULL;
-            if (!last)
-                *slash = '\0';
-            struct stat st;
-            if (lstat(abs, &st) < 0) {
-                if (errno != ENOENT)
-                    return as_error_errno(err, errno, "cannot protect %s", abs);
-                /* A directory, unless git would read the file: an empty
-                 * directory is invisible to git, so `git add -A` cannot
-                 * commit a placeholder and `git status` stays clean. */
-                return add_mount(ws, WORKSPACE_READ_ONLY, abs, true, !last || dir || !in_git_dir(abs + base, c), err);
-            }
-            if (S_ISLNK(st.st_mode)) {
-                /* Where the link points, plus the rest of the path, resolved
-                 * as far as it exists: a dangling link still leads somewhere. */
-                char buf[PATH_MAX];
-                ssize_t l = readlink(abs, buf, sizeof(buf) - 1);
-                if (l < 0)
-                    return as_error_errno(err, errno, "cannot read the symlink %s", abs);
-                buf[l] = '\0';
-                _cleanup_free_ char *joined = NULL;
-                char *cut = strrchr(abs, '/');
-                int r = buf[0] == '/' ? asprintf(&joined, "%s%s%s", buf, last ? "" : "/", last ? "" : slash + 1)
-                                      : asprintf(&joined, "%.*s/%s%s%s", (int)(cut - abs), abs, buf,
-                                                 last ? "" : "/", last ? "" : slash + 1);
-                if (r < 0)
-                    return ws_oom(err);
-                _cleanup_free_ char *target = NULL;
-                if ((r = resolve_loose(joined, &target, err)) < 0)
-                    return r;
-                _cleanup_free_ char *shown = rel_of(ws, abs);
-                if (shown == NULL)
-                    return ws_oom(err);
-                if (!path_is_inside(target, ws->launch_dir))
-                    return add_note(ws, note_text(ws, " is a symlink to a place outside the launch directory, "
-                                                  "which the agent cannot see (", shown, target), err);
-                free(rel);
-                if ((rel = rel_of(ws, target)) == NULL)
-                    return ws_oom(err);
-                if ((r = add_note(ws, note_text(ws, " is a symlink: what it points to is read-only inside (",
-                                                shown, target), err)) < 0)
-                    return r;
-                break;
-            }
-            if (last || !S_ISDIR(st.st_mode))
-                return add_mount(ws, WORKSPACE_READ_ONLY, abs, false, S_ISDIR(st.st_mode), err);
-            *slash = '/';
-            c = slash + 1;
-        }
+    for (size_t i = 0; i < ws->n_links; i++)
+        if (strcmp(ws->links[i].rel, rel) == 0)
+            return 0;
+    workspace_link_t *v = realloc(ws->links, (ws->n_links + 1) * sizeof(*v));
+    if (v == NULL)
+        return ws_oom(err);
+    ws->links = v;
+    workspace_link_t l = { steal_pointer(&rel), strdup(hop->target), strdup(leads_to) };
+    v[ws->n_links++] = l;
+    return l.target == NULL || l.leads_to == NULL ? ws_oom(err) : 0;
+}
+
+/* The links met on the way: each one inside the tree is recorded (put back
+ * at the end if re-pointed), and the first one is named at the start. */
+static int plan_links(workspace_t *ws, const workspace_rule_t *rule, const link_chain_t *chain,
+                      const char *where, as_error_t **err)
+{
+    int r = 0;
+    for (size_t i = 0; i < chain->n && r == 0; i++)
+        if (path_is_inside(chain->v[i].path, ws->launch_dir))
+            r = add_link(ws, &chain->v[i], rule->path, err);
+    if (r < 0 || chain->n == 0)
+        return r;
+    _cleanup_free_ char *shown = rel_of(ws, chain->v[0].path);
+    if (shown == NULL)
+        return ws_oom(err);
+    if (!path_is_inside(where, ws->launch_dir))
+        return add_note(ws, note_text(ws, " is a symlink to a place outside the launch directory, which the "
+                                      "agent cannot see (", shown, where), err);
+    return add_note(ws, note_text(ws, " is a symlink: what it points to is read-only inside, and a link on "
+                                  "the way that the agent re-points is put back at the end (", shown, where),
+                    err);
+}
+
+/* Where a rule's path leads, resolved as the kernel would, every link on
+ * the way recorded: the path itself when it exists; the first component that
+ * is not a directory (a .git file of a linked worktree); the first missing
+ * component, which gets a placeholder (unless the rule is if_exists). */
+static int plan_rule(workspace_t *ws, const workspace_rule_t *rule, as_error_t **err)
+{
+    _cleanup_free_ char *abs = NULL, *where = NULL;
+    if (path_join(ws->launch_dir, rule->path, &abs, err) < 0)
+        return -ENOMEM;
+    link_chain_t chain = { 0 };
+    link_end_t end;
+    int r = link_resolve(abs, &chain, &where, &end, err);
+    if (r == -ELOOP) {
+        as_error_free(err);
+        link_chain_clear(&chain);
+        char *note = NULL;
+        if (asprintf(&note, "%s%s leads through more than %d symlinks; it is not protected", rule->path,
+                     rule->dir ? "/" : "", LINK_RESOLVE_MAX_HOPS) < 0)
+            note = NULL;
+        return add_note(ws, note, err);
     }
-    char *note = NULL;
-    if (asprintf(&note, "%s%s leads through more than %d symlinks; it is not protected", rule->path,
-                 rule->dir ? "/" : "", MAX_SYMLINK_HOPS) < 0)
-        note = NULL;
-    return add_note(ws, note, err);
+    if (r == 0)
+        r = plan_links(ws, rule, &chain, where, err);
+    link_chain_clear(&chain);
+    if (r < 0 || !path_is_inside(where, ws->launch_dir))
+        return r;
+    struct stat st;
+    switch (end) {
+    case LINK_FOUND:
+        return add_mount(ws, WORKSPACE_READ_ONLY, where, false, lstat(where, &st) == 0 && S_ISDIR(st.st_mode), err);
+    case LINK_NOTDIR:
+        return add_mount(ws, WORKSPACE_READ_ONLY, where, false, false, err);
+    case LINK_MISSING:
+    case LINK_MISSING_LAST:
+        break;
+    }
+    if (rule->if_exists)
+        return 0;
+    /* A directory, unless git or hg would read the file: an empty directory
+     * is invisible to git, so `git add -A` cannot commit a placeholder and
+     * `git status` stays clean. */
+    _cleanup_free_ char *rel = rel_of(ws, where);
+    if (rel == NULL)
+        return ws_oom(err);
+    bool dir = end == LINK_MISSING || rule->dir || !in_vcs_dir(rel);
+    return add_mount(ws, WORKSPACE_READ_ONLY, where, true, dir, err);
 }
 
 size_t ws_depth(const char *p)

@@ -13,25 +13,48 @@
 #include "paths.h"
 #include "util.h"
 /* The default set: what runs on the host without anyone choosing to run the
- * project's code — on a git command, on cd (direnv), on opening an editor or
- * Claude Code. Documented in docs/workspace-protection.md. */
+ * project's code — on a git command, on cd (direnv, mise), on opening an
+ * editor or Claude Code, on a package manager's plainest command. Each line
+ * is in docs/workspace-protection.md with the tool that reads it. if_exists:
+ * frozen where it exists, its creation reported (a placeholder there would
+ * be a visible, ordinary-looking name in the tree). */
 static const struct {
     const char *path;
-    bool dir;
+    bool dir, if_exists;
 } DEFAULTS[] = {
-    { ".git/config", false },            /* core.hooksPath, core.fsmonitor, sshCommand, filters... */
-    { ".git/config.worktree", false },   /* the same, with extensions.worktreeConfig */
-    { ".git/hooks", true },
-    { ".git/modules", true },            /* submodules' own config and hooks */
-    { ".git/worktrees", true },          /* linked worktrees' commondir and config */
-    { ".envrc", false },                 /* direnv */
-    { ".vscode", true },                 /* tasks, settings naming programs */
-    { ".idea", true },
-    { ".devcontainer", true },           /* initializeCommand runs on the host */
-    { ".husky", true },
-    { ".pre-commit-config.yaml", false },
-    { ".claude", true },                 /* settings (hooks), commands, agents */
-    { ".mcp.json", false },              /* MCP servers Claude Code starts */
+    { ".git/config", false, false },         /* core.hooksPath, core.fsmonitor, sshCommand, filters... */
+    { ".git/config.worktree", false, false },/* the same, with extensions.worktreeConfig */
+    { ".git/hooks", true, false },
+    { ".git/modules", true, false },         /* submodules' own config and hooks */
+    { ".git/worktrees", true, false },       /* linked worktrees' commondir and config */
+    { ".git/commondir", false, true },       /* where git reads config and hooks from */
+    { "HEAD", true, false },                 /* else the launch directory could become a bare repository */
+    { ".envrc", false, false },              /* direnv */
+    { ".vscode", true, false },              /* tasks, settings naming programs */
+    { ".idea", true, false },
+    { ".devcontainer", true, false },        /* initializeCommand runs on the host */
+    { ".husky", true, false },
+    { ".pre-commit-config.yaml", false, false },
+    { ".claude", true, false },              /* settings (hooks), commands, agents */
+    { ".mcp.json", false, false },           /* MCP servers Claude Code starts */
+    { ".npmrc", false, false },              /* registry, tokens (${ENV} expanded), script-shell */
+    { ".yarnrc", false, false },             /* yarn 1: yarn-path runs a file */
+    { ".yarnrc.yml", false, false },         /* yarnPath, plugins */
+    { ".pnpmfile.cjs", false, false },       /* pnpm hooks run on install */
+    { ".cargo", true, false },               /* config(.toml): rustc-wrapper, runners, aliases */
+    { ".hg/hgrc", false, false },            /* hooks, extensions */
+    { ".lfsconfig", false, false },          /* git-lfs endpoint: credentials go there */
+    { ".bazelrc", false, false },            /* --run_under, --workspace_status_command */
+    { ".bazelversion", false, false },       /* bazelisk downloads and runs what it names */
+    { ".mvn", true, false },                 /* jvm.config, maven.config, extensions.xml, wrapper */
+    { "gradle/wrapper", true, true },        /* distributionUrl, fetched and run by IDEs */
+    { ".tool-versions", false, false },      /* asdf, mise: "path:" versions go on PATH */
+    { ".mise.toml", false, false },          /* mise: hooks, env._.source, tasks */
+    { "mise.toml", false, true },
+    { ".mise.local.toml", false, false },
+    { "mise.local.toml", false, true },
+    { ".config/mise.toml", false, true },
+    { ".config/mise", true, true },
 };
 
 /* ---- rules: the files -------------------------------------------------- */
@@ -114,7 +137,7 @@ static ssize_t find_rule(const workspace_rules_t *r, const char *path)
     return -1;
 }
 
-static int add_rule(workspace_rules_t *r, const char *path, bool dir, const char *origin,
+static int add_rule(workspace_rules_t *r, const char *path, bool dir, bool if_exists, const char *origin,
                     as_error_t **err)
 {
     ssize_t at = find_rule(r, path);
@@ -125,6 +148,7 @@ static int add_rule(workspace_rules_t *r, const char *path, bool dir, const char
         free(r->v[at].origin);
         r->v[at].origin = steal_pointer(&o);
         r->v[at].dir = dir;
+        r->v[at].if_exists = if_exists;
         return 0;
     }
     _cleanup_free_ char *pcopy = strdup(path);
@@ -134,7 +158,7 @@ static int add_rule(workspace_rules_t *r, const char *path, bool dir, const char
     if (v == NULL)
         return ws_oom(err);
     r->v = v;
-    v[r->n++] = (workspace_rule_t){ steal_pointer(&pcopy), dir, steal_pointer(&o) };
+    v[r->n++] = (workspace_rule_t){ steal_pointer(&pcopy), dir, if_exists, steal_pointer(&o) };
     return 0;
 }
 
@@ -320,7 +344,7 @@ static int parse_file(parser_t *p, const char *text, size_t len, as_error_t **er
             return r;
         ws_put_path(m.f, p->cfg->home, p->file);
         fprintf(m.f, ":%u", p->line);
-        if ((r = ws_msg_close(&m, &origin, err)) < 0 || (r = add_rule(p->rules, path, dir, origin, err)) < 0)
+        if ((r = ws_msg_close(&m, &origin, err)) < 0 || (r = add_rule(p->rules, path, dir, false, origin, err)) < 0)
             return r;
     }
     return 0;
@@ -336,7 +360,7 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
         return ws_oom(err);
     int r = 0;
     for (size_t i = 0; i < ARRAY_SIZE(DEFAULTS) && r == 0; i++)
-        r = add_rule(rules, DEFAULTS[i].path, DEFAULTS[i].dir, "default", err);
+        r = add_rule(rules, DEFAULTS[i].path, DEFAULTS[i].dir, DEFAULTS[i].if_exists, "default", err);
 
     _cleanup_free_ char *user_file = NULL, *project_file = NULL;
     if (r == 0 && cfg->user_file == NULL && asprintf(&user_file, "%s/%s", cfg->home, WORKSPACE_USER_FILE) < 0)
@@ -356,7 +380,7 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
         /* The project's file protects itself: else the agent could take back
          * what it adds, for the next session. */
         if (r == 0 && find_rule(rules, WORKSPACE_PROJECT_FILE) < 0)
-            r = add_rule(rules, WORKSPACE_PROJECT_FILE, false, "the project's file itself", err);
+            r = add_rule(rules, WORKSPACE_PROJECT_FILE, false, false, "the project's file itself", err);
     }
     if (r < 0) {
         workspace_rules_free(rules);

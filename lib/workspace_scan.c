@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "git_repo.h"
 #include "util.h"
+
 /* Watched for the end-of-session warning but not frozen: a placeholder there
  * would break git (an empty commondir is an error). */
 static const char *const WATCHED[] = { ".git/commondir" };
@@ -26,6 +28,7 @@ typedef struct walker {
     pattern_t *pats;
     size_t n_pats;
     workspace_snapshot_t *snap;
+    const workspace_snapshot_t *before;   /* at the end: what was there at the start */
     char path[PATH_MAX];     /* "/" + relative path of the current entry */
 } walker_t;
 
@@ -83,13 +86,29 @@ static int patterns_build(const workspace_t *ws, pattern_t **ret, size_t *ret_n,
     return 0;
 }
 
+/* Names host git reads in a git directory, and what a hooks directory holds:
+ * recorded so that the end of the session can tell new from old. */
+static bool git_relevant(const char *path)
+{
+    const char *base = strrchr(path, '/') + 1;
+    if (strcmp(base, ".git") == 0 || strcmp(base, "config") == 0 || strcmp(base, "config.worktree") == 0 ||
+        strcmp(base, "commondir") == 0 || strcmp(base, "objects") == 0)
+        return true;
+    size_t plen = (size_t)(base - 1 - path);
+    return plen >= 6 && strncmp(path + plen - 6, "/hooks", 6) == 0;
+}
+
 /* Which of the W_* apply to the entry at w->path ("/a/b"). */
 static unsigned classify(const walker_t *w, const struct stat *st)
 {
     unsigned what = 0;
     if (S_ISREG(st->st_mode) && (st->st_mode & 0111) != 0)
         what |= W_EXEC;
+    if (S_ISLNK(st->st_mode))
+        what |= W_LINK;
     const char *path = w->path;
+    if (git_relevant(path))
+        what |= W_GIT;
     for (size_t i = 0; i < w->n_pats; i++) {
         const pattern_t *p = &w->pats[i];
         for (const char *at = path; (at = strstr(at, p->slashed)) != NULL; at++) {
@@ -120,7 +139,7 @@ static int record(walker_t *w, int dirfd, const char *name, const struct stat *s
         .what = what, .mode = st->st_mode, .size = st->st_size, .dev = st->st_dev,
         .ino = st->st_ino, .ctim = st->st_ctim,
     };
-    if ((it.rel = strdup(w->path + 1)) == NULL)
+    if ((it.rel = strdup(w->path[0] != '\0' ? w->path + 1 : ".")) == NULL)
         return -ENOMEM;
     if (S_ISLNK(st->st_mode)) {
         char buf[PATH_MAX];
@@ -134,14 +153,92 @@ static int record(walker_t *w, int dirfd, const char *name, const struct stat *s
     return 0;
 }
 
-/* Object stores hold only read-only files and can be huge. */
-static bool skip_dir(const char *path)
+/* An "objects" directory beside a HEAD and refs (or a commondir): an object
+ * store, whose two-hex-digit directories hold the loose objects. */
+static bool object_store(int dirfd, const char *name)
 {
-    const char *base = strrchr(path, '/');
-    return strcmp(base, "/objects") == 0 && strstr(path, "/.git/") != NULL;
+    struct stat st;
+    return strcmp(name, "objects") == 0 && fstatat(dirfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+           (fstatat(dirfd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+            fstatat(dirfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0);
 }
 
-static int walk(walker_t *w, int dirfd, size_t len, int level)
+static bool hex_pair(const char *name)
+{
+    return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
+}
+
+/* Was the store at w->path there before the session, the same directory? */
+static bool old_store(const walker_t *w, const struct stat *st)
+{
+    if (w->before == NULL)
+        return true;
+    const ws_item_t *b = ws_snapshot_find(w->before, w->path + 1);
+    return b != NULL && (b->what & W_OBJSTORE) && b->dev == st->st_dev && b->ino == st->st_ino;
+}
+
+typedef struct dir_ctx {
+    size_t len;          /* of w->path for this directory */
+    int level;
+    bool in_old_store;   /* an object store that existed at the start */
+    unsigned git_flags;  /* GIT_HAS_* of its entries */
+} dir_ctx_t;
+
+static int walk(walker_t *w, int dirfd, dir_ctx_t *dc);
+
+/* Descends into the directory `name` of dirfd: -errno, or 0 and *ret_git
+ * the GIT_HAS_* of its entries. */
+static int descend(walker_t *w, int dirfd, const char *name, const struct stat *st, bool store,
+                   const dir_ctx_t *dc, size_t len, unsigned *ret_git)
+{
+    *ret_git = 0;
+    /* Loose objects of a store that was there at the start: read-only
+     * files, possibly many; the only place the scan does not look. */
+    if (dc->in_old_store && hex_pair(name))
+        return 0;
+    if (dc->level >= WALK_MAX_DEPTH) {
+        w->snap->incomplete = true;
+        return 0;
+    }
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        w->snap->incomplete = true;
+        return 0;
+    }
+    dir_ctx_t sub = { len, dc->level + 1, store && old_store(w, st), 0 };
+    int r = walk(w, fd, &sub);
+    *ret_git = sub.git_flags;
+    return r;
+}
+
+/* One entry of a directory: descend, then record it if it is of interest. */
+static int visit(walker_t *w, int dirfd, const char *name, dir_ctx_t *dc)
+{
+    size_t nl = strlen(name), len = dc->len + 1 + nl;
+    if (len >= sizeof(w->path)) {
+        w->snap->incomplete = true;
+        return 0;
+    }
+    w->path[dc->len] = '/';
+    memcpy(w->path + dc->len + 1, name, nl + 1);
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return 0;                         /* gone meanwhile */
+    dc->git_flags |= git_dir_entry_flag(name);
+    unsigned what = classify(w, &st);
+    if (S_ISDIR(st.st_mode)) {
+        bool store = object_store(dirfd, name);
+        unsigned git = 0;
+        int r = descend(w, dirfd, name, &st, store, dc, len, &git);
+        if (r < 0)
+            return r;
+        w->path[len] = '\0';
+        what |= (store ? W_OBJSTORE : 0) | (git_dir_shaped(git) ? W_REPO : 0);
+    }
+    return what != 0 ? record(w, dirfd, name, &st, what) : 0;
+}
+
+static int walk(walker_t *w, int dirfd, dir_ctx_t *dc)
 {
     DIR *d = fdopendir(dirfd);
     if (d == NULL) {
@@ -158,33 +255,9 @@ static int walk(walker_t *w, int dirfd, size_t len, int level)
             w->snap->incomplete = true;
             break;
         }
-        size_t nl = strlen(e->d_name);
-        if (len + 1 + nl >= sizeof(w->path)) {
-            w->snap->incomplete = true;
-            continue;
-        }
-        w->path[len] = '/';
-        memcpy(w->path + len + 1, e->d_name, nl + 1);
-        struct stat st;
-        if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-            continue;                     /* gone meanwhile */
-        unsigned what = classify(w, &st);
-        if (what != 0 && (r = record(w, dirfd, e->d_name, &st, what)) < 0)
-            break;
-        if (!S_ISDIR(st.st_mode) || skip_dir(w->path))
-            continue;
-        if (level >= WALK_MAX_DEPTH) {
-            w->snap->incomplete = true;
-            continue;
-        }
-        int fd = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-            w->snap->incomplete = true;
-            continue;
-        }
-        r = walk(w, fd, len + 1 + nl, level + 1);
+        r = visit(w, dirfd, e->d_name, dc);
     }
-    w->path[len] = '\0';
+    w->path[dc->len] = '\0';
     closedir(d);
     return r;
 }
@@ -194,9 +267,10 @@ static int item_cmp(const void *a, const void *b)
     return strcmp(((const ws_item_t *)a)->rel, ((const ws_item_t *)b)->rel);
 }
 
-int ws_snapshot_take(const workspace_t *ws, workspace_snapshot_t **ret, as_error_t **err)
+int ws_snapshot_take(const workspace_t *ws, const workspace_snapshot_t *before, workspace_snapshot_t **ret,
+                     as_error_t **err)
 {
-    walker_t w = { 0 };
+    walker_t w = { .before = before };
     int r = patterns_build(ws, &w.pats, &w.n_pats, err);
     if (r < 0)
         return r;
@@ -208,8 +282,16 @@ int ws_snapshot_take(const workspace_t *ws, workspace_snapshot_t **ret, as_error
     int fd = open(ws->launch_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
         r = as_error_errno(err, errno, "cannot read %s", ws->launch_dir);
-    } else if ((r = walk(&w, fd, 0, 0)) < 0) {
-        r = ws_oom(err);
+    } else {
+        /* The launch directory itself, when git could take it for one. */
+        dir_ctx_t top = { 0 };
+        struct stat st;
+        if ((r = fstat(fd, &st) < 0 ? -errno : 0) == 0 && (r = walk(&w, fcntl(fd, F_DUPFD_CLOEXEC, 0), &top)) == 0 &&
+            git_dir_shaped(top.git_flags))
+            r = record(&w, fd, ".", &st, W_REPO);
+        close(fd);
+        if (r < 0)
+            r = r == -ENOMEM ? ws_oom(err) : as_error_errno(err, -r, "cannot read %s", ws->launch_dir);
     }
     patterns_free(w.pats, w.n_pats);
     if (r < 0) {
@@ -220,4 +302,19 @@ int ws_snapshot_take(const workspace_t *ws, workspace_snapshot_t **ret, as_error
         qsort(w.snap->v, w.snap->n, sizeof(ws_item_t), item_cmp);
     *ret = w.snap;
     return 0;
+}
+
+const ws_item_t *ws_snapshot_find(const workspace_snapshot_t *s, const char *rel)
+{
+    if (s == NULL || s->n == 0)
+        return NULL;
+    ws_item_t key = { .rel = (char *)rel };
+    return bsearch(&key, s->v, s->n, sizeof(ws_item_t), item_cmp);
+}
+
+bool ws_item_same(const ws_item_t *a, const ws_item_t *b)
+{
+    return a->mode == b->mode && a->size == b->size && a->dev == b->dev && a->ino == b->ino &&
+           a->ctim.tv_sec == b->ctim.tv_sec && a->ctim.tv_nsec == b->ctim.tv_nsec &&
+           (a->link == NULL) == (b->link == NULL) && (a->link == NULL || strcmp(a->link, b->link) == 0);
 }

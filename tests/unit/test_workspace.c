@@ -91,21 +91,31 @@ static void defaults_without_files(void **state)
     (void)state;
     workspace_rules_t *r = build_ok(NULL, NULL);
     static const char *const files[] = { ".git/config", ".git/config.worktree", ".envrc",
-                                         ".pre-commit-config.yaml", ".mcp.json" };
+                                         ".pre-commit-config.yaml", ".mcp.json", ".npmrc", ".yarnrc",
+                                         ".yarnrc.yml", ".pnpmfile.cjs", ".hg/hgrc", ".lfsconfig",
+                                         ".bazelrc", ".bazelversion", ".tool-versions", ".mise.toml",
+                                         ".mise.local.toml" };
     static const char *const dirs[] = { ".git/hooks", ".git/modules", ".git/worktrees", ".vscode",
-                                        ".idea", ".devcontainer", ".husky", ".claude" };
-    assert_int_equal(r->n, ARRAY_SIZE(files) + ARRAY_SIZE(dirs));
+                                        ".idea", ".devcontainer", ".husky", ".claude", "HEAD", ".cargo",
+                                        ".mvn" };
+    static const char *const if_exists[] = { ".git/commondir", "gradle/wrapper", "mise.toml",
+                                             "mise.local.toml", ".config/mise.toml", ".config/mise" };
+    assert_int_equal(r->n, ARRAY_SIZE(files) + ARRAY_SIZE(dirs) + ARRAY_SIZE(if_exists));
     for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
         const workspace_rule_t *x = rule(r, files[i]);
         assert_non_null(x);
         assert_false(x->dir);
+        assert_false(x->if_exists);
         assert_string_equal(x->origin, "default");
     }
     for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
         const workspace_rule_t *x = rule(r, dirs[i]);
         assert_non_null(x);
         assert_true(x->dir);
+        assert_false(x->if_exists);
     }
+    for (size_t i = 0; i < ARRAY_SIZE(if_exists); i++)
+        assert_true(rule(r, if_exists[i])->if_exists);
     assert_null(rule(r, WORKSPACE_PROJECT_FILE));   /* only when the project has one */
     workspace_rules_free(r);
     workspace_rules_free(NULL);
@@ -365,10 +375,16 @@ static workspace_rules_t *rules_of(const struct real *r, const char *user)
 /* Only the given rules (no defaults): the user's file trims them all. */
 static workspace_rules_t *only(const struct real *r, const char *lines)
 {
+    workspace_rules_t *defaults = rules_of(r, NULL);
     char *text = NULL;
-    assert_true(asprintf(&text, "!.git/config\n!.git/config.worktree\n!.git/hooks\n!.git/modules\n"
-                                "!.git/worktrees\n!.envrc\n!.vscode\n!.idea\n!.devcontainer\n!.husky\n"
-                                "!.pre-commit-config.yaml\n!.claude\n!.mcp.json\n%s", lines) > 0);
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    for (size_t i = 0; i < defaults->n; i++)
+        fprintf(f, "!%s\n", defaults->v[i].path);
+    fputs(lines, f);
+    fclose(f);
+    workspace_rules_free(defaults);
     workspace_rules_t *rules = rules_of(r, text);
     free(text);
     return rules;
@@ -505,7 +521,7 @@ static void plan_through_symlinks(void **state)
     assert_int_equal(ws->n_mounts, 3);
     assert_true(has_note(ws, ".git/hooks is a symlink: what it points to is read-only inside"));
     assert_true(has_note(ws, ".envrc is a symlink to a place outside the launch directory"));
-    assert_true(has_note(ws, "the link itself can be replaced"));
+    assert_true(has_note(ws, "a link on the way that the agent re-points is put back at the end"));
     assert_true(has_note(ws, ".idea/ leads through more than"));
     workspace_free(ws);
 }
@@ -653,7 +669,7 @@ static void report_names_what_changed(void **state)
     assert_non_null(report);
     assert_contains(report, "files that can run on this machine changed in ");
     assert_contains(report, "  .git/config: changed (protected)\n");
-    assert_contains(report, "  .git/commondir: created (git reads it to find its config)\n");
+    assert_contains(report, "  .git/commondir: created (protected)\n");
     assert_contains(report, "  sub/.envrc: created (a copy of a protected path)\n");
     assert_contains(report, "  sub/.git/hooks/post-checkout: created (a copy of a protected path)\n");
     assert_contains(report, "  run.sh: new, or made executable\n");
@@ -665,8 +681,7 @@ static void report_names_what_changed(void **state)
     assert_lacks(report, "objects");
     assert_lacks(report, "partial");
     /* protected first, then watched, copies, executables */
-    assert_true(strstr(report, ".git/config:") < strstr(report, ".git/commondir:"));
-    assert_true(strstr(report, ".git/commondir:") < strstr(report, "sub/.envrc:"));
+    assert_true(strstr(report, ".git/config:") < strstr(report, "sub/.envrc:"));
     assert_true(strstr(report, "sub/.git/hooks/post-checkout:") < strstr(report, "run.sh:"));
     free(report);
     workspace_free(ws);
