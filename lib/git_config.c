@@ -140,8 +140,10 @@ static int parse_value(cursor_t *c, char **ret)
     for (int ch; r == 0;) {
         ch = next(c);
         if (ch < 0 || ch == '\n') {
-            if (quoted)
+            if (quoted) {
                 r = -EBADMSG;
+                c->line -= ch == '\n';     /* the line it is on */
+            }
             break;
         }
         if (!quoted && (ch == ';' || ch == '#')) {

@@ -687,6 +687,98 @@ static void report_names_what_changed(void **state)
     workspace_free(ws);
 }
 
+static void set_mode(const struct real *r, const char *rel, mode_t mode)
+{
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%s/%s", r->launch, rel);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+/* What the session planted for host git and host tools is disabled at the
+ * end; what was there before, unchanged, and a plain clone stay. */
+static void end_disables_what_host_tools_would_run(void **state)
+{
+    struct real *r = *state;
+    static const char clone_config[] = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
+                                       "\tbare = false\n\tlogallrefupdates = true\n"
+                                       "[remote \"origin\"]\n\turl = /x/y\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+                                       "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n";
+    make(r, "old/.git/HEAD", "ref: refs/heads/main\n");          /* the user's own nested repository */
+    make(r, "old/.git/objects/", NULL);
+    make(r, "old/.git/refs/", NULL);
+    make(r, "old/.git/config", "[core]\n\tfsmonitor = the-users-own\n");
+    make(r, "tools/hooks/", NULL);
+    make(r, ".git/HEAD", "ref: refs/heads/main\n");
+    make(r, ".git/objects/ab/", NULL);
+    make(r, ".git/refs/", NULL);
+    make(r, ".git/config", "[core]\n");
+    make(r, ".githooks -> tools/hooks", NULL);
+    make(r, ".git/hooks -> ../.githooks", NULL);
+    workspace_t *ws = plan(r, rules_of(r, NULL));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    assert_int_equal(ws->n_links, 2);
+
+    make(r, "bare/HEAD", "ref: refs/heads/main\n");              /* a bare-shaped directory */
+    make(r, "bare/objects/", NULL);
+    make(r, "bare/refs/", NULL);
+    make(r, "bare/config", "[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = touch /tmp/x\n");
+    make(r, "clone/.git/HEAD", "ref: refs/heads/main\n");        /* a plain clone */
+    make(r, "clone/.git/objects/", NULL);
+    make(r, "clone/.git/refs/", NULL);
+    make(r, "clone/.git/config", clone_config);
+    make(r, "clone/.git/hooks/pre-commit.sample", "#!/bin/sh\n");
+    make(r, "hooked/.git/HEAD", "ref: refs/heads/main\n");
+    make(r, "hooked/.git/objects/", NULL);
+    make(r, "hooked/.git/refs/", NULL);
+    make(r, "hooked/.git/hooks/post-index-change", "#!/bin/sh\n");
+    make(r, "wt/.git", "gitdir: /somewhere/else\n");             /* a .git file out of the tree */
+    make(r, "old/.git/commondir", "../../bare\n");                /* an old repository re-pointed */
+    make(r, "lock.json -> ../home/.bashrc", NULL);                /* a link out of the tree */
+    make(r, "inside -> tools", NULL);
+    make(r, ".git/objects/hk/pre-commit", "#!/bin/sh\n");         /* not an old loose-object dir */
+    set_mode(r, ".git/objects/hk/pre-commit", 0755);
+    make(r, "vendor/.git/objects/ab/evil", "#!/bin/sh\n");        /* a fake .git */
+    set_mode(r, "vendor/.git/objects/ab/evil", 0755);
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%s/.githooks", r->launch);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink(".git/objects/hk", path), 0);       /* a link on the way, re-pointed */
+
+    char *report = NULL;
+    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_contains(report, "for host tools to run was DISABLED:\n");
+    assert_contains(report, "  bare/config: a git config with core.fsmonitor, which a plain git init or "
+                            "clone never writes; moved to bare/config.agent-sandbox-disabled\n");
+    assert_contains(report, "  hooked/.git/hooks/post-index-change: a git hook; moved to ");
+    assert_contains(report, "  wt/.git: a .git file naming a git directory outside the launch directory");
+    assert_contains(report, "  lock.json: a symlink made or re-pointed during the session, to ../home/.bashrc, "
+                            "outside the launch directory; now a file that names its target\n");
+    assert_contains(report, "  .githooks: a symlink on the way to the protected .git/hooks, re-pointed during "
+                            "the session; put back to tools/hooks (the session's version is "
+                            ".githooks.agent-sandbox-disabled)\n");
+    assert_contains(report, "  .git/objects/hk/pre-commit: new, or made executable\n");
+    assert_contains(report, "  vendor/.git/objects/ab/evil: new, or made executable\n");
+    assert_lacks(report, "clone/.git/config: a git config");
+    assert_lacks(report, "clone/.git/hooks/pre-commit.sample: a git hook");
+    assert_lacks(report, "inside");
+    assert_lacks(report, "old/.git/config: a git config");
+    /* the re-pointed old repository's config is the bare one: disabled above */
+    assert_true(exists(r, "bare/config.agent-sandbox-disabled") && !exists(r, "bare/config"));
+    assert_true(exists(r, "clone/.git/config") && exists(r, "old/.git/config"));
+    char buf[64];
+    ssize_t l = readlink(path, buf, sizeof(buf) - 1);
+    assert_true(l > 0);
+    buf[l] = '\0';
+    assert_string_equal(buf, "tools/hooks");
+    snprintf(path, sizeof(path), "%s/lock.json", r->launch);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    free(report);
+    workspace_free(ws);
+}
+
 static void report_is_short(void **state)
 {
     struct real *r = *state;
@@ -919,6 +1011,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_marked_file_with_content_is_never_removed, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(report_names_what_changed, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(report_is_short, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(end_disables_what_host_tools_would_run, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(sessions_may_not_overlap, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(begin_and_end_in_order, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(agent_gets_the_mounts, real_setup, real_teardown),
