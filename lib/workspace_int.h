@@ -61,7 +61,7 @@ bool ws_remove_placeholder(workspace_mount_t *m);
 
 enum {
     W_PROTECTED = 1u << 0,   /* a protected path, or inside one */
-    W_WATCHED   = 1u << 1,   /* watched only (.git/commondir) */
+    W_WATCHED   = 1u << 1,   /* watched only (modules shadowing python3 -m pip...) */
     W_NESTED    = 1u << 2,   /* a copy of a protected or watched path deeper in the tree */
     W_EXEC      = 1u << 3,   /* an executable regular file */
     W_LINK      = 1u << 4,   /* a symlink */

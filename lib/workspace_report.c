@@ -65,7 +65,7 @@ static void put_change(FILE *f, const change_entry_t *c)
         if (c->what & W_PROTECTED)
             fputs(" (protected)", f);
         else if (c->what & W_WATCHED)
-            fputs(" (git reads it to find its config)", f);
+            fputs(" (run from here, python3 -m pip and the like would load it instead of their own)", f);
         else
             fputs(" (a copy of a protected path)", f);
         if ((c->what & W_EXEC) && c->kind != CH_REMOVED)

@@ -11,9 +11,15 @@
 #include "git_repo.h"
 #include "util.h"
 
-/* Watched for the end-of-session warning but not frozen: a placeholder there
- * would break git (an empty commondir is an error). */
-static const char *const WATCHED[] = { ".git/commondir" };
+/* Watched at the top of the tree, not frozen (that would break ordinary
+ * work): modules that `python3 -m pip` (or -m venv, -m ensurepip...) run
+ * from the launch directory imports instead of the tool's own, since -m puts
+ * the current directory first on sys.path. Reported when created or changed. */
+static const char *const WATCHED[] = {
+    "pip", "pip.py", "setuptools", "setuptools.py", "pkg_resources", "pkg_resources.py", "_distutils_hack",
+    "distutils", "distutils.py", "wheel", "wheel.py", "venv", "venv.py", "ensurepip", "ensurepip.py",
+    "virtualenv", "virtualenv.py", "runpy.py", "sitecustomize.py", "usercustomize.py",
+};
 
 /* ---- the snapshot ------------------------------------------------------ */
 
@@ -68,6 +74,7 @@ static int patterns_build(const workspace_t *ws, pattern_t **ret, size_t *ret_n,
         } else if (i < ws->rules->n + ARRAY_SIZE(WATCHED)) {
             rel = WATCHED[i - ws->rules->n];
             prot = false;
+            root_only = true;
         } else {
             const workspace_mount_t *m = &ws->mounts[i - ws->rules->n - ARRAY_SIZE(WATCHED)];
             if (m->kind != WORKSPACE_READ_ONLY)

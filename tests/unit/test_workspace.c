@@ -681,7 +681,11 @@ static void report_names_what_changed(void **state)
     assert_lacks(report, "objects");
     assert_lacks(report, "partial");
     /* protected first, then watched, copies, executables */
-    assert_true(strstr(report, ".git/config:") < strstr(report, "sub/.envrc:"));
+    assert_true(strstr(report, ".git/config:") < strstr(report, "sub/.envrc: created"));
+    /* a nested copy of a tool config is disabled, and said so first */
+    assert_contains(report, "  sub/.envrc: a tool config the tool obeys when run in that directory; moved to "
+                            "sub/.envrc.agent-sandbox-disabled\n");
+    assert_true(strstr(report, "DISABLED") < strstr(report, "files that can run"));
     assert_true(strstr(report, "sub/.git/hooks/post-checkout:") < strstr(report, "run.sh:"));
     free(report);
     workspace_free(ws);
