@@ -14,6 +14,8 @@ PACKAGES=(
     mmdebstrap bats openssl curl rpm valgrind tmux strace git
     clang libclang-rt-14-dev cpio rpmlint bc rsync
     python3 procps
+    # host tools the workspace-protection tests run on the tree afterwards
+    cargo mercurial yarnpkg
 )
 
 log() { printf 'setup-host: %s\n' "$*" >&2; }
@@ -26,6 +28,10 @@ install_packages() {
     for p in "${PACKAGES[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
     done
+    # npm for the same tests: Debian's, unless a Node.js with its own npm is
+    # installed (Debian's npm package conflicts with such a nodejs).
+    command -v npm >/dev/null 2>&1 || dpkg-query -W -f='${Status}' npm 2>/dev/null | grep -q 'ok installed' ||
+        missing+=(npm)
     if [ ${#missing[@]} -gt 0 ]; then
         log "installing: ${missing[*]}"
         apt-get update -q
