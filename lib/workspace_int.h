@@ -57,6 +57,15 @@ void ws_remove_stale_placeholders(workspace_t *ws);
 int ws_create_placeholder(workspace_mount_t *m, as_error_t **err);
 bool ws_remove_placeholder(workspace_mount_t *m);
 
+/* ---- files frozen configs name (workspace_tools.c) ---- */
+
+typedef int (*ws_named_fn)(void *ctx, const char *path);
+/* Calls fn with each path yarn's config text names to run (yarnPath or
+ * yarn-path, plugin paths), as written. */
+int ws_yarn_named_paths(const char *text, size_t len, bool yml, ws_named_fn fn, void *ctx);
+/* The same for the launch directory's .yarnrc.yml and .yarnrc. */
+int ws_tool_named_files(const char *launch_dir, ws_named_fn fn, void *ctx);
+
 /* ---- the snapshot (workspace_scan.c) ---- */
 
 enum {

@@ -223,6 +223,22 @@ static int mount_cmp(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
+typedef struct named_ctx {
+    workspace_t *ws;
+    as_error_t **err;
+} named_ctx_t;
+
+/* A file a frozen config names to run: frozen where it exists. */
+static int plan_named(void *ctx, const char *path)
+{
+    named_ctx_t *c = ctx;
+    if (path[0] == '/' || path[0] == '\0')
+        return 0;             /* outside: the agent cannot write it */
+    workspace_rule_t rule = { .path = (char *)path, .if_exists = true };
+    int r = plan_rule(c->ws, &rule, c->err);
+    return r == -ENOMEM ? r : 0;
+}
+
 int ws_plan_all(workspace_t *ws, as_error_t **err)
 {
     ws_mounts_clear(ws);
@@ -230,6 +246,9 @@ int ws_plan_all(workspace_t *ws, as_error_t **err)
     for (size_t i = 0; i < ws->rules->n; i++)
         if ((r = plan_rule(ws, &ws->rules->v[i], err)) < 0)
             return r;
+    named_ctx_t nc = { ws, err };
+    if ((r = ws_tool_named_files(ws->launch_dir, plan_named, &nc)) < 0)
+        return r == -ENOMEM ? ws_oom(err) : r;
     /* A path inside another read-only one is covered by it. */
     for (size_t i = 0; i < ws->n_mounts;) {
         bool covered = false;

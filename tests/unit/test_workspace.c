@@ -526,6 +526,29 @@ static void plan_through_symlinks(void **state)
     workspace_free(ws);
 }
 
+static void plan_freezes_what_yarn_configs_name(void **state)
+{
+    struct real *r = *state;
+    make(r, ".yarnrc.yml", "nodeLinker: pnp\r\nyarnPath: '.yarn/releases/yarn-4.cjs'\nplugins:\n"
+                           "  - path: .yarn/plugins/p.cjs\n    spec: x\n  - path: /abs/outside.cjs\n");
+    make(r, ".yarnrc", "yarn-path \"tools/yarn.js\"\n");
+    make(r, ".yarn/releases/yarn-4.cjs", "x");
+    make(r, ".yarn/plugins/p.cjs", "x");
+    make(r, "tools/yarn.js", "x");
+    workspace_t *ws = plan(r, only(r, ".yarnrc.yml\n"));
+    assert_mount(ws, ".yarnrc.yml", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, ".yarn/releases/yarn-4.cjs", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, ".yarn/plugins/p.cjs", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, "tools/yarn.js", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, ".yarn", WORKSPACE_PIN, false, true);
+    workspace_free(ws);
+    /* named but missing: nothing to freeze, no placeholder */
+    make(r, ".yarnrc", "yarn-path missing.js\n");
+    ws = plan(r, only(r, ""));
+    assert_null(mount_of(ws, "missing.js"));
+    workspace_free(ws);
+}
+
 static void placeholders_live_for_the_session_only(void **state)
 {
     struct real *r = *state;
@@ -1009,6 +1032,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(plan_first_missing_component_and_non_directories, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(plan_covered_paths_are_dropped, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(plan_through_symlinks, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(plan_freezes_what_yarn_configs_name, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_live_for_the_session_only, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_written_on_the_host_are_kept, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_stay_while_the_sandbox_may_run, real_setup, real_teardown),
