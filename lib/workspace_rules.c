@@ -263,6 +263,62 @@ static int section_matches(const parser_t *p, const char *s, size_t n, bool *ret
     return 0;
 }
 
+/* A "[directory]" line (p->text): does it name the launch directory? */
+static int section_line(const parser_t *p, bool *ret_applies, as_error_t **err)
+{
+    const char *start = p->text;
+    size_t n = p->text_len;
+    if (p->project)
+        return line_error(p, RULE_PROJECT, "a section header; the project's own file applies to its own directory", err);
+    if (start[n - 1] != ']')
+        return line_error(p, RULE_SYNTAX, "a section header without its closing ]", err);
+    const char *k = start + 1;
+    size_t kn = n - 2;
+    while (kn > 0 && is_blank(k[0])) {
+        k++;
+        kn--;
+    }
+    while (kn > 0 && is_blank(k[kn - 1]))
+        kn--;
+    return section_matches(p, k, kn, ret_applies, err);
+}
+
+/* A path line (p->text), "!" in front or not; `applies`: its section is
+ * this launch directory's, or there is none. */
+static int path_line(parser_t *p, bool applies, as_error_t **err)
+{
+    bool neg = p->text[0] == '!';
+    const char *s = p->text + (neg ? 1 : 0);
+    size_t sn = p->text_len - (neg ? 1 : 0);
+    while (sn > 0 && is_blank(s[0])) {
+        s++;
+        sn--;
+    }
+    _cleanup_free_ char *path = NULL, *origin = NULL;
+    bool dir = false;
+    int r = entry_check(p, s, sn, &path, &dir, err);
+    if (r < 0)
+        return r;
+    if (neg && p->project)
+        return line_error(p, RULE_PROJECT, "a ! line; the project's own file can only add paths", err);
+    if (!applies)
+        return 0;
+    if (neg) {
+        remove_rule(p->rules, path);
+        return 0;
+    }
+    if (find_rule(p->rules, path) < 0 && p->rules->n >= WORKSPACE_MAX_PATHS)
+        return line_error(p, RULE_TOO_MANY, "one path too many", err);
+    ws_msg_t m;
+    if ((r = ws_msg_open(&m, err)) < 0)
+        return r;
+    ws_put_path(m.f, p->cfg->home, p->file);
+    fprintf(m.f, ":%u", p->line);
+    if ((r = ws_msg_close(&m, &origin, err)) < 0)
+        return r;
+    return add_rule(p->rules, path, dir, false, origin, err);
+}
+
 static int parse_file(parser_t *p, const char *text, size_t len, as_error_t **err)
 {
     bool in_section = false, applies = true;
@@ -296,55 +352,14 @@ static int parse_file(parser_t *p, const char *text, size_t len, as_error_t **er
             continue;
         p->text = start;
         p->text_len = n;
-
+        int r;
         if (start[0] == '[') {
-            if (p->project)
-                return line_error(p, RULE_PROJECT, "a section header; the project's own file applies to its own directory", err);
-            if (start[n - 1] != ']')
-                return line_error(p, RULE_SYNTAX, "a section header without its closing ]", err);
-            const char *k = start + 1;
-            size_t kn = n - 2;
-            while (kn > 0 && is_blank(k[0])) {
-                k++;
-                kn--;
-            }
-            while (kn > 0 && is_blank(k[kn - 1]))
-                kn--;
-            int r = section_matches(p, k, kn, &applies, err);
-            if (r < 0)
-                return r;
+            r = section_line(p, &applies, err);
             in_section = true;
-            continue;
+        } else {
+            r = path_line(p, !in_section || applies, err);
         }
-        bool neg = start[0] == '!';
-        const char *s = start + (neg ? 1 : 0);
-        size_t sn = n - (neg ? 1 : 0);
-        while (sn > 0 && is_blank(s[0])) {
-            s++;
-            sn--;
-        }
-        _cleanup_free_ char *path = NULL;
-        bool dir = false;
-        int r = entry_check(p, s, sn, &path, &dir, err);
         if (r < 0)
-            return r;
-        if (neg && p->project)
-            return line_error(p, RULE_PROJECT, "a ! line; the project's own file can only add paths", err);
-        if (in_section && !applies)
-            continue;
-        if (neg) {
-            remove_rule(p->rules, path);
-            continue;
-        }
-        if (find_rule(p->rules, path) < 0 && p->rules->n >= WORKSPACE_MAX_PATHS)
-            return line_error(p, RULE_TOO_MANY, "one path too many", err);
-        _cleanup_free_ char *origin = NULL;
-        ws_msg_t m;
-        if ((r = ws_msg_open(&m, err)) < 0)
-            return r;
-        ws_put_path(m.f, p->cfg->home, p->file);
-        fprintf(m.f, ":%u", p->line);
-        if ((r = ws_msg_close(&m, &origin, err)) < 0 || (r = add_rule(p->rules, path, dir, false, origin, err)) < 0)
             return r;
     }
     return 0;
