@@ -95,10 +95,12 @@ static bool marked(const char *path)
 /* Removes what a killed session left on the rules' paths: empty and marked. */
 void ws_remove_stale_placeholders(workspace_t *ws)
 {
-    for (size_t i = 0; i < ws->rules->n; i++) {
+    for (size_t i = 0; i <= ws->rules->n; i++) {
+        /* the rules' paths, and HEAD (a placeholder without a rule) */
+        const char *path = i < ws->rules->n ? ws->rules->v[i].path : "HEAD";
         _cleanup_free_ char *abs = NULL;
         as_error_t *e = NULL;
-        if (path_join(ws->launch_dir, ws->rules->v[i].path, &abs, &e) < 0) {
+        if (path_join(ws->launch_dir, path, &abs, &e) < 0) {
             as_error_free(&e);
             return;
         }

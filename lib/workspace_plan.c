@@ -246,6 +246,17 @@ int ws_plan_all(workspace_t *ws, as_error_t **err)
     for (size_t i = 0; i < ws->rules->n; i++)
         if ((r = plan_rule(ws, &ws->rules->v[i], err)) < 0)
             return r;
+    /* Without a .git, git would take the launch directory itself for a
+     * (bare) repository if it had a HEAD: freeze one. Not with a .git: a
+     * HEAD there would make `git diff HEAD` ambiguous; the end-of-session
+     * check covers that case. */
+    _cleanup_free_ char *dotgit = NULL;
+    struct stat st;
+    if (asprintf(&dotgit, "%s/.git", ws->launch_dir) < 0)
+        return ws_oom(err);
+    workspace_rule_t head = { .path = (char *)"HEAD", .dir = true };
+    if (lstat(dotgit, &st) < 0 && errno == ENOENT && (r = plan_rule(ws, &head, err)) < 0)
+        return r;
     named_ctx_t nc = { ws, err };
     if ((r = ws_tool_named_files(ws->launch_dir, plan_named, &nc)) < 0)
         return r == -ENOMEM ? ws_oom(err) : r;

@@ -28,7 +28,6 @@ static const struct {
     { ".git/modules", true, false },         /* submodules' own config and hooks */
     { ".git/worktrees", true, false },       /* linked worktrees' commondir and config */
     { ".git/commondir", false, true },       /* where git reads config and hooks from */
-    { "HEAD", true, false },                 /* else the launch directory could become a bare repository */
     { ".envrc", false, false },              /* direnv */
     { ".vscode", true, false },              /* tasks, settings naming programs */
     { ".idea", true, false },

@@ -68,9 +68,6 @@ static int patterns_build(const workspace_t *ws, pattern_t **ret, size_t *ret_n,
         bool prot = true, root_only = false;
         if (i < ws->rules->n) {
             rel = ws->rules->v[i].path;
-            /* HEAD guards the launch directory itself; a nested one belongs
-             * to a repository, which the git check looks at whole. */
-            root_only = strcmp(rel, "HEAD") == 0;
         } else if (i < ws->rules->n + ARRAY_SIZE(WATCHED)) {
             rel = WATCHED[i - ws->rules->n];
             prot = false;

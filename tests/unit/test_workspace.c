@@ -96,7 +96,7 @@ static void defaults_without_files(void **state)
                                          ".bazelrc", ".bazelversion", ".tool-versions", ".mise.toml",
                                          ".mise.local.toml" };
     static const char *const dirs[] = { ".git/hooks", ".git/modules", ".git/worktrees", ".vscode",
-                                        ".idea", ".devcontainer", ".husky", ".claude", "HEAD", ".cargo",
+                                        ".idea", ".devcontainer", ".husky", ".claude", ".cargo",
                                         ".mvn" };
     static const char *const if_exists[] = { ".git/commondir", "gradle/wrapper", "mise.toml",
                                              "mise.local.toml", ".config/mise.toml", ".config/mise" };
