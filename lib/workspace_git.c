@@ -149,6 +149,11 @@ static int check_hooks(const workspace_t *ws, const char *dir_rel, ws_actions_t 
     _cleanup_free_ char *hooks = join_rel(dir_rel, "hooks"), *abs = NULL;
     if (hooks == NULL || asprintf(&abs, "%s/%s", ws->launch_dir, hooks) < 0)
         return -ENOMEM;
+    /* A hooks link leading out of the tree (the user's own template
+     * directory): nothing there is the agent's, nothing there is touched. */
+    _cleanup_free_ char *where = resolve_named(ws, dir_rel, "hooks");
+    if (where == NULL || !ws_in_tree(ws, where))
+        return 0;
     DIR *d = opendir(abs);
     if (d == NULL)
         return 0;

@@ -13,6 +13,10 @@
 #include "paths.h"
 #include "util.h"
 
+/* Lines of the report's first part; a flood of them hides nothing (all are
+ * disabled) but would bury the rest. */
+#define ACTIONS_SHOWN 30
+
 void ws_actions_clear(ws_actions_t *a)
 {
     for (size_t i = 0; i < a->n; i++) {
@@ -184,8 +188,11 @@ void ws_actions_put(FILE *f, const workspace_t *ws, const ws_actions_t *a)
     fputs("what the session left in ", f);
     ws_put_path(f, ws->home, ws->launch_dir);
     fputs(" for host tools to run was DISABLED:\n", f);
-    for (size_t i = 0; i < a->n; i++)
+    for (size_t i = 0; i < a->n && i < ACTIONS_SHOWN; i++)
         put_one(f, &a->v[i]);
+    if (a->n > ACTIONS_SHOWN)
+        fprintf(f, "  ... and %zu more, each renamed to its name + " DISABLED_SUFFIX " or, for a link, "
+                "made a file that names its target\n", a->n - ACTIONS_SHOWN);
     fputs("Read each one before you undo it: rename it back (mv PATH" DISABLED_SUFFIX " PATH), or make "
           "the link again (ln -sfn TARGET PATH).", f);
 }

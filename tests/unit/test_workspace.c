@@ -734,6 +734,12 @@ static void end_disables_what_host_tools_would_run(void **state)
     make(r, "old/.git/objects/", NULL);
     make(r, "old/.git/refs/", NULL);
     make(r, "old/.git/config", "[core]\n\tfsmonitor = the-users-own\n");
+    char tmpl[PATH_MAX * 2];                                       /* the user's hooks, outside */
+    snprintf(tmpl, sizeof(tmpl), "%s/tmpl", r->home);
+    assert_int_equal(mkdir(tmpl, 0755), 0);
+    strcat(tmpl, "/pre-commit");
+    close(open(tmpl, O_WRONLY | O_CREAT | O_CLOEXEC, 0755));
+    make(r, "old/.git/hooks -> ../../../home/tmpl", NULL);
     make(r, "tools/hooks/", NULL);
     make(r, ".git/HEAD", "ref: refs/heads/main\n");
     make(r, ".git/objects/ab/", NULL);
@@ -793,6 +799,8 @@ static void end_disables_what_host_tools_would_run(void **state)
     /* the re-pointed old repository's config is the bare one: disabled above */
     assert_true(exists(r, "bare/config.agent-sandbox-disabled") && !exists(r, "bare/config"));
     assert_true(exists(r, "clone/.git/config") && exists(r, "old/.git/config"));
+    assert_int_equal(access(tmpl, F_OK), 0);                        /* never touched */
+    assert_lacks(report, "old/.git/hooks");
     char buf[64];
     ssize_t l = readlink(path, buf, sizeof(buf) - 1);
     assert_true(l > 0);
