@@ -31,7 +31,7 @@
 
 #define WORKSPACE_USER_FILE    "protected-paths"                  /* in the config directory */
 #define WORKSPACE_PROJECT_FILE ".agent-sandbox/protected-paths"   /* under the launch dir */
-#define WORKSPACE_MAX_PATHS    64
+#define WORKSPACE_MAX_PATHS    128
 #define WORKSPACE_FILE_MAX     (1024 * 1024)
 
 /* Refusals carry these codes: a config file is malformed or unreadable, or
@@ -46,6 +46,7 @@ typedef int (*workspace_resolve_fn)(void *ctx, const char *path, char **ret_reso
 typedef struct workspace_rule {
     char *path;       /* relative to the launch directory, normalized, no trailing slash */
     bool dir;         /* written with a trailing "/": a missing one becomes a directory */
+    bool if_exists;   /* a default frozen only where it exists: no placeholder, its creation reported */
     char *origin;     /* "default", or "FILE:LINE" with FILE as shown to the user */
 } workspace_rule_t;
 
@@ -92,6 +93,14 @@ typedef struct workspace_mount {
 
 typedef struct workspace_snapshot workspace_snapshot_t;
 
+/* A symlink on the way to a protected path: re-pointed during the session,
+ * it is put back at the end. */
+typedef struct workspace_link {
+    char *rel;             /* where the link is, relative to the launch directory */
+    char *target;          /* what it said when planned */
+    char *leads_to;        /* the protected path (rule) it is on the way to */
+} workspace_link_t;
+
 typedef struct workspace {
     char *launch_dir;
     char *home;
@@ -100,6 +109,8 @@ typedef struct workspace {
     size_t n_mounts;
     char **notes;                /* worth printing at the start (a protected symlink...) */
     size_t n_notes;
+    workspace_link_t *links;     /* on the way to protected paths */
+    size_t n_links;
     /* set by workspace_begin() */
     int *lock_fds;
     size_t n_lock_fds;

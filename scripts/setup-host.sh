@@ -21,6 +21,8 @@ PACKAGES=(
     mmdebstrap mount bats openssl curl ca-certificates rpm valgrind tmux strace git
     clang libclang-rt-14-dev cpio rpmlint bc rsync
     python3 procps
+    # host tools the workspace-protection tests run on the tree afterwards
+    cargo mercurial yarnpkg
 )
 # npm: claude-code-fetch asks it which registry to download from. Any npm on
 # PATH does; Debian's is installed only where there is none, since a newer

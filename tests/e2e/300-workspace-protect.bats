@@ -179,17 +179,19 @@ echo attack-done'
         echo done'
     assert "$output" == done
     assert "$stderr" contains "warning: .git/hooks is a symlink: what it points to is read-only inside"
-    assert "$stderr" contains "the link itself can be replaced"
+    assert "$stderr" contains "a link on the way that the agent re-points is put back at the end"
 
     # The link itself is not frozen (no mount can hold a symlink): replacing
-    # it works, and the end-of-session check says so.
+    # it works inside; at the end it is put back, and the report says so.
     run_x 0 agent-sandbox --exec sh -c '
         rm .git/hooks && mkdir .git/hooks && printf "#!/bin/sh\n" >.git/hooks/post-checkout &&
         chmod +x .git/hooks/post-checkout && echo replaced'
     assert "$output" == replaced
-    assert "$stderr" contains "warning: files that can run on this machine changed in"
+    assert "$stderr" contains "  .git/hooks: a symlink on the way to the protected .git/hooks, replaced or removed during the session; put back to ../tools/hooks (the session's version is .git/hooks.agent-sandbox-disabled)"
+    assert "$stderr" contains "files that can run on this machine changed in"
     assert "$stderr" contains "  .git/hooks: changed (protected)"
     assert "$stderr" contains "  .git/hooks/post-checkout: created (protected), executable"
+    assert "$(readlink .git/hooks)" == ../tools/hooks "the link, put back"
 }
 
 @test "a session ended by SIGTERM removes its placeholders too" {

@@ -5,7 +5,7 @@
 
 load helpers
 
-WARNING="warning: files that can run on this machine changed in"
+WARNING="files that can run on this machine changed in"
 
 @test "no warning when only ordinary files change" {
     echo 'int main;' >main.c

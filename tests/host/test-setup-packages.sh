@@ -81,6 +81,9 @@ tests: the fake internet'"'"'s CA|openssl|
 tests: the service is the only program run|strace|
 tests: the TTY tests|tmux|
 tests: git on the host|git|
+tests: host tools after a planted session (330-host-tools)|cargo|usr/bin/cargo
+tests: host tools after a planted session (330-host-tools)|hg|usr/bin/hg
+tests: host tools after a planted session (330-host-tools)|yarnpkg|usr/bin/yarnpkg
 tests: processes|pgrep|
 tests: process groups|setsid|
 tests: user namespaces|unshare|

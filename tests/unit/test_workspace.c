@@ -92,21 +92,31 @@ static void defaults_without_files(void **state)
     (void)state;
     workspace_rules_t *r = build_ok(NULL, NULL);
     static const char *const files[] = { ".git/config", ".git/config.worktree", ".envrc",
-                                         ".pre-commit-config.yaml", ".mcp.json" };
+                                         ".pre-commit-config.yaml", ".mcp.json", ".npmrc", ".yarnrc",
+                                         ".yarnrc.yml", ".pnpmfile.cjs", ".hg/hgrc", ".lfsconfig",
+                                         ".bazelrc", ".bazelversion", ".tool-versions", ".mise.toml",
+                                         ".mise.local.toml" };
     static const char *const dirs[] = { ".git/hooks", ".git/modules", ".git/worktrees", ".vscode",
-                                        ".idea", ".devcontainer", ".husky", ".claude" };
-    assert_int_equal(r->n, ARRAY_SIZE(files) + ARRAY_SIZE(dirs));
+                                        ".idea", ".devcontainer", ".husky", ".claude", ".cargo",
+                                        ".mvn" };
+    static const char *const if_exists[] = { ".git/commondir", "gradle/wrapper", "mise.toml",
+                                             "mise.local.toml", ".config/mise.toml", ".config/mise" };
+    assert_int_equal(r->n, ARRAY_SIZE(files) + ARRAY_SIZE(dirs) + ARRAY_SIZE(if_exists));
     for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
         const workspace_rule_t *x = rule(r, files[i]);
         assert_non_null(x);
         assert_false(x->dir);
+        assert_false(x->if_exists);
         assert_string_equal(x->origin, "default");
     }
     for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
         const workspace_rule_t *x = rule(r, dirs[i]);
         assert_non_null(x);
         assert_true(x->dir);
+        assert_false(x->if_exists);
     }
+    for (size_t i = 0; i < ARRAY_SIZE(if_exists); i++)
+        assert_true(rule(r, if_exists[i])->if_exists);
     assert_null(rule(r, WORKSPACE_PROJECT_FILE));   /* only when the project has one */
     workspace_rules_free(r);
     workspace_rules_free(NULL);
@@ -368,10 +378,16 @@ static workspace_rules_t *rules_of(const struct real *r, const char *user)
 /* Only the given rules (no defaults): the user's file trims them all. */
 static workspace_rules_t *only(const struct real *r, const char *lines)
 {
+    workspace_rules_t *defaults = rules_of(r, NULL);
     char *text = NULL;
-    assert_true(asprintf(&text, "!.git/config\n!.git/config.worktree\n!.git/hooks\n!.git/modules\n"
-                                "!.git/worktrees\n!.envrc\n!.vscode\n!.idea\n!.devcontainer\n!.husky\n"
-                                "!.pre-commit-config.yaml\n!.claude\n!.mcp.json\n%s", lines) > 0);
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    for (size_t i = 0; i < defaults->n; i++)
+        fprintf(f, "!%s\n", defaults->v[i].path);
+    fputs(lines, f);
+    fclose(f);
+    workspace_rules_free(defaults);
     workspace_rules_t *rules = rules_of(r, text);
     free(text);
     return rules;
@@ -508,8 +524,31 @@ static void plan_through_symlinks(void **state)
     assert_int_equal(ws->n_mounts, 3);
     assert_true(has_note(ws, ".git/hooks is a symlink: what it points to is read-only inside"));
     assert_true(has_note(ws, ".envrc is a symlink to a place outside the launch directory"));
-    assert_true(has_note(ws, "the link itself can be replaced"));
+    assert_true(has_note(ws, "a link on the way that the agent re-points is put back at the end"));
     assert_true(has_note(ws, ".idea/ leads through more than"));
+    workspace_free(ws);
+}
+
+static void plan_freezes_what_yarn_configs_name(void **state)
+{
+    struct real *r = *state;
+    make(r, ".yarnrc.yml", "nodeLinker: pnp\r\nyarnPath: '.yarn/releases/yarn-4.cjs'\nplugins:\n"
+                           "  - path: .yarn/plugins/p.cjs\n    spec: x\n  - path: /abs/outside.cjs\n");
+    make(r, ".yarnrc", "yarn-path \"tools/yarn.js\"\n");
+    make(r, ".yarn/releases/yarn-4.cjs", "x");
+    make(r, ".yarn/plugins/p.cjs", "x");
+    make(r, "tools/yarn.js", "x");
+    workspace_t *ws = plan(r, only(r, ".yarnrc.yml\n"));
+    assert_mount(ws, ".yarnrc.yml", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, ".yarn/releases/yarn-4.cjs", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, ".yarn/plugins/p.cjs", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, "tools/yarn.js", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, ".yarn", WORKSPACE_PIN, false, true);
+    workspace_free(ws);
+    /* named but missing: nothing to freeze, no placeholder */
+    make(r, ".yarnrc", "yarn-path missing.js\n");
+    ws = plan(r, only(r, ""));
+    assert_null(mount_of(ws, "missing.js"));
     workspace_free(ws);
 }
 
@@ -656,7 +695,7 @@ static void report_names_what_changed(void **state)
     assert_non_null(report);
     assert_contains(report, "files that can run on this machine changed in ");
     assert_contains(report, "  .git/config: changed (protected)\n");
-    assert_contains(report, "  .git/commondir: created (git reads it to find its config)\n");
+    assert_contains(report, "  .git/commondir: created (protected)\n");
     assert_contains(report, "  sub/.envrc: created (a copy of a protected path)\n");
     assert_contains(report, "  sub/.git/hooks/post-checkout: created (a copy of a protected path)\n");
     assert_contains(report, "  run.sh: new, or made executable\n");
@@ -668,9 +707,112 @@ static void report_names_what_changed(void **state)
     assert_lacks(report, "objects");
     assert_lacks(report, "partial");
     /* protected first, then watched, copies, executables */
-    assert_true(strstr(report, ".git/config:") < strstr(report, ".git/commondir:"));
-    assert_true(strstr(report, ".git/commondir:") < strstr(report, "sub/.envrc:"));
+    assert_true(strstr(report, ".git/config:") < strstr(report, "sub/.envrc: created"));
+    /* a nested copy of a tool config is disabled, and said so first */
+    assert_contains(report, "  sub/.envrc: a tool config the tool obeys when run in that directory; moved to "
+                            "sub/.envrc.agent-sandbox-disabled\n");
+    assert_true(strstr(report, "DISABLED") < strstr(report, "files that can run"));
     assert_true(strstr(report, "sub/.git/hooks/post-checkout:") < strstr(report, "run.sh:"));
+    free(report);
+    workspace_free(ws);
+}
+
+static void set_mode(const struct real *r, const char *rel, mode_t mode)
+{
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%s/%s", r->launch, rel);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+/* What the session planted for host git and host tools is disabled at the
+ * end; what was there before, unchanged, and a plain clone stay. */
+static void end_disables_what_host_tools_would_run(void **state)
+{
+    struct real *r = *state;
+    static const char clone_config[] = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
+                                       "\tbare = false\n\tlogallrefupdates = true\n"
+                                       "[remote \"origin\"]\n\turl = /x/y\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+                                       "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n";
+    make(r, "old/.git/HEAD", "ref: refs/heads/main\n");          /* the user's own nested repository */
+    make(r, "old/.git/objects/", NULL);
+    make(r, "old/.git/refs/", NULL);
+    make(r, "old/.git/config", "[core]\n\tfsmonitor = the-users-own\n");
+    char tmpl[PATH_MAX * 2];                                       /* the user's hooks, outside */
+    snprintf(tmpl, sizeof(tmpl), "%s/tmpl", r->home);
+    assert_int_equal(mkdir(tmpl, 0755), 0);
+    strcat(tmpl, "/pre-commit");
+    close(open(tmpl, O_WRONLY | O_CREAT | O_CLOEXEC, 0755));
+    make(r, "old/.git/hooks -> ../../../home/tmpl", NULL);
+    make(r, "tools/hooks/", NULL);
+    make(r, ".git/HEAD", "ref: refs/heads/main\n");
+    make(r, ".git/objects/ab/", NULL);
+    make(r, ".git/refs/", NULL);
+    make(r, ".git/config", "[core]\n");
+    make(r, ".githooks -> tools/hooks", NULL);
+    make(r, ".git/hooks -> ../.githooks", NULL);
+    workspace_t *ws = plan(r, rules_of(r, NULL));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    assert_int_equal(ws->n_links, 2);
+
+    make(r, "bare/HEAD", "ref: refs/heads/main\n");              /* a bare-shaped directory */
+    make(r, "bare/objects/", NULL);
+    make(r, "bare/refs/", NULL);
+    make(r, "bare/config", "[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = touch /tmp/x\n");
+    make(r, "clone/.git/HEAD", "ref: refs/heads/main\n");        /* a plain clone */
+    make(r, "clone/.git/objects/", NULL);
+    make(r, "clone/.git/refs/", NULL);
+    make(r, "clone/.git/config", clone_config);
+    make(r, "clone/.git/hooks/pre-commit.sample", "#!/bin/sh\n");
+    make(r, "hooked/.git/HEAD", "ref: refs/heads/main\n");
+    make(r, "hooked/.git/objects/", NULL);
+    make(r, "hooked/.git/refs/", NULL);
+    make(r, "hooked/.git/hooks/post-index-change", "#!/bin/sh\n");
+    make(r, "wt/.git", "gitdir: /somewhere/else\n");             /* a .git file out of the tree */
+    make(r, "old/.git/commondir", "../../bare\n");                /* an old repository re-pointed */
+    make(r, "lock.json -> ../home/.bashrc", NULL);                /* a link out of the tree */
+    make(r, "inside -> tools", NULL);
+    make(r, ".git/objects/hk/pre-commit", "#!/bin/sh\n");         /* not an old loose-object dir */
+    set_mode(r, ".git/objects/hk/pre-commit", 0755);
+    make(r, "vendor/.git/objects/ab/evil", "#!/bin/sh\n");        /* a fake .git */
+    set_mode(r, "vendor/.git/objects/ab/evil", 0755);
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%s/.githooks", r->launch);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink(".git/objects/hk", path), 0);       /* a link on the way, re-pointed */
+
+    char *report = NULL;
+    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_contains(report, "for host tools to run was DISABLED:\n");
+    assert_contains(report, "  bare/config: a git config with core.fsmonitor, which a plain git init or "
+                            "clone never writes; moved to bare/config.agent-sandbox-disabled\n");
+    assert_contains(report, "  hooked/.git/hooks/post-index-change: a git hook; moved to ");
+    assert_contains(report, "  wt/.git: a .git file naming a git directory outside the launch directory");
+    assert_contains(report, "  lock.json: a symlink made or re-pointed during the session, to ../home/.bashrc, "
+                            "outside the launch directory; now a file that names its target\n");
+    assert_contains(report, "  .githooks: a symlink on the way to the protected .git/hooks, re-pointed during "
+                            "the session; put back to tools/hooks (the session's version is "
+                            ".githooks.agent-sandbox-disabled)\n");
+    assert_contains(report, "  .git/objects/hk/pre-commit: new, or made executable\n");
+    assert_contains(report, "  vendor/.git/objects/ab/evil: new, or made executable\n");
+    assert_lacks(report, "clone/.git/config: a git config");
+    assert_lacks(report, "clone/.git/hooks/pre-commit.sample: a git hook");
+    assert_lacks(report, "inside");
+    assert_lacks(report, "old/.git/config: a git config");
+    /* the re-pointed old repository's config is the bare one: disabled above */
+    assert_true(exists(r, "bare/config.agent-sandbox-disabled") && !exists(r, "bare/config"));
+    assert_true(exists(r, "clone/.git/config") && exists(r, "old/.git/config"));
+    assert_int_equal(access(tmpl, F_OK), 0);                        /* never touched */
+    assert_lacks(report, "old/.git/hooks");
+    char buf[64];
+    ssize_t l = readlink(path, buf, sizeof(buf) - 1);
+    assert_true(l > 0);
+    buf[l] = '\0';
+    assert_string_equal(buf, "tools/hooks");
+    snprintf(path, sizeof(path), "%s/lock.json", r->launch);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
     free(report);
     workspace_free(ws);
 }
@@ -902,12 +1044,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(plan_first_missing_component_and_non_directories, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(plan_covered_paths_are_dropped, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(plan_through_symlinks, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(plan_freezes_what_yarn_configs_name, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_live_for_the_session_only, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_written_on_the_host_are_kept, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_stay_while_the_sandbox_may_run, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(a_marked_file_with_content_is_never_removed, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(report_names_what_changed, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(report_is_short, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(end_disables_what_host_tools_would_run, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(sessions_may_not_overlap, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(begin_and_end_in_order, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(agent_gets_the_mounts, real_setup, real_teardown),

@@ -1,0 +1,165 @@
+/* Inside the workspace module (lib/workspace_*.c): what its files share.
+ * Not for the rest of the CLI; workspace.h is the module's contract. */
+#ifndef AS_WORKSPACE_INT_H
+#define AS_WORKSPACE_INT_H
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "workspace.h"
+
+/* Marks the placeholders we create, so that the next session from the same
+ * directory can remove the ones a killed session left (when still empty). */
+#define PLACEHOLDER_XATTR "user.agent-sandbox.placeholder"
+#define MAX_SYMLINK_HOPS  8
+#define WALK_MAX_ENTRIES  300000
+#define WALK_MAX_DEPTH    64
+#define REPORT_MAX_LINES  10
+
+#define RULE_SYNTAX   "protected-paths-syntax"
+#define RULE_READ     "protected-paths-unreadable"
+#define RULE_PROJECT  "project-file-adds-only"
+#define RULE_TOO_MANY "too-many-protected-paths"
+#define RULE_BUSY     "one-session-per-tree"
+
+int ws_oom(as_error_t **err);
+
+/* ---- messages (workspace_msg.c) ---- */
+
+/* A path for the user: "~" for $HOME, control bytes escaped. */
+void ws_put_path(FILE *f, const char *home, const char *path);
+
+typedef struct ws_msg {
+    FILE *f;
+    char *buf;
+    size_t len;
+} ws_msg_t;
+
+int ws_msg_open(ws_msg_t *m, as_error_t **err);
+/* Closes the stream; *ret is the text. */
+int ws_msg_close(ws_msg_t *m, char **ret, as_error_t **err);
+/* Closes the stream into an error with `code`. */
+int ws_msg_fail(ws_msg_t *m, int code, as_error_t **err);
+/* Opens m with "refusing to launch from DIR: ". */
+int ws_refusal_start(ws_msg_t *m, const char *launch_dir, const char *home, as_error_t **err);
+
+/* ---- the plan (workspace_plan.c) ---- */
+
+int ws_plan_all(workspace_t *ws, as_error_t **err);
+void ws_mounts_clear(workspace_t *ws);
+size_t ws_depth(const char *path);
+
+/* ---- lock and placeholders (workspace_guard.c) ---- */
+
+int ws_lock_tree(workspace_t *ws, as_error_t **err);
+void ws_remove_stale_placeholders(workspace_t *ws);
+int ws_create_placeholder(workspace_mount_t *m, as_error_t **err);
+bool ws_remove_placeholder(workspace_mount_t *m);
+
+/* ---- files frozen configs name (workspace_tools.c) ---- */
+
+typedef int (*ws_named_fn)(void *ctx, const char *path);
+/* Calls fn with each path yarn's config text names to run (yarnPath or
+ * yarn-path, plugin paths), as written. */
+int ws_yarn_named_paths(const char *text, size_t len, bool yml, ws_named_fn fn, void *ctx);
+/* The same for the launch directory's .yarnrc.yml and .yarnrc. */
+int ws_tool_named_files(const char *launch_dir, ws_named_fn fn, void *ctx);
+
+/* ---- the snapshot (workspace_scan.c) ---- */
+
+enum {
+    W_PROTECTED = 1u << 0,   /* a protected path, or inside one */
+    W_WATCHED   = 1u << 1,   /* watched only (modules shadowing python3 -m pip...) */
+    W_NESTED    = 1u << 2,   /* a copy of a protected or watched path deeper in the tree */
+    W_EXEC      = 1u << 3,   /* an executable regular file */
+    W_LINK      = 1u << 4,   /* a symlink */
+    W_GIT       = 1u << 5,   /* a name host git reads in a git directory, or in hooks/ */
+    W_REPO      = 1u << 6,   /* a directory git could take for a git directory */
+    W_OBJSTORE  = 1u << 7,   /* the objects directory of one */
+};
+/* What the change report is about; the rest is recorded for the checks. */
+#define W_REPORTED (W_PROTECTED | W_WATCHED | W_NESTED | W_EXEC)
+
+typedef struct ws_item {
+    char *rel;
+    unsigned what;
+    mode_t mode;
+    off_t size;
+    dev_t dev;
+    ino_t ino;
+    struct timespec ctim;
+    char *link;
+} ws_item_t;
+
+struct workspace_snapshot {
+    ws_item_t *v;
+    size_t n, cap;
+    size_t visited;
+    bool incomplete;
+};
+
+/* Walks the launch directory. `before` (NULL at the start) tells which
+ * object stores existed at the start: only their loose objects are skipped. */
+int ws_snapshot_take(const workspace_t *ws, const workspace_snapshot_t *before, workspace_snapshot_t **ret,
+                     as_error_t **err);
+void ws_snapshot_free(workspace_snapshot_t *s);
+/* The item recorded at rel ("." for the launch directory), or NULL. */
+const ws_item_t *ws_snapshot_find(const workspace_snapshot_t *s, const char *rel);
+/* The same file, unchanged: type, mode, size, inode, ctime, link target. */
+bool ws_item_same(const ws_item_t *a, const ws_item_t *b);
+
+/* ---- what the end of the session disables (workspace_neutral.c) ---- */
+
+#define DISABLED_SUFFIX ".agent-sandbox-disabled"
+
+typedef enum ws_action_kind {
+    ACT_MOVED,          /* renamed to `moved` */
+    ACT_LINK_NOTE,      /* a symlink replaced by a file naming its target */
+    ACT_LINK_RESTORED,  /* a link put back to `target`; the session's entry renamed to `moved` */
+    ACT_KEPT,           /* could not be disabled: reported only */
+} ws_action_kind_t;
+
+typedef struct ws_action {
+    ws_action_kind_t kind;
+    char *rel;          /* where it was */
+    char *moved;        /* where it went (relative), or NULL */
+    char *target;       /* a link's target (what it pointed to, or was put back to) */
+    char *why;          /* what it is, for the report (agent-controlled text escaped when shown) */
+} ws_action_t;
+
+typedef struct ws_actions {
+    ws_action_t *v;
+    size_t n;
+} ws_actions_t;
+
+void ws_actions_clear(ws_actions_t *a);
+/* Was rel there at the start, unchanged (by the before-snapshot)? */
+bool ws_unchanged(const workspace_t *ws, const char *rel);
+/* Renames rel aside to rel + DISABLED_SUFFIX (+ ".N" when taken) and
+ * records it; a rename that fails is recorded as ACT_KEPT. */
+int ws_disable(const workspace_t *ws, const char *rel, const char *why, ws_actions_t *acts);
+/* Replaces the symlink rel by a regular file that says where it pointed. */
+int ws_link_to_note(const workspace_t *ws, const char *rel, const char *target, const char *why,
+                    ws_actions_t *acts);
+/* Puts the link rel back to `target`, the session's entry renamed aside. */
+int ws_link_restore(const workspace_t *ws, const char *rel, const char *target, const char *why,
+                    ws_actions_t *acts);
+/* The report's first part: what was disabled, and how to undo it. */
+void ws_actions_put(FILE *f, const workspace_t *ws, const ws_actions_t *a);
+
+/* ---- the end-of-session checks (workspace_git.c, workspace_links.c) ---- */
+
+/* Repositories host git would use: configs that run commands, live hooks,
+ * commondir and .git files leading out of the tree, if new or changed. */
+int ws_git_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+                 as_error_t **err);
+/* Links on the way to protected paths, re-pointed: put back. */
+int ws_chain_check(const workspace_t *ws, ws_actions_t *acts, as_error_t **err);
+/* New or re-pointed links leading out of the tree: replaced by a note. */
+int ws_outside_links_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+                           as_error_t **err);
+/* Is the absolute, normalized path the launch directory or inside it? */
+bool ws_in_tree(const workspace_t *ws, const char *abs);
+
+#endif

@@ -1,0 +1,237 @@
+/* Begin and end of a session: the before-state, the placeholders, the report. */
+#include "workspace_int.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "paths.h"
+#include "util.h"
+/* ---- begin, end, the report -------------------------------------------- */
+
+int workspace_begin(workspace_t *ws, as_error_t **err)
+{
+    if (ws->before != NULL)
+        return as_error_make(err, EALREADY, "internal error: workspace_begin called twice");
+    int r = ws_lock_tree(ws, err);
+    if (r < 0)
+        return r;
+    ws_remove_stale_placeholders(ws);
+    if ((r = ws_plan_all(ws, err)) < 0 || (r = ws_snapshot_take(ws, NULL, &ws->before, err)) < 0)
+        return r;
+    for (size_t i = 0; i < ws->n_mounts; i++)
+        if (ws->mounts[i].placeholder && (r = ws_create_placeholder(&ws->mounts[i], err)) < 0)
+            return r;
+    return 0;
+}
+
+typedef enum { CH_CREATED, CH_REMOVED, CH_CHANGED } change_t;
+
+typedef struct change {
+    const ws_item_t *it;        /* the after item, or the before one when removed */
+    change_t kind;
+    unsigned what;
+} change_entry_t;
+
+static int rank(unsigned what)
+{
+    return (what & W_PROTECTED) ? 0 : (what & W_WATCHED) ? 1 : (what & W_NESTED) ? 2 : 3;
+}
+
+static int change_cmp(const void *a, const void *b)
+{
+    const change_entry_t *x = a, *y = b;
+    int rx = rank(x->what), ry = rank(y->what);
+    if (rx != ry)
+        return rx - ry;
+    return strcmp(x->it->rel, y->it->rel);
+}
+
+/* A change worth reporting? Only executables that appear or change count;
+ * for the rest, any change. */
+static bool relevant(change_t kind, unsigned what)
+{
+    if (what & (W_PROTECTED | W_WATCHED | W_NESTED))
+        return true;
+    return kind != CH_REMOVED;
+}
+
+static void put_change(FILE *f, const change_entry_t *c)
+{
+    fputs("  ", f);
+    path_put_escaped(f, c->it->rel, strlen(c->it->rel));
+    if (c->what & (W_PROTECTED | W_WATCHED | W_NESTED)) {
+        fprintf(f, ": %s", c->kind == CH_CREATED ? "created" : c->kind == CH_REMOVED ? "removed" : "changed");
+        if (c->what & W_PROTECTED)
+            fputs(" (protected)", f);
+        else if (c->what & W_WATCHED)
+            fputs(" (run from here, python3 -m pip and the like would load it instead of their own)", f);
+        else
+            fputs(" (a copy of a protected path)", f);
+        if ((c->what & W_EXEC) && c->kind != CH_REMOVED)
+            fputs(", executable", f);
+    } else {
+        fputs(c->kind == CH_CREATED ? ": new, or made executable" : ": changed, executable", f);
+    }
+    fputc('\n', f);
+}
+
+/* The changes worth reporting between the two snapshots, most important
+ * first; *ret_n of them. */
+static int collect_changes(const workspace_snapshot_t *before, const workspace_snapshot_t *after,
+                           change_entry_t **ret, size_t *ret_n)
+{
+    change_entry_t *ch = calloc(before->n + after->n + 1, sizeof(*ch));
+    if (ch == NULL)
+        return -ENOMEM;
+    size_t n = 0, i = 0, j = 0;
+    while (i < before->n || j < after->n) {
+        int c = i == before->n ? 1 : j == after->n ? -1 : strcmp(before->v[i].rel, after->v[j].rel);
+        change_entry_t e;
+        if (c < 0) {
+            e = (change_entry_t){ &before->v[i], CH_REMOVED, before->v[i].what & W_REPORTED };
+            i++;
+        } else if (c > 0) {
+            e = (change_entry_t){ &after->v[j], CH_CREATED, after->v[j].what & W_REPORTED };
+            j++;
+        } else {
+            const ws_item_t *a = &before->v[i++], *b = &after->v[j++];
+            if (ws_item_same(a, b))
+                continue;
+            /* became executable: as good as new */
+            e = (change_entry_t){ b, (b->what & W_EXEC) && !(a->what & W_EXEC) ? CH_CREATED : CH_CHANGED,
+                                  (a->what | b->what) & W_REPORTED };
+            if (!(e.what & (W_PROTECTED | W_WATCHED | W_NESTED)) && !(b->what & W_EXEC))
+                continue;         /* no longer executable */
+        }
+        if (e.what != 0 && relevant(e.kind, e.what))
+            ch[n++] = e;
+    }
+    qsort(ch, n, sizeof(*ch), change_cmp);
+    *ret = ch;
+    *ret_n = n;
+    return 0;
+}
+
+static void put_changes(FILE *f, const workspace_t *ws, const change_entry_t *ch, size_t n)
+{
+    fputs("files that can run on this machine changed in ", f);
+    ws_put_path(f, ws->home, ws->launch_dir);
+    fputs(" during the session:\n", f);
+    for (size_t k = 0; k < n && k < REPORT_MAX_LINES; k++)
+        put_change(f, &ch[k]);
+    if (n > REPORT_MAX_LINES)
+        fprintf(f, "  ... and %zu more\n", n - REPORT_MAX_LINES);
+    fputs("Look at them before you run git, open the project in an editor or run its tools "
+          "outside the sandbox.", f);
+}
+
+/* The warning: what was disabled, what changed, placeholders kept, a
+ * partial check; NULL when there is nothing to say. */
+static int report(const workspace_t *ws, const workspace_snapshot_t *after, const ws_actions_t *acts,
+                  const char *kept, char **ret, as_error_t **err)
+{
+    change_entry_t *ch = NULL;
+    size_t n = 0;
+    if (collect_changes(ws->before, after, &ch, &n) < 0)
+        return ws_oom(err);
+    bool partial = after->incomplete || ws->before->incomplete;
+    if (n == 0 && acts->n == 0 && kept == NULL && !partial) {
+        free(ch);
+        *ret = NULL;
+        return 0;
+    }
+    ws_msg_t m;
+    int r = ws_msg_open(&m, err);
+    if (r < 0) {
+        free(ch);
+        return r;
+    }
+    const char *sep = "";
+    if (acts->n > 0) {
+        ws_actions_put(m.f, ws, acts);
+        sep = "\n";
+    }
+    if (n > 0) {
+        fputs(sep, m.f);
+        put_changes(m.f, ws, ch, n);
+        sep = "\n";
+    }
+    if (kept != NULL) {
+        fprintf(m.f, "%s%s", sep, kept);
+        sep = "\n";
+    }
+    if (partial)
+        fprintf(m.f, "%sthe check of executable files was partial: the tree has more than %d entries, "
+                "is deeper than %d levels or has unreadable directories.", sep, WALK_MAX_ENTRIES, WALK_MAX_DEPTH);
+    free(ch);
+    return ws_msg_close(&m, ret, err);
+}
+
+/* Removes the placeholders it may; *ret_kept names those left (or NULL). */
+static int placeholders_remove(workspace_t *ws, bool remove, char **ret_kept, as_error_t **err)
+{
+    ws_msg_t m;
+    int r = ws_msg_open(&m, err);
+    if (r < 0)
+        return r;
+    size_t n_kept = 0;
+    for (size_t i = 0; i < ws->n_mounts; i++) {
+        workspace_mount_t *mt = &ws->mounts[i];
+        if (!mt->created)
+            continue;
+        if (remove && ws_remove_placeholder(mt)) {
+            mt->created = false;
+            continue;
+        }
+        fputs(n_kept++ == 0 ? "left in place, the placeholders made for the session: " : ", ", m.f);
+        path_put_escaped(m.f, mt->rel, strlen(mt->rel));
+    }
+    if (n_kept > 0)
+        fputs(remove ? " (no longer empty: they hold what was written on the host)"
+                     : " (the sandbox may still be running; remove them once it is gone "
+                       "if they are still empty)", m.f);
+    char *kept = NULL;
+    if ((r = ws_msg_close(&m, &kept, err)) < 0)
+        return r;
+    if (n_kept == 0) {
+        free(kept);
+        kept = NULL;
+    }
+    *ret_kept = kept;
+    return 0;
+}
+
+/* Disables what host tools would run (only once the sandbox is gone: the
+ * agent could otherwise undo it). */
+static int neutralise(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+                      as_error_t **err)
+{
+    int r = ws_chain_check(ws, acts, err);
+    if (r == 0)
+        r = ws_outside_links_check(ws, after, acts, err);
+    if (r == 0)
+        r = ws_git_check(ws, after, acts, err);
+    return r;
+}
+
+int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, as_error_t **err)
+{
+    if (ws->before == NULL)
+        return as_error_make(err, EINVAL, "internal error: workspace_end without workspace_begin");
+    _cleanup_free_ char *kept = NULL;
+    int r = placeholders_remove(ws, remove_placeholders, &kept, err);
+    if (r < 0)
+        return r;
+    workspace_snapshot_t *after = NULL;
+    if ((r = ws_snapshot_take(ws, ws->before, &after, err)) < 0)
+        return r;
+    ws_actions_t acts = { 0 };
+    if (remove_placeholders)
+        r = neutralise(ws, after, &acts, err);
+    if (r == 0)
+        r = report(ws, after, &acts, kept, ret_report, err);
+    ws_actions_clear(&acts);
+    ws_snapshot_free(after);
+    return r;
+}
