@@ -16,6 +16,7 @@
 #include "paths.h"
 #include "exec_failure.h"
 #include "session.h"
+#include "strv.h"
 #include "session_logs.h"
 #include "session_plan.h"
 #include "signals.h"
@@ -46,13 +47,6 @@ typedef struct run_options {
     char **env;              /* KEY=VALUE, owned */
     size_t n_env;
 } run_options_t;
-
-static void strv_free(char **v)
-{
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        free(v[i]);
-    free(v);
-}
 
 static int env_add(run_options_t *o, const char *entry)
 {
@@ -233,7 +227,7 @@ static int check_image(cli_backend_t *b, const char *image, const char *kind, co
 #if AS_RELEASE_BUILD
     /* A release runs only images of its own version. */
     _cleanup_free_ char *version = NULL;
-    if (podman_image_label(b->api, image, "agent-sandbox.version", &version, &err) < 0) {
+    if (podman_image_label(b->api, image, LABEL_VERSION, &version, &err) < 0) {
         report_error(&err);
         return EXIT_SETUP;
     }

@@ -15,8 +15,9 @@
 #include "error.h"
 #include "podman_api.h"
 
-#define HOME_VOLUME_LABEL   "agent-sandbox.home"
-#define HOME_FOR_LABEL      "agent-sandbox.home-for"   /* the launch tree a home belongs to */
+#include "labels.h"
+#define HOME_VOLUME_LABEL   LABEL_HOME
+#define HOME_FOR_LABEL      LABEL_HOME_FOR   /* the launch tree a home belongs to */
 #define LOGIN_VOLUME_LABEL  "agent-sandbox.login"
 #define VOLUME_PREFIX_DEFAULT "agent-sandbox"
 

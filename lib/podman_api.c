@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "labels.h"
 #include "util.h"
 
 #define API "/v4.0.0/libpod"
@@ -865,7 +866,7 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
         const char *name = k->name_is_array ? json_as_str(json_array_at(name_v, 0)) : json_as_str(name_v);
         json_t labels = json_get(item, k->labels_key);
         const char *value = json_get_str(labels, label_key);
-        const char *pid = json_get_str(labels, "agent-sandbox.pid");
+        const char *pid = json_get_str(labels, LABEL_PID);
         bool infra = false;
         if (json_get_bool(item, "IsInfra", &infra) && infra)
             continue;            /* goes with its pod */

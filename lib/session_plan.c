@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strv.h"
 #include "util.h"
 
 bool image_ref_valid(const char *ref)
@@ -40,38 +41,11 @@ static bool id_valid(const char *id)
     return true;
 }
 
-static char **strv_copy(char *const *v, size_t *ret_n)
-{
-    size_t n = 0;
-    while (v != NULL && v[n] != NULL)
-        n++;
-    char **copy = calloc(n + 1, sizeof(char *));
-    if (copy == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        if ((copy[i] = strdup(v[i])) == NULL) {
-            for (size_t j = 0; j < i; j++)
-                free(copy[j]);
-            free(copy);
-            return NULL;
-        }
-    if (ret_n != NULL)
-        *ret_n = n;
-    return copy;
-}
-
 /* Copies s unless it is NULL; false only when out of memory. */
 static bool dup_or_null(const char *s, char **ret)
 {
     *ret = s != NULL ? strdup(s) : NULL;
     return s == NULL || *ret != NULL;
-}
-
-static void strv_free(char **v)
-{
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        free(v[i]);
-    free(v);
 }
 
 void session_plan_free(session_plan_t *p)
@@ -139,7 +113,6 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         return as_error_make(err, ENOMEM, "out of memory");
     p->tty = in->tty;
     p->private_home = in->private_home;
-    size_t n_env = 0;
     if ((p->id = strdup(in->id)) == NULL ||
         asprintf(&p->pid, "%ld", (long)in->cli_pid) < 0 ||
         asprintf(&p->network, "agent-sandbox-%s-net", in->id) < 0 ||
@@ -152,8 +125,8 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         !dup_or_null(in->home_project, &p->home_project) ||
         !dup_or_null(in->login_volume, &p->login_volume) ||
         !dup_or_null(in->legacy_home, &p->legacy_home) ||
-        (p->command = strv_copy(in->command, NULL)) == NULL ||
-        (p->env = strv_copy(in->env, &n_env)) == NULL ||
+        (p->command = strv_copy(in->command)) == NULL ||
+        (p->env = strv_copy(in->env)) == NULL ||
         asprintf(&p->router, "agent-sandbox-%s-router", in->id) < 0 ||
         asprintf(&p->forwarder, "agent-sandbox-%s-forwarder", in->id) < 0 ||
         (in->router_image != NULL && (p->router_image = strdup(in->router_image)) == NULL) ||

@@ -12,8 +12,7 @@
 #include "podman_api.h"
 #include "resource_limits.h"
 
-#define LABEL_SESSION "agent-sandbox.session"
-#define LABEL_PID     "agent-sandbox.pid"
+#include "labels.h"
 
 typedef struct session_inputs {
     const char *id;              /* from session_id_generate() */

@@ -15,6 +15,7 @@
 #include "router_firewall.h"
 #include "session_dir.h"
 #include "signals.h"
+#include "strv.h"
 #include "util.h"
 
 int router_ip_for_subnet(const char *subnet, char ret[16], as_error_t **err)
@@ -40,13 +41,6 @@ int router_ip_for_subnet(const char *subnet, char ret[16], as_error_t **err)
     struct in_addr r = { .s_addr = htonl(last - 1) };
     inet_ntop(AF_INET, &r, ret, 16);
     return 0;
-}
-
-static void strv_free(char **v)
-{
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        free(v[i]);
-    free(v);
 }
 
 void router_runtime_clear(router_runtime_t *rt)
@@ -244,7 +238,7 @@ int egress_network_ensure(podman_api_t *api, const char *name, as_error_t **err)
     int r = podman_network_exists(api, name, &present, err);
     if (r < 0 || present)
         return r;
-    static const podman_label_t labels[] = { { "agent-sandbox.egress", "true" } };
+    static const podman_label_t labels[] = { { LABEL_EGRESS, "true" } };
     podman_network_spec_t spec = {
         .name = name, .internal = false, .dns_enabled = false, .labels = labels, .n_labels = 1,
     };
