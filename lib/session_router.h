@@ -18,6 +18,7 @@
 #define ROUTER_CONF_DIR   "/etc/agent-sandbox-router"
 #define ROUTER_LOG_DIR    "/var/log/agent-sandbox"
 #define ROUTER_RUN_DIR    "/run/agent-sandbox/nginx"
+#define FORWARDER_RUN_DIR "/run/agent-sandbox"   /* router-image/bin/agent-sandbox-forwarder */
 #define PROBE_DENIED_NAME "denied-probe.agent-sandbox.invalid"
 
 typedef struct router_runtime {
