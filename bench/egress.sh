@@ -10,9 +10,7 @@
 #
 #   bench/egress.sh            (as the rootless user; see bench/lib.bash)
 #
-# BENCH_VARIANTS="NAME=CLI,ROUTER_IMAGE ..." runs each variant's session in
-# every round (bench/build-variant.sh builds one from a git revision); the
-# default is the tree's own CLI and router image, named "session".
+# With several BENCH_VARIANTS, each variant's session runs in every round.
 set -euo pipefail
 source "$(dirname "$0")/lib.bash"
 
@@ -98,43 +96,38 @@ parse() {
 
 main() {
     bench_check
-    local variants=${BENCH_VARIANTS:-session=$AGENT_SANDBOX_BIN,${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev}}
     bench_net_up
     trap 'bench_net_down' EXIT
-    local d run v name bin image out
+    local d run name out
     d=$(bench_dir)
     bench_tools "$d"
     inside_script >"$d/egress-inside.sh"
-    log "egress: $BENCH_RUNS rounds of: $(for v in $variants; do printf '%s, ' "${v%%=*}"; done)direct"
+    log "egress: $BENCH_RUNS rounds of: $(variant_names | xargs | sed 's/ /, /g'), direct"
     # warm-up: one of each, not recorded
-    for v in $variants; do
-        AGENT_SANDBOX_ROUTER_IMAGE=${v#*,} session "$d" sh -c 'curl -sS -o /dev/null --cacert ca.pem '"$URL_SMALL" \
-            2>/dev/null </dev/null
+    for name in $(variant_names); do
+        session "$name" "$d" curl -sS -o /dev/null --cacert ca.pem "$URL_SMALL"
     done
     direct "$d" curl -sS -o /dev/null --cacert ca.pem "$URL_SMALL"
     for ((run = 1; run <= BENCH_RUNS; run++)); do
-        for v in $variants; do
-            name=${v%%=*} bin=${v#*=} image=${bin#*,} bin=${bin%%,*}
+        for name in $(variant_names); do
             rm -f "$d"/.phase-*
             sample_memory "$d" "$d/.mem" &
             local sampler=$!
-            out=$(cd "$d" && AGENT_SANDBOX_ROUTER_IMAGE=$image "$bin" --exec sh ./egress-inside.sh session \
-                2>>"$BENCH_ROOT/egress.stderr" </dev/null) || die "session $name failed:"$'\n'"$out"
+            out=$(session "$name" "$d" sh ./egress-inside.sh session) || die "session $name failed:"$'\n'"$out"
             wait "$sampler"
             parse "$out" "$name" "$run"
             while read -r phase c kib; do
                 case $phase in idle|concurrent) record "memory-$c" "$name ($phase)" "$run" "$kib" KiB ;; esac
             done <"$d/.mem"
         done
-        out=$(direct "$d" sh ./egress-inside.sh direct 2>>"$BENCH_ROOT/egress.stderr") ||
+        out=$(direct "$d" sh ./egress-inside.sh direct 2>>"$BENCH_ROOT/sessions.stderr") ||
             die "direct run failed:"$'\n'"$out"
         parse "$out" direct "$run"
         log "egress: round $run of $BENCH_RUNS done"
     done
     bench_rm "$d"
     local first=
-    for v in $variants; do
-        name=${v%%=*}
+    for name in $(variant_names); do
         compare throughput "$name" direct ratio
         compare latency-p50 "$name" direct diff
         compare latency-p99 "$name" direct diff
@@ -155,4 +148,4 @@ main() {
     done
 }
 
-main "$@"
+main "$@"; exit

@@ -14,6 +14,9 @@
 #   BENCH_RUNS           pairs per measure (default 10; at least 10 for a result)
 #   BENCH_ROOT           scratch directory under $HOME (default ~/as-bench)
 #   BENCH_RESULTS        the results file (default $BENCH_ROOT/results.tsv)
+#   BENCH_VARIANTS       "NAME=CLI,ROUTER_IMAGE ...": sessions to measure, each
+#                        in every round (bench/build-variant.sh makes one of a
+#                        git revision); default: the tree's own, "session"
 
 BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 AGENT_SANDBOX_BIN=${AGENT_SANDBOX_BIN:-$BENCH_TOP/build/agent-sandbox}
@@ -139,11 +142,32 @@ bench_tools() {
     cp "$FI_DIR/ca.pem" "$BENCH_TOP/bench/netbench.py" "$1/"
 }
 
-# session DIR CMD...: CMD in a session launched from DIR (stdout: CMD's).
+BENCH_VARIANTS=${BENCH_VARIANTS:-session=$AGENT_SANDBOX_BIN,${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev}}
+# variant_names: the names of $BENCH_VARIANTS, one per line.
+variant_names() {
+    local v
+    for v in $BENCH_VARIANTS; do echo "${v%%=*}"; done
+}
+# variant_cmd NAME: "CLI ROUTER_IMAGE" of variant NAME.
+variant_cmd() {
+    local v rest
+    for v in $BENCH_VARIANTS; do
+        [ "${v%%=*}" = "$1" ] || continue
+        rest=${v#*=}
+        echo "${rest%%,*} ${rest#*,}"
+        return 0
+    done
+    die "no variant $1 in BENCH_VARIANTS"
+}
+
+# session VARIANT DIR CMD...: CMD in a session of VARIANT launched from DIR
+# (stdout: CMD's; stderr appended to $BENCH_ROOT/sessions.stderr).
 session() {
-    local dir=$1
-    shift
-    (cd "$dir" && exec "$AGENT_SANDBOX_BIN" --exec "$@" </dev/null)
+    local bin image dir=$2
+    read -r bin image < <(variant_cmd "$1")
+    shift 2
+    (cd "$dir" && AGENT_SANDBOX_ROUTER_IMAGE=$image exec "$bin" --exec "$@" \
+        </dev/null 2>>"$BENCH_ROOT/sessions.stderr")
 }
 
 # direct DIR CMD...: CMD in a bare container of the same image, directly on

@@ -1,0 +1,21 @@
+# Benchmarks (bench/README.md). Run as the rootless user, like the e2e suite:
+#
+#   make bench                           every benchmark; results into
+#                                        BENCHMARKS.md (machine, date, command)
+#   make bench BENCH_RUNS=20             more rounds
+#   make bench BENCH_COMPARE='REV=NAME'  also the CLI and router image of git
+#                                        revision REV, in every round
+#   make bench BENCH_ONLY=egress         some of them
+
+BENCH_RUNS ?= 10
+BENCH_ENV := AGENT_SANDBOX_BIN=$(abspath $(BIN)) BENCH_RUNS=$(BENCH_RUNS) BENCH_COMMAND='make bench'
+ifneq ($(BENCH_COMPARE),)
+BENCH_ENV += BENCH_COMPARE='$(BENCH_COMPARE)'
+endif
+ifneq ($(BENCH_ONLY),)
+BENCH_ENV += BENCH_ONLY='$(BENCH_ONLY)'
+endif
+
+.PHONY: bench
+bench: $(BIN) images
+	env $(BENCH_ENV) bench/run-all.sh
