@@ -393,7 +393,9 @@ int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
     fprintf(f, "    access_log %s sandbox;\n", l.access_log);
     fprintf(f, "    resolver %s:%u ipv6=off valid=30s;\n    resolver_timeout 10s;\n",
             l.resolver_ip, l.resolver_port);
-    fputs("    proxy_connect_timeout 10s;\n    proxy_half_close on;\n", f);
+    /* 64 KiB per direction instead of 16: a quarter of the copies per byte
+     * relayed (BENCHMARKS.md) */
+    fputs("    proxy_connect_timeout 10s;\n    proxy_half_close on;\n    proxy_buffer_size 64k;\n", f);
     fputs(MAP_HASH_SIZES "\n", f);
 
     fputs("    # The upstream comes from the allowlist, not from the client: exact names\n"
