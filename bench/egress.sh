@@ -51,12 +51,13 @@ sample_memory() {
         phase=$(cd "$dir" && ls -t .phase-* 2>/dev/null | head -1) || true
         phase=${phase#.phase-}
         if [ -z "${pids[router]:-}" ]; then
-            for c in router forwarder; do
-                local name
-                name=$($PODMAN ps --filter "label=agent-sandbox.session" --filter "name=-$c\$" --format '{{.Names}}' | head -1)
-                [ -n "$name" ] && pids[$c]=$(container_pid "$name")
-            done
-            [ -n "${pids[forwarder]:-}" ] || unset 'pids[router]'
+            # the session whose agent has DIR mounted
+            local id
+            id=$($PODMAN ps --filter volume="$dir" --format '{{index .Labels "agent-sandbox.session"}}' | head -1)
+            if [ -n "$id" ]; then
+                for c in router forwarder; do pids[$c]=$(container_pid "agent-sandbox-$id-$c"); done
+                [ "${pids[router]:-0}" != 0 ] && [ "${pids[forwarder]:-0}" != 0 ] || unset 'pids[router]'
+            fi
         fi
         if [ -n "$phase" ] && [ -n "${pids[router]:-}" ]; then
             for c in router forwarder; do
