@@ -10,7 +10,9 @@
 #
 #   bench/egress.sh            (as the rootless user; see bench/lib.bash)
 #
-# With several BENCH_VARIANTS, each variant's session runs in every round.
+# With several BENCH_VARIANTS, each variant's session runs in every round;
+# each is compared with the first, and BENCH_STEPS="OLD>NEW ..." adds the
+# comparisons of NEW with OLD (the steps of a series of changes).
 set -euo pipefail
 source "$(dirname "$0")/lib.bash"
 
@@ -146,6 +148,16 @@ main() {
             compare memory-forwarder "$name (concurrent)" "$first (concurrent)" ratio
         fi
         first=${first:-$name}
+    done
+    local step old
+    for step in ${BENCH_STEPS:-}; do
+        old=${step%%>*} name=${step#*>}
+        compare throughput "$name" "$old" ratio
+        compare latency-p50 "$name" "$old" diff
+        compare latency-p99 "$name" "$old" diff
+        compare concurrent-open "$name" "$old" ratio
+        compare memory-router "$name (concurrent)" "$old (concurrent)" ratio
+        compare memory-forwarder "$name (concurrent)" "$old (concurrent)" ratio
     done
 }
 

@@ -8,6 +8,8 @@
 # BENCH_COMPARE="REV=NAME ..." also measures the CLI and router image of git
 # revision REV (bench/build-variant.sh), as NAME, in every round of every
 # session benchmark: the "before" of an optimisation, from the same run.
+# BENCH_COMPARE_EGRESS="REV=NAME ..." the same, for the egress benchmark
+# only (the data path's steps, whose start-up is the same).
 # BENCH_ONLY="startup ready claude-screen egress" runs only those.
 # Other settings: bench/lib.bash.
 set -euo pipefail
@@ -36,18 +38,27 @@ main() {
     results=$BENCH_ROOT/results-$(date -u +%Y%m%dT%H%M%S).tsv
     export BENCH_RESULTS=$results
     : >"$results"
-    local spec variants=$BENCH_VARIANTS
+    local spec variants=$BENCH_VARIANTS egress_variants
     for spec in ${BENCH_COMPARE:-}; do
         log "building ${spec#*=} from ${spec%%=*}"
         variants+=" $("$BENCH_TOP/bench/build-variant.sh" "${spec%%=*}" "${spec#*=}")"
     done
-    export BENCH_VARIANTS=$variants
+    egress_variants=$variants
+    for spec in ${BENCH_COMPARE_EGRESS:-}; do
+        log "building ${spec#*=} from ${spec%%=*}"
+        egress_variants+=" $("$BENCH_TOP/bench/build-variant.sh" "${spec%%=*}" "${spec#*=}")"
+    done
     local load_before load_after b t0=$SECONDS
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     for b in $ONLY; do
         [[ " $ALL " == *" $b "* ]] || die "no benchmark $b (there are: $ALL)"
-        "$BENCH_TOP/bench/$b.sh"
+        if [ "$b" = egress ]; then
+            BENCH_VARIANTS=$egress_variants "$BENCH_TOP/bench/$b.sh"
+        else
+            BENCH_VARIANTS=$variants "$BENCH_TOP/bench/$b.sh"
+        fi
     done
+    BENCH_VARIANTS=$egress_variants
     load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
     local name first
@@ -64,7 +75,7 @@ main() {
         echo
         echo "## Results of $stamp"
         echo
-        echo "- command: \`${BENCH_COMMAND:-bench/run-all.sh}\` (BENCH_RUNS=$BENCH_RUNS${BENCH_COMPARE:+ BENCH_COMPARE=\"$BENCH_COMPARE\"}${BENCH_ONLY:+ BENCH_ONLY=\"$BENCH_ONLY\"}), $((SECONDS - t0)) s"
+        echo "- command: \`${BENCH_COMMAND:-bench/run-all.sh}\` (BENCH_RUNS=$BENCH_RUNS${BENCH_COMPARE:+ BENCH_COMPARE=\"$BENCH_COMPARE\"}${BENCH_COMPARE_EGRESS:+ BENCH_COMPARE_EGRESS=\"$BENCH_COMPARE_EGRESS\"}${BENCH_ONLY:+ BENCH_ONLY=\"$BENCH_ONLY\"}), $((SECONDS - t0)) s"
         echo "- machine: $(machine)"
         echo "- load average (1, 5, 15 min) before: $load_before; after: $load_after"
         echo "- variants: $(for name in $(variant_names); do printf '%s ' "$name"; done)(the first is the tree's own)"
