@@ -47,7 +47,7 @@ main() {
     bench_check
     command -v tmux >/dev/null || die "tmux is not installed"
     bench_net_up
-    trap 'tmux kill-session -t "$TMUX_SESSION" 2>/dev/null; $PODMAN volume rm -f "$AGENT_SANDBOX_HOME_VOLUME" >/dev/null 2>&1; bench_net_down' EXIT
+    trap 'set +e; tmux kill-session -t "$TMUX_SESSION" 2>/dev/null; $PODMAN volume rm -f "$AGENT_SANDBOX_HOME_VOLUME" >/dev/null 2>&1; bench_net_down' EXIT
     local d run name bin image
     d=$(bench_dir)
     local version

@@ -3,10 +3,10 @@
 #
 # Every session a benchmark starts has the fake internet of the egress tests
 # (tests/e2e/fake-internet.bash) as its router's egress side: an --internal
-# network, so nothing a benchmark does can leave the machine. On it, besides
-# the test services, runs the bench origin (P.20, "big.wild.test", allowed
-# by the .wild.test entry of the tests' allowlist): HTTPS with the fake
-# internet's throwaway CA, /small (a few bytes) and /1g (1 GiB).
+# network, so nothing a benchmark does can leave the machine. Its origin
+# serves the benchmarks too, as "big.wild.test" (allowed by the .wild.test
+# entry of the tests' allowlist): HTTPS with the fake internet's throwaway
+# CA, /small (a few bytes) and /1g (1 GiB).
 #
 # Environment:
 #   AGENT_SANDBOX_BIN    the CLI (default build/agent-sandbox)
@@ -90,52 +90,26 @@ bench_rm() {
     rm -rf "$1" 2>/dev/null || $PODMAN unshare rm -rf "$1"
 }
 
+# The bench origin is the fake internet's origin (big.wild.test resolves
+# to it through .wild.test) with two locations more.
 BENCH_ORIGIN_NAME=big.wild.test
+export FI_ORIGIN_HTTPS_EXTRA='        location = /small { access_log off; return 200 "small\n"; }
+        location = /1g { access_log off; default_type application/octet-stream; root /fi/bench; }'
 
-# bench_net_up: the fake internet and the bench origin; exports the session
-# environment (AGENT_SANDBOX_EGRESS_NETWORK, _RESOLVER, _ALLOWLIST) and
-# BENCH_ORIGIN_IP.
+# bench_net_up: the fake internet; exports the session environment
+# (AGENT_SANDBOX_EGRESS_NETWORK, _RESOLVER, _ALLOWLIST).
 bench_net_up() {
     fi_up
-    BENCH_ORIGIN_IP=$FI_P.20
-    export BENCH_ORIGIN_IP
-    mkdir -p "$FI_DIR/bench/data"
-    truncate -s 1G "$FI_DIR/bench/data/1g"
-    cat >"$FI_DIR/bench/origin.conf" <<'EOF'
-# The bench origin: the same for the session and the direct baseline.
-daemon off;
-worker_processes 1;
-pid /tmp/bench-origin.pid;
-error_log /log/bench-origin-error.log notice;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    default_type application/octet-stream;
-    client_body_temp_path /tmp/client_body;
-    proxy_temp_path /tmp/proxy;
-    fastcgi_temp_path /tmp/fastcgi;
-    uwsgi_temp_path /tmp/uwsgi;
-    scgi_temp_path /tmp/scgi;
-    server {
-        listen 443 ssl default_server backlog=4096;
-        ssl_certificate /fi/origin.crt;
-        ssl_certificate_key /fi/origin.key;
-        location = /small { return 200 "small\n"; }
-        location = /1g { root /fi/bench/data; }
-    }
-}
-EOF
-    _fi_run bench-origin "$BENCH_ORIGIN_IP" nginx -c /fi/bench/origin.conf
-    fi_dns_add "$BENCH_ORIGIN_IP" "$BENCH_ORIGIN_NAME"
-    local n
-    for ((n = 0; n < 100; n++)); do
-        _fi_listening bench-origin 443 && return 0
-        sleep 0.1
-    done
-    die "the bench origin did not come up: $(cat "$FI_DIR/log/bench-origin-error.log" 2>/dev/null)"
+    mkdir -p "$FI_DIR/bench"
+    truncate -s 1G "$FI_DIR/bench/1g"
 }
 
-bench_net_down() { fi_down; }
+# bench_net_down: remove it (in an EXIT trap: no errexit there, every step
+# runs).
+bench_net_down() {
+    set +e
+    fi_down
+}
 
 # bench_tools DIR: the CA and the client in launch directory DIR.
 bench_tools() {

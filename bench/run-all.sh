@@ -75,7 +75,7 @@ main() {
         echo
         echo "## Results of $stamp"
         echo
-        echo "- command: \`${BENCH_COMMAND:-bench/run-all.sh}\` (BENCH_RUNS=$BENCH_RUNS${BENCH_COMPARE:+ BENCH_COMPARE=\"$BENCH_COMPARE\"}${BENCH_COMPARE_EGRESS:+ BENCH_COMPARE_EGRESS=\"$BENCH_COMPARE_EGRESS\"}${BENCH_ONLY:+ BENCH_ONLY=\"$BENCH_ONLY\"}), $((SECONDS - t0)) s"
+        echo "- command: \`${BENCH_COMMAND:-bench/run-all.sh}\` (BENCH_RUNS=$BENCH_RUNS${BENCH_COMPARE:+ BENCH_COMPARE=\"$BENCH_COMPARE\"}${BENCH_COMPARE_EGRESS:+ BENCH_COMPARE_EGRESS=\"$BENCH_COMPARE_EGRESS\"}${BENCH_STEPS:+ BENCH_STEPS=\"$BENCH_STEPS\"}${BENCH_ONLY:+ BENCH_ONLY=\"$BENCH_ONLY\"}), $((SECONDS - t0)) s"
         echo "- machine: $(machine)"
         echo "- load average (1, 5, 15 min) before: $load_before; after: $load_after"
         echo "- variants: $(for name in $(variant_names); do printf '%s ' "$name"; done)(the first is the tree's own)"

@@ -6,6 +6,7 @@
 #   make bench BENCH_COMPARE='REV=NAME'  also the CLI and router image of git
 #                                        revision REV, in every round
 #   make bench BENCH_ONLY=egress         some of them
+#   BENCH_COMPARE_EGRESS, BENCH_STEPS: bench/run-all.sh, bench/egress.sh
 
 BENCH_RUNS ?= 10
 BENCH_ENV := AGENT_SANDBOX_BIN=$(abspath $(BIN)) BENCH_RUNS=$(BENCH_RUNS) BENCH_COMMAND='make bench'
@@ -14,6 +15,9 @@ BENCH_ENV += BENCH_COMPARE='$(BENCH_COMPARE)'
 endif
 ifneq ($(BENCH_COMPARE_EGRESS),)
 BENCH_ENV += BENCH_COMPARE_EGRESS='$(BENCH_COMPARE_EGRESS)'
+endif
+ifneq ($(BENCH_STEPS),)
+BENCH_ENV += BENCH_STEPS='$(BENCH_STEPS)'
 endif
 ifneq ($(BENCH_ONLY),)
 BENCH_ENV += BENCH_ONLY='$(BENCH_ONLY)'
