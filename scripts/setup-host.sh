@@ -9,6 +9,9 @@ set -euo pipefail
 
 PACKAGES=(
     podman runc crun uidmap slirp4netns fuse-overlayfs netavark aardvark-dns
+    # podman's init (the agent's PID 1) and the pod's pause image need it;
+    # only a Recommends of podman, which --no-install-recommends leaves out
+    catatonit
     iptables dnsmasq-base nginx-light libnginx-mod-stream socat
     build-essential pkg-config libcurl4-openssl-dev libyajl-dev libcmocka-dev
     mmdebstrap bats openssl curl rpm valgrind tmux strace git
