@@ -68,7 +68,10 @@ main() {
         first_screen "podman run --rm -it" "$run" "$d" $PODMAN run --rm -it --network none "$BENCH_IMAGE" claude
     done
     bench_rm "$d"
+    local first
+    first=$(variant_names | head -1)
     for name in $(variant_names); do
+        [ "$name" = "$first" ] || compare first-screen "$name" "$first" diff
         compare first-screen "$name" "podman run --rm -it" diff
         compare first-screen "$name" "podman run --rm -it" ratio
     done
