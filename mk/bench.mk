@@ -10,18 +10,9 @@
 
 BENCH_RUNS ?= 10
 BENCH_ENV := AGENT_SANDBOX_BIN=$(abspath $(BIN)) BENCH_RUNS=$(BENCH_RUNS) BENCH_COMMAND='make bench'
-ifneq ($(BENCH_COMPARE),)
-BENCH_ENV += BENCH_COMPARE='$(BENCH_COMPARE)'
-endif
-ifneq ($(BENCH_COMPARE_EGRESS),)
-BENCH_ENV += BENCH_COMPARE_EGRESS='$(BENCH_COMPARE_EGRESS)'
-endif
-ifneq ($(BENCH_STEPS),)
-BENCH_ENV += BENCH_STEPS='$(BENCH_STEPS)'
-endif
-ifneq ($(BENCH_ONLY),)
-BENCH_ENV += BENCH_ONLY='$(BENCH_ONLY)'
-endif
+# the settings of bench/run-all.sh given to make, passed on when set
+BENCH_VARS := BENCH_COMPARE BENCH_COMPARE_EGRESS BENCH_STEPS BENCH_ONLY
+BENCH_ENV  += $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))'))
 
 .PHONY: bench
 bench: $(BIN) images
