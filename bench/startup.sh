@@ -1,40 +1,55 @@
 #!/usr/bin/env bash
-# Start-up cost of a session against the baseline of a bare `podman run --rm`
-# of the same image, measured side by side (interleaved, same machine, same
-# minute), so the ratio means something on a noisy machine.
+# Session overhead: wall time of `agent-sandbox --exec true`, set-up to
+# teardown, against `podman run --rm` of the same image (with its default
+# network, and with --network none) and against the process-level peer
+# `srt -c true` (bench/srt.bash), interleaved round by round.
 #
-#   bench/startup.sh [RUNS]     (as the rootless user, from a launchable dir)
-#
-# Prints per-variant median and p90 wall times and the ratio of medians.
+#   bench/startup.sh           (as the rootless user; see bench/lib.bash)
 set -euo pipefail
+source "$(dirname "$0")/lib.bash"
+source "$(dirname "$0")/srt.bash"
 
-runs=${1:-15}
-bin=${AGENT_SANDBOX_BIN:-$(dirname "$0")/../build/agent-sandbox}
-image=${AGENT_SANDBOX_IMAGE:-localhost/agent-sandbox:dev}
-
-now() { date +%s.%N; }
-stats() {   # reads seconds, one per line; prints median and p90
-    sort -g | awk '{a[NR]=$1} END {m=a[int((NR+1)/2)]; p=a[int(NR*0.9+0.5)]; printf "median %.3f s  p90 %.3f s", m, p}'
+# timed VARIANT RUN CMD...: runs CMD, records its wall time in seconds.
+timed() {
+    local variant=$1 run=$2 t0 t1
+    shift 2
+    t0=$(now)
+    "$@" >/dev/null </dev/null || die "$variant failed (run $run): $*"
+    t1=$(now)
+    record startup "$variant" "$run" "$(echo "$t1 - $t0" | bc -l | xargs printf '%.3f')" s
 }
 
-sandbox=$(mktemp) baseline=$(mktemp)
-trap 'rm -f "$sandbox" "$baseline"' EXIT
+main() {
+    bench_check
+    local have_srt=
+    srt_ready && have_srt=1
+    bench_net_up
+    trap 'bench_net_down' EXIT
+    local d run name
+    d=$(bench_dir)
+    # warm-up, not recorded: the rootless network namespace, page cache
+    for name in $(variant_names); do session "$name" "$d" true; done
+    $PODMAN run --rm "$BENCH_IMAGE" true
+    $PODMAN run --rm --network none "$BENCH_IMAGE" true
+    [ -z "$have_srt" ] || env -C "$d" "$SRT_BIN" -s "$SRT_SETTINGS" -c true
+    log "startup: $BENCH_RUNS rounds of: $(variant_names | xargs), podman run --rm${have_srt:+, srt -c true}"
+    for ((run = 1; run <= BENCH_RUNS; run++)); do
+        for name in $(variant_names); do timed "$name" "$run" session "$name" "$d" true; done
+        timed "podman run --rm" "$run" $PODMAN run --rm "$BENCH_IMAGE" true
+        timed "podman run --rm --network none" "$run" $PODMAN run --rm --network none "$BENCH_IMAGE" true
+        if [ -n "$have_srt" ]; then
+            timed "srt -c true" "$run" env -C "$d" "$SRT_BIN" -s "$SRT_SETTINGS" -c true
+        fi
+    done
+    bench_rm "$d"
+    local first
+    first=$(variant_names | head -1)
+    for name in $(variant_names); do
+        [ "$name" = "$first" ] || compare startup "$name" "$first" ratio
+        compare startup "$name" "podman run --rm" ratio
+        compare startup "$name" "podman run --rm --network none" ratio
+        [ -z "$have_srt" ] || compare startup "$name" "srt -c true" ratio
+    done
+}
 
-# warm both paths once (rootless network namespace, page cache)
-"$bin" --exec true >/dev/null
-podman run --rm "$image" true >/dev/null
-
-for ((i = 0; i < runs; i++)); do
-    t0=$(now); "$bin" --exec true >/dev/null; t1=$(now)
-    podman run --rm "$image" true >/dev/null; t2=$(now)
-    echo "$t1 - $t0" | bc >>"$sandbox"
-    echo "$t2 - $t1" | bc >>"$baseline"
-done
-
-s=$(stats <"$sandbox"); b=$(stats <"$baseline")
-printf 'runs: %d, image %s\n' "$runs" "$image"
-printf 'agent-sandbox --exec true : %s\n' "$s"
-printf 'podman run --rm IMG true  : %s\n' "$b"
-sm=$(sort -g "$sandbox" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-bm=$(sort -g "$baseline" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-printf 'ratio of medians: %.2f\n' "$(echo "$sm / $bm" | bc -l)"
+main "$@"; exit

@@ -178,6 +178,12 @@ static char *const router_cmd[] = { "/usr/local/bin/agent-sandbox-router", STR(R
 static char *const ro_bind[] = { "ro", "rbind", "rprivate", NULL };
 static char *const rw_bind[] = { "rw", "rbind", "rprivate", NULL };
 static char *const run_tmpfs[] = { "rw", "nosuid", "nodev", "noexec", "mode=1777", "size=16m", NULL };
+/* The forwarder writes its relay's configuration here, in a tmpfs of its
+ * own: the agent shares the pod's /dev/shm, never this. */
+static char *const forwarder_tmpfs[] = { "rw", "nosuid", "nodev", "noexec", "mode=0700", "size=1m", NULL };
+static const podman_mount_t forwarder_mounts[] = {
+    { .destination = FORWARDER_RUN_DIR, .type = "tmpfs", .options = forwarder_tmpfs },
+};
 
 void router_container_spec(const session_plan_t *p, router_runtime_t *rt, podman_container_spec_t *ret)
 {
@@ -227,6 +233,8 @@ void forwarder_container_spec(const session_plan_t *p, const router_runtime_t *r
         .no_new_privileges = true,
         .cap_drop = cap_drop_all,
         .cap_add = forwarder_caps,
+        .mounts = forwarder_mounts,
+        .n_mounts = ARRAY_SIZE(forwarder_mounts),
         .labels = p->labels,
         .n_labels = 2,
     };

@@ -21,6 +21,7 @@
  * ROUTER_LOG_MAX_BYTES (session_logs.h) of each into ROUTER_LOG_DIR. */
 #define ROUTER_LOG_PIPES  "/run/agent-sandbox/nginx/log-pipes"
 #define ROUTER_RUN_DIR    "/run/agent-sandbox/nginx"
+#define FORWARDER_RUN_DIR "/run/agent-sandbox"   /* router-image/bin/agent-sandbox-forwarder */
 #define PROBE_DENIED_NAME "denied-probe.agent-sandbox.invalid"
 
 typedef struct router_runtime {

@@ -23,6 +23,8 @@ PACKAGES=(
     python3 procps
     # host tools the workspace-protection tests run on the tree afterwards
     cargo mercurial yarnpkg
+    # make bench: the process-level peer it compares with (srt) needs them
+    bubblewrap ripgrep
 )
 # npm: claude-code-fetch asks it which registry to download from. Any npm on
 # PATH does; Debian's is installed only where there is none, since a newer

@@ -327,6 +327,24 @@ egress_fault() {
     assert "$stderr" =~ "setting up the sandbox: .*egress path" "the error says why"
 }
 
+@test "threat 28: a forwarder whose relay cannot start: exit 71, the error says so, the agent never started" {
+    local img
+    img=$(fh_broken_router_image forwarder-exit)
+    AGENT_SANDBOX_ROUTER_IMAGE=$img run_x "$EX_SETUP" agent-sandbox --exec touch started
+    [ ! -e "$AS_DIR/started" ] || die "the agent ran"
+    assert "$stderr" contains "agent-sandbox-forwarder: not ready: nginx stopped" "the error says why"
+}
+
+@test "threat 28: a forwarder that cannot bind its listeners says why at once and never says ready" {
+    # no NET_BIND_SERVICE: nginx cannot bind 443; the reason is nginx's own
+    local image=${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev}
+    run_x --timeout 15 3 $PODMAN run --rm --read-only --cap-drop all --user 0:0 --network none \
+        --tmpfs /run/agent-sandbox:rw,size=1m,mode=0700 --entrypoint '[]' "$image" \
+        /usr/local/bin/agent-sandbox-forwarder --probe denied.invalid -- 127.0.0.2:443=127.0.0.1:9
+    assert "$output" contains "agent-sandbox-forwarder: not ready: nginx stopped: bind() to 127.0.0.2:443 failed (13: Permission denied)"
+    assert "$output" !contains "agent-sandbox-forwarder: ready" "no ready line"
+}
+
 ###############################################################################
 # 23: processes the agent leaves running
 

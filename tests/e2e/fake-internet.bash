@@ -93,13 +93,16 @@ address=/#/$FI_CANARY_IP
 EOF
     : >"$d/extra-hosts"
 
-    cat >"$d/nginx.conf" <<'EOF'
+    # FI_ORIGIN_HTTPS_EXTRA: more of the HTTPS server, in place of the
+    # line #FI_ORIGIN_HTTPS_EXTRA (the benchmarks' locations, bench/lib.bash)
+    local origin_conf
+    origin_conf=$(cat <<'EOF'
 # The fake internet's origin: echoes the SNI and Host it saw.
 daemon off;
 worker_processes 1;
 pid /tmp/origin-nginx.pid;
 error_log /log/origin-error.log notice;
-events { worker_connections 256; }
+events { worker_connections 1024; }
 http {
     log_format echo '$remote_addr port=$server_port sni="$ssl_server_name" host="$host" http_host="$http_host" request="$request"';
     access_log /log/origin.log echo;
@@ -114,6 +117,7 @@ http {
         ssl_certificate /fi/origin.crt;
         ssl_certificate_key /fi/origin.key;
         location / { return 200 "origin tls sni=$ssl_server_name host=$host\n"; }
+        #FI_ORIGIN_HTTPS_EXTRA
     }
     server {
         listen 80 default_server;
@@ -121,6 +125,9 @@ http {
     }
 }
 EOF
+    )
+    printf '%s%s%s\n' "${origin_conf%%'#FI_ORIGIN_HTTPS_EXTRA'*}" "${FI_ORIGIN_HTTPS_EXTRA:-}" \
+        "${origin_conf#*'#FI_ORIGIN_HTTPS_EXTRA'}" >"$d/nginx.conf"
 
     # tripwire NAME "TCP PORTS" "UDP PORTS": logs every connection and datagram.
     cat >"$d/bin/tripwire" <<'EOF'

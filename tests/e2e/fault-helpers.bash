@@ -219,21 +219,32 @@ fh_router_kill() {
 # Images made for a test
 
 # fh_broken_router_image KIND: a throwaway image FROM the router image with
-# one server broken; prints its name. KIND: nginx-exit (nginx exits 1 at
-# once), nginx-hang (nginx runs but never listens), dnsmasq-hang (dnsmasq
-# runs but never answers). Removed by fh_images_down.
+# one server broken; prints its name. KIND: nginx-exit (the router's nginx
+# exits 1 at once), nginx-hang (the router's nginx runs but never listens),
+# dnsmasq-hang (dnsmasq runs but never answers), forwarder-exit (the
+# forwarder's nginx exits 1 at once). The forwarder runs nginx too, from
+# the same image: a broken nginx breaks only the one of its KIND, and the
+# other runs the real one (moved to nginx.real). Removed by fh_images_down.
 fh_broken_router_image() {
     local kind=$1 base=${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev}
-    local name=localhost/as-e2e-broken-router-$kind:${FH_IMG_TAG:-$$} ctx script path
+    local name=localhost/as-e2e-broken-router-$kind:${FH_IMG_TAG:-$$} ctx script path move=true
+    local exit1='echo "nginx: broken for a test" >&2; exit 1' hang='exec sleep 100000'
+    # nginx_broken_for DIR WHAT: an nginx that does WHAT when its
+    # configuration is under DIR (a script with \n escapes, for printf)
+    nginx_broken_for() {
+        printf '#!/bin/sh\\ncase "$*" in *%s*) %s ;; esac\\nexec /usr/sbin/nginx.real "$@"\\n' "$1" "$2"
+    }
     if ! $PODMAN image exists "$name"; then
         case $kind in
-            nginx-exit) path=/usr/sbin/nginx script='#!/bin/sh\necho "nginx: broken for a test" >&2\nexit 1\n' ;;
-            nginx-hang) path=/usr/sbin/nginx script='#!/bin/sh\nexec sleep 100000\n' ;;
+            nginx-exit) path=/usr/sbin/nginx script=$(nginx_broken_for /etc/agent-sandbox-router/ "$exit1") ;;
+            nginx-hang) path=/usr/sbin/nginx script=$(nginx_broken_for /etc/agent-sandbox-router/ "$hang") ;;
+            forwarder-exit) path=/usr/sbin/nginx script=$(nginx_broken_for /run/agent-sandbox/forwarder "$exit1") ;;
             dnsmasq-hang) path=/usr/sbin/dnsmasq script='#!/bin/sh\nexec sleep 100000\n' ;;
             *) die "fh_broken_router_image: unknown kind $kind" ;;
         esac
+        [ "$path" = /usr/sbin/nginx ] && move='mv /usr/sbin/nginx /usr/sbin/nginx.real'
         ctx=$(mktemp -d "$AS_E2E_ROOT/.img-XXXXXXXX")
-        printf 'FROM %s\nRUN printf '"'%s'"' >%s && chmod 0755 %s\n' "$base" "$script" "$path" "$path" >"$ctx/Containerfile"
+        printf 'FROM %s\nRUN %s && printf '"'%s'"' >%s && chmod 0755 %s\n' "$base" "$move" "$script" "$path" "$path" >"$ctx/Containerfile"
         $PODMAN build --network none --label "$FH_E2E_LABEL=1" -t "$name" "$ctx" >"$ctx/build.log" 2>&1 ||
             die "building $name failed:"$'\n'"$(cat "$ctx/build.log")"
         rm -rf "$ctx"
