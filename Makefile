@@ -51,6 +51,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(LIBAS): $(LIB_OBJS)
 	@mkdir -p $(@D)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(BIN): $(CMD_OBJS) $(LIBAS)
