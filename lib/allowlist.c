@@ -205,13 +205,6 @@ static allowlist_entry_t *find_entry(const allowlist_t *al, const char *name, bo
     return NULL;
 }
 
-const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name, bool wildcard)
-{
-    if (al == NULL || name == NULL)
-        return NULL;
-    return find_entry(al, name, wildcard);
-}
-
 /* Whether `name` is `apex` or a subdomain of it. */
 static bool covered_by(const char *name, const char *apex)
 {
@@ -383,107 +376,40 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
 
 /* ---- allow-upstream-net ----------------------------------------------- */
 
-/* A decimal number without sign or leading zeros, at most `max`. */
-static bool parse_dec(const char *s, size_t len, unsigned max, unsigned *ret)
-{
-    if (len == 0 || len > 3 || (len > 1 && s[0] == '0'))
-        return false;
-    unsigned v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    if (v > max)
-        return false;
-    *ret = v;
-    return true;
-}
-
-static bool parse_ipv4_strict(const char *s, size_t len, uint32_t *ret)
-{
-    uint32_t addr = 0;
-    size_t start = 0;
-    for (int part = 0; part < 4; part++) {
-        size_t end = start;
-        while (end < len && s[end] != '.')
-            end++;
-        if ((part < 3) != (end < len))
-            return false;
-        unsigned v;
-        if (!parse_dec(s + start, end - start, 255, &v))
-            return false;
-        addr = addr << 8 | v;
-        start = end + 1;
-    }
-    *ret = addr;
-    return true;
-}
-
-static uint32_t prefix_mask(unsigned prefix)
-{
-    return prefix == 0 ? 0 : 0xffffffffu << (32 - prefix);
-}
-
-static bool nets_overlap(uint32_t a, unsigned pa, uint32_t b, unsigned pb)
-{
-    uint32_t m = prefix_mask(pa < pb ? pa : pb);
-    return (a & m) == (b & m);
-}
-
-/* The ranges the router refuses by default (docs/allowlist.md). */
-static const struct { uint32_t addr; unsigned prefix; } refused_ranges[] = {
-    { 0x00000000u, 8 },   /* 0.0.0.0/8 "this network" */
-    { 0x0a000000u, 8 },   /* 10.0.0.0/8 */
-    { 0x64400000u, 10 },  /* 100.64.0.0/10 CGNAT */
-    { 0x7f000000u, 8 },   /* 127.0.0.0/8 loopback */
-    { 0xa9fe0000u, 16 },  /* 169.254.0.0/16 link-local, cloud metadata */
-    { 0xac100000u, 12 },  /* 172.16.0.0/12 */
-    { 0xc0a80000u, 16 },  /* 192.168.0.0/16 */
-};
-
 static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
 {
     int show = (int)(len < SHOW_MAX ? len : SHOW_MAX);
     if (has_char(s, len, ':'))
         return perr(p, err, "%s `%.*s`: IPv6 networks are not supported (the sandbox has no "
                     "IPv6 route)", DIRECTIVE_UPSTREAM_NET, show, s);
-    const char *slash = memchr(s, '/', len);
-    size_t alen = slash != NULL ? (size_t)(slash - s) : len;
-    uint32_t addr;
-    unsigned prefix = 32;
-    if (!parse_ipv4_strict(s, alen, &addr)
-        || (slash != NULL && !parse_dec(slash + 1, len - alen - 1, 32, &prefix)))
+    ipv4_net_t net;
+    if (!ipv4_net_parse(s, len, &net))
         return perr(p, err, "%s `%.*s`: expected an IPv4 network in CIDR form "
                     "(e.g. 10.1.0.0/16; decimal, no leading zeros)",
                     DIRECTIVE_UPSTREAM_NET, show, s);
-    if ((addr & ~prefix_mask(prefix)) != 0) {
-        uint32_t net = addr & prefix_mask(prefix);
-        return perr(p, err, "%s `%.*s` has host bits set; did you mean %u.%u.%u.%u/%u?",
-                    DIRECTIVE_UPSTREAM_NET, show, s, net >> 24, (net >> 16) & 255,
-                    (net >> 8) & 255, net & 255, prefix);
+    if ((net.addr & ~ipv4_prefix_mask(net.prefix)) != 0) {
+        char fixed[IPV4_NET_TEXT_MAX];
+        net.addr &= ipv4_prefix_mask(net.prefix);
+        ipv4_net_format(net, fixed, sizeof(fixed));
+        return perr(p, err, "%s `%.*s` has host bits set; did you mean %s?",
+                    DIRECTIVE_UPSTREAM_NET, show, s, fixed);
     }
 
     allowlist_t *al = p->al;
     for (size_t i = 0; i < al->n_nets; i++)
-        if (al->nets[i].addr == addr && al->nets[i].prefix == prefix)
+        if (al->nets[i].net.addr == net.addr && al->nets[i].net.prefix == net.prefix)
             return pwarn(p, p->line, err, "%s %.*s is already listed on line %u",
                          DIRECTIVE_UPSTREAM_NET, show, s, al->nets[i].line);
 
-    bool refused = false;
-    for (size_t i = 0; i < ARRAY_SIZE(refused_ranges); i++)
-        refused |= nets_overlap(addr, prefix, refused_ranges[i].addr, refused_ranges[i].prefix);
-    if (prefix == 0) {
-        int r = pwarn(p, p->line, err, "%s %.*s turns off the refusal of private upstream "
-                      "addresses entirely", DIRECTIVE_UPSTREAM_NET, show, s);
-        if (r < 0)
-            return r;
-    } else if (!refused) {
-        int r = pwarn(p, p->line, err, "%s %.*s: this network is public; the router does not "
-                      "refuse it in the first place", DIRECTIVE_UPSTREAM_NET, show, s);
-        if (r < 0)
-            return r;
-    }
+    int r = 0;
+    if (net.prefix == 0)
+        r = pwarn(p, p->line, err, "%s %.*s turns off the refusal of private upstream "
+                  "addresses entirely", DIRECTIVE_UPSTREAM_NET, show, s);
+    else if (!refused_ranges_overlap(net))
+        r = pwarn(p, p->line, err, "%s %.*s: this network is public; the router does not "
+                  "refuse it in the first place", DIRECTIVE_UPSTREAM_NET, show, s);
+    if (r < 0)
+        return r;
 
     if (al->n_nets >= ALLOWLIST_MAX_NETS)
         return perr(p, err, "too many %s lines (the limit is %d)", DIRECTIVE_UPSTREAM_NET,
@@ -492,7 +418,7 @@ static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
     if (v == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     al->nets = v;
-    al->nets[al->n_nets++] = (allowlist_net_t){ .addr = addr, .prefix = prefix, .line = p->line };
+    al->nets[al->n_nets++] = (allowlist_net_t){ .net = net, .line = p->line };
     return 0;
 }
 
@@ -678,54 +604,4 @@ void allowlist_free(allowlist_t *al)
         free(al->warnings[i]);
     free(al->warnings);
     free(al);
-}
-
-/* ---- lookups ---------------------------------------------------------- */
-
-bool allowlist_allows(const allowlist_t *al, const char *host, unsigned port)
-{
-    if (al == NULL || host == NULL || port == 0 || port > 65535)
-        return false;
-    size_t len = strlen(host);
-    if (len > 0 && host[len - 1] == '.')
-        len--;
-    size_t w, wl;
-    if (check_name(host, len, &w, &wl) != NAME_OK)
-        return false;
-    char name[ALLOWLIST_NAME_MAX + 1];
-    for (size_t i = 0; i < len; i++)
-        name[i] = lower(host[i]);
-    name[len] = '\0';
-
-    const allowlist_entry_t *exact = find_entry(al, name, false);
-    if (port == 80 || port == 443) {
-        if (exact != NULL)
-            return true;
-        for (size_t i = 0; i < al->n_entries; i++)
-            if (al->entries[i].wildcard && covered_by(name, al->entries[i].name))
-                return true;
-        return false;
-    }
-    if (exact == NULL)
-        return false;
-    for (size_t i = 0; i < exact->n_ports; i++)
-        if (exact->ports[i].port == port)
-            return true;
-    return false;
-}
-
-bool allowlist_upstream_net_allowed(const allowlist_t *al, uint32_t addr)
-{
-    if (al == NULL)
-        return false;
-    for (size_t i = 0; i < al->n_nets; i++)
-        if ((addr & prefix_mask(al->nets[i].prefix)) == al->nets[i].addr)
-            return true;
-    return false;
-}
-
-void allowlist_net_format(const allowlist_net_t *net, char *buf, size_t size)
-{
-    snprintf(buf, size, "%u.%u.%u.%u/%u", net->addr >> 24, (net->addr >> 16) & 255,
-             (net->addr >> 8) & 255, net->addr & 255, net->prefix);
 }

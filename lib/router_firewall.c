@@ -5,24 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Special-purpose IPv4 ranges an upstream may not be in (RFC 6890 and
- * friends); allow-upstream-net lines are accepted before these. */
-static const char *const refused_nets[] = {
-    "0.0.0.0/8",        /* "this network" */
-    "10.0.0.0/8",       /* RFC 1918 */
-    "100.64.0.0/10",    /* CGNAT */
-    "127.0.0.0/8",      /* loopback */
-    "169.254.0.0/16",   /* link-local, cloud metadata (169.254.169.254) */
-    "172.16.0.0/12",    /* RFC 1918 */
-    "192.0.0.0/24",     /* IETF protocol assignments */
-    "192.0.2.0/24",     /* documentation */
-    "192.168.0.0/16",   /* RFC 1918 */
-    "198.18.0.0/15",    /* benchmarking */
-    "198.51.100.0/24",  /* documentation */
-    "203.0.113.0/24",   /* documentation */
-    "224.0.0.0/4",      /* multicast */
-    "240.0.0.0/4",      /* reserved, broadcast */
-};
+#include "ipv4_net.h"
 
 /* fclose() is what sets the memstream's buffer: take its address. */
 static int finish(FILE *f, char **text, char **ret, as_error_t **err)
@@ -62,15 +45,19 @@ int router_render_iptables(const allowlist_t *al, const char *resolver_ip, char 
                "-A OUTPUT -d %s/32 -p udp --dport 53 -j ACCEPT\n"
                "-A OUTPUT -d %s/32 -p tcp --dport 53 -j ACCEPT\n",
             resolver_ip, resolver_ip);
+    char net[IPV4_NET_TEXT_MAX];
     for (size_t i = 0; al != NULL && i < al->n_nets; i++) {
-        char net[32];
-        allowlist_net_format(&al->nets[i], net, sizeof(net));
+        ipv4_net_format(al->nets[i].net, net, sizeof(net));
         fprintf(f, "# allow-upstream-net, allowlist line %u\n"
                    "-A OUTPUT -d %s -p tcp -j ACCEPT\n", al->nets[i].line, net);
     }
     fprintf(f, "# special-purpose ranges: refused at once\n");
-    for (size_t i = 0; i < sizeof(refused_nets) / sizeof(refused_nets[0]); i++)
-        fprintf(f, "-A OUTPUT -d %s -p tcp -j REJECT --reject-with tcp-reset\n", refused_nets[i]);
+    size_t n_refused = 0;
+    const refused_range_t *refused = refused_ranges(&n_refused);
+    for (size_t i = 0; i < n_refused; i++) {
+        ipv4_net_format(refused[i].net, net, sizeof(net));
+        fprintf(f, "-A OUTPUT -d %s -p tcp -j REJECT --reject-with tcp-reset\n", net);
+    }
     fprintf(f, "# public IPv4 over TCP; nothing else (no UDP, no ICMP) leaves\n"
                "-A OUTPUT -p tcp -j ACCEPT\n"
                "-A OUTPUT -j REJECT --reject-with icmp-admin-prohibited\n"
