@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "paths.h"
 #include "util.h"
 
@@ -172,48 +173,18 @@ static int resolve_loose(struct ctx *c, const char *path, char **ret, as_error_t
 
 /* ---- messages ---------------------------------------------------------- */
 
-/* Write a path for the user: "~" for $HOME, control bytes escaped so a
- * hostile directory name cannot drive the terminal. */
+/* A path for the user: "~" for $HOME, everything invisible escaped. */
 static void put_path(FILE *f, const struct ctx *c, const char *path)
 {
-    const char *homes[] = { c->home_res, c->home_lex };
-    for (size_t i = 0; i < ARRAY_SIZE(homes); i++) {
-        if (homes[i] == NULL)
-            continue;
-        path_relation_t rel = path_relation(path, homes[i]);
-        if (rel == PATH_SAME) {
-            fputs("~", f);
-            return;
-        }
-        if (rel == PATH_INSIDE) {
-            fputs("~", f);
-            path += strlen(homes[i]);
-            break;
-        }
-    }
-    for (const unsigned char *p = (const unsigned char *)path; *p != '\0'; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
-    }
+    path_put_for_user(f, path, c->home_res, c->home_lex);
 }
 
-
-struct msg {
-    FILE *f;
-    char *buf;
-    size_t len;
-};
-
 /* Start a refusal: "refusing to launch from DIR: " */
-static int msg_open(struct msg *m, const struct ctx *c, as_error_t **err)
+static int refusal_open(msg_t *m, const struct ctx *c, as_error_t **err)
 {
-    m->buf = NULL;
-    m->len = 0;
-    m->f = open_memstream(&m->buf, &m->len);
-    if (m->f == NULL)
-        return oom(err);
+    int r = msg_open(m, err);
+    if (r < 0)
+        return r;
     fputs("refusing to launch from ", m->f);
     put_path(m->f, c, c->dir);
     if (strcmp(c->given, c->dir) != 0) {
@@ -225,13 +196,13 @@ static int msg_open(struct msg *m, const struct ctx *c, as_error_t **err)
     return 0;
 }
 
-static void msg_rule(struct msg *m, launch_policy_rule_t rule)
+static void refusal_rule(msg_t *m, launch_policy_rule_t rule)
 {
     fprintf(m->f, " [rule: %s].\n", launch_policy_rule_name(rule));
 }
 
 /* "No line in FILE can allow this; " — the hard rules' hint starts here. */
-static void msg_hard(struct msg *m, const struct ctx *c)
+static void refusal_hard(msg_t *m, const struct ctx *c)
 {
     fputs("No line in ", m->f);
     put_path(m->f, c, c->file);
@@ -239,21 +210,20 @@ static void msg_hard(struct msg *m, const struct ctx *c)
 }
 
 /* Finish a refusal and store it in the result. */
-static int msg_close(struct msg *m, struct ctx *c, launch_policy_rule_t rule,
-                     const char *conflict, unsigned line, as_error_t **err)
+static int refusal_close(msg_t *m, struct ctx *c, launch_policy_rule_t rule,
+                         const char *conflict, unsigned line, as_error_t **err)
 {
-    bool bad = ferror(m->f) != 0;
-    if (fclose(m->f) != 0 || bad || m->buf == NULL) {
-        free(m->buf);
-        return oom(err);
-    }
+    char *text = NULL;
+    int r = msg_close(m, &text, err);
+    if (r < 0)
+        return r;
     char *dup = NULL;
     if (conflict != NULL && (dup = strdup(conflict)) == NULL) {
-        free(m->buf);
+        free(text);
         return oom(err);
     }
     c->res->rule = rule;
-    c->res->message = m->buf;
+    c->res->message = text;
     c->res->conflict = dup;
     c->res->config_line = line;
     return 0;
@@ -450,8 +420,8 @@ static const char *relation_words(path_relation_t rel)
 
 static int refuse_guard(struct ctx *c, const struct guard *g, path_relation_t rel, as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     FILE *f = m.f;
@@ -472,8 +442,8 @@ static int refuse_guard(struct ctx *c, const struct guard *g, path_relation_t re
         fputs(")", f);
     }
     fprintf(f, ", %s", g->why);
-    msg_rule(&m, g->rule);
-    msg_hard(&m, c);
+    refusal_rule(&m, g->rule);
+    refusal_hard(&m, c);
 
     switch (g->rule) {
     case LAUNCH_POLICY_RULE_HOME_OR_PARENT:
@@ -490,13 +460,13 @@ static int refuse_guard(struct ctx *c, const struct guard *g, path_relation_t re
         fputs("launch from a project directory that neither is, holds nor sits in it.", f);
         break;
     }
-    return msg_close(&m, c, g->rule, g->path, 0, err);
+    return refusal_close(&m, c, g->rule, g->path, 0, err);
 }
 
 static int refuse_relative_path_entry(struct ctx *c, const char *entry, size_t len, as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     if (len == 0)
@@ -507,18 +477,17 @@ static int refuse_relative_path_entry(struct ctx *c, const char *entry, size_t l
         fputs("\", which names a directory inside the current one", m.f);
     }
     fputs(", so whatever the launch directory, it is or holds a $PATH entry", m.f);
-    msg_rule(&m, LAUNCH_POLICY_RULE_PATH_ENTRY);
-    msg_hard(&m, c);
+    refusal_rule(&m, LAUNCH_POLICY_RULE_PATH_ENTRY);
+    refusal_hard(&m, c);
     fputs("remove that entry from $PATH (look for \"::\", a leading or trailing \":\" or "
           "a \".\" where $PATH is set, usually ~/.profile or ~/.bashrc).", m.f);
 
     _cleanup_free_ char *conflict = strndup(entry, len);
     if (conflict == NULL) {
-        fclose(m.f);
-        free(m.buf);
+        msg_discard(&m);
         return oom(err);
     }
-    return msg_close(&m, c, LAUNCH_POLICY_RULE_PATH_ENTRY, conflict, 0, err);
+    return refusal_close(&m, c, LAUNCH_POLICY_RULE_PATH_ENTRY, conflict, 0, err);
 }
 
 /* The first component of dir below home, when dir sits in home. */
@@ -555,17 +524,17 @@ static int check_hard_rules(struct ctx *c, as_error_t **err)
     }
 
     if (is_home_dot_dir(c->dir, c->home_res) || is_home_dot_dir(c->dir, c->home_lex)) {
-        struct msg m;
-        int r = msg_open(&m, c, err);
+        msg_t m;
+        int r = refusal_open(&m, c, err);
         if (r < 0)
             return r;
         fputs("it is a top-level dot-directory of your home, where programs keep their state", m.f);
-        msg_rule(&m, LAUNCH_POLICY_RULE_HOME_DOT_DIR);
-        msg_hard(&m, c);
+        refusal_rule(&m, LAUNCH_POLICY_RULE_HOME_DOT_DIR);
+        refusal_hard(&m, c);
         fputs("to work inside it, list a subdirectory of it (such as ", m.f);
         put_path(m.f, c, c->dir);
         fputs("/src) in that file and launch from a project below that.", m.f);
-        r = msg_close(&m, c, LAUNCH_POLICY_RULE_HOME_DOT_DIR, c->dir, 0, err);
+        r = refusal_close(&m, c, LAUNCH_POLICY_RULE_HOME_DOT_DIR, c->dir, 0, err);
         return r < 0 ? r : 1;
     }
     return 0;
@@ -581,39 +550,36 @@ static bool is_blank(char ch)
 static int refuse_bad_line(struct ctx *c, unsigned line, const char *problem,
                            const char *text, size_t len, as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     put_path(m.f, c, c->file);
     fprintf(m.f, ":%u: \"", line);
     path_put_escaped(m.f, text, len);
     fprintf(m.f, "\": %s", problem);
-    msg_rule(&m, LAUNCH_POLICY_RULE_BAD_CONFIG);
+    refusal_rule(&m, LAUNCH_POLICY_RULE_BAD_CONFIG);
     fputs("Each line must be an absolute path or start with ~/ (comments start with #). "
           "Fix or remove that line; while the file exists but is broken, nothing is allowed "
           "(without the file: " DEFAULT_ROOT_TEXT ").", m.f);
-    return msg_close(&m, c, LAUNCH_POLICY_RULE_BAD_CONFIG, NULL, line, err);
+    return refusal_close(&m, c, LAUNCH_POLICY_RULE_BAD_CONFIG, NULL, line, err);
 }
 
 /* "FILE:LINE: ignoring the root PATH: strerror" */
 static int warn_root(struct ctx *c, unsigned line, const char *path, int code, as_error_t **err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
-        return oom(err);
-    put_path(f, c, c->file);
-    fprintf(f, ":%u: ignoring the root ", line);
-    put_path(f, c, path);
-    fprintf(f, ": %s", strerror(code));
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad) {
-        free(buf);
-        buf = NULL;
-    }
-    return add_warning(c, buf, err);
+    msg_t m;
+    char *text = NULL;
+    int r = msg_open(&m, err);
+    if (r < 0)
+        return r;
+    put_path(m.f, c, c->file);
+    fprintf(m.f, ":%u: ignoring the root ", line);
+    put_path(m.f, c, path);
+    fprintf(m.f, ": %s", strerror(code));
+    if ((r = msg_close(&m, &text, err)) < 0)
+        return r;
+    return add_warning(c, text, err);
 }
 
 /* Parse the text into resolved roots. 1 and a refusal stored on a malformed
@@ -711,8 +677,8 @@ static int parse_roots(struct ctx *c, const char *text, size_t len, as_error_t *
 
 static int refuse_file(struct ctx *c, launch_policy_rule_t rule, int read_errno, as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     if (rule == LAUNCH_POLICY_RULE_BAD_CONFIG) {
@@ -720,17 +686,17 @@ static int refuse_file(struct ctx *c, launch_policy_rule_t rule, int read_errno,
         put_path(m.f, c, c->file);
         fprintf(m.f, ": %s", c->in->allowed_paths->reason != NULL ? c->in->allowed_paths->reason
                                                                    : strerror(read_errno));
-        msg_rule(&m, rule);
+        refusal_rule(&m, rule);
         fputs("Make it a readable regular file, or delete it to allow " DEFAULT_ROOT_TEXT
               "; that default never applies while the file exists.", m.f);
     } else {
         put_path(m.f, c, c->file);
         fputs(" lists no roots, so no directory is allowed", m.f);
-        msg_rule(&m, rule);
+        refusal_rule(&m, rule);
         fputs("Add a line naming a directory under which you launch projects (such as ~/src), "
               "or delete the file to allow " DEFAULT_ROOT_TEXT ".", m.f);
     }
-    return msg_close(&m, c, rule, NULL, 0, err);
+    return refusal_close(&m, c, rule, NULL, 0, err);
 }
 
 /* The line to suggest for allowing dir: its parent, unless that is "/" or
@@ -755,21 +721,21 @@ static void put_parent_suggestion(FILE *f, const struct ctx *c)
 static int refuse_not_under_root(struct ctx *c, bool file_absent, const struct root *same,
                                  as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     if (same != NULL) {
         fputs("it is a root listed in ", m.f);
         put_path(m.f, c, c->file);
         fprintf(m.f, ":%u itself; only directories strictly under a root are allowed", same->line);
-        msg_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
+        refusal_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
         fputs("Launch from a project directory inside it, or list a directory above it in that file.", m.f);
     } else if (file_absent) {
         fputs("it is not under an allowed root; ", m.f);
         put_path(m.f, c, c->file);
         fputs(" does not exist, so the only root is your home outside its dot-directories", m.f);
-        msg_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
+        refusal_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
         fputs("To allow it, create that file with a line naming a directory above it", m.f);
         put_parent_suggestion(m.f, c);
         fputs("; once the file exists only the roots it lists are allowed, so list the others "
@@ -777,12 +743,12 @@ static int refuse_not_under_root(struct ctx *c, bool file_absent, const struct r
     } else {
         fputs("it is not strictly under any root listed in ", m.f);
         put_path(m.f, c, c->file);
-        msg_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
+        refusal_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
         fputs("To allow it, add a line to that file naming a directory above it", m.f);
         put_parent_suggestion(m.f, c);
         fputs(", or launch from a project below a listed root.", m.f);
     }
-    return msg_close(&m, c, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT, NULL, 0, err);
+    return refusal_close(&m, c, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT, NULL, 0, err);
 }
 
 static int check_roots(struct ctx *c, as_error_t **err)

@@ -83,7 +83,7 @@ void workspace_rules_free(workspace_rules_t *r)
 /* "refusing to launch from DIR: FILE:LINE: "TEXT": problem [rule: R].\nhint" */
 static int line_error(const parser_t *p, const char *rule, const char *problem, as_error_t **err)
 {
-    ws_msg_t m;
+    msg_t m;
     int r = ws_refusal_start(&m, p->cfg->launch_dir, p->cfg->home, err);
     if (r < 0)
         return r;
@@ -112,7 +112,7 @@ static int line_error(const parser_t *p, const char *rule, const char *problem, 
         ws_put_path(m.f, p->cfg->home, p->file);
         fputs(".", m.f);
     }
-    return ws_msg_fail(&m, WORKSPACE_EBADCONFIG, err);
+    return msg_fail(&m, WORKSPACE_EBADCONFIG, err);
 }
 
 static bool is_blank(char c)
@@ -308,12 +308,12 @@ static int path_line(parser_t *p, bool applies, as_error_t **err)
     }
     if (find_rule(p->rules, path) < 0 && p->rules->n >= WORKSPACE_MAX_PATHS)
         return line_error(p, RULE_TOO_MANY, "one path too many", err);
-    ws_msg_t m;
-    if ((r = ws_msg_open(&m, err)) < 0)
+    msg_t m;
+    if ((r = msg_open(&m, err)) < 0)
         return r;
     ws_put_path(m.f, p->cfg->home, p->file);
     fprintf(m.f, ":%u", p->line);
-    if ((r = ws_msg_close(&m, &origin, err)) < 0)
+    if ((r = msg_close(&m, &origin, err)) < 0)
         return r;
     return add_rule(p->rules, path, dir, false, origin, err);
 }
@@ -407,7 +407,7 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
 static int unreadable(const char *launch_dir, const char *home, const char *file, const char *reason,
                       bool project, as_error_t **err)
 {
-    ws_msg_t m;
+    msg_t m;
     int r = ws_refusal_start(&m, launch_dir, home, err);
     if (r < 0)
         return r;
@@ -419,7 +419,7 @@ static int unreadable(const char *launch_dir, const char *home, const char *file
     else
         fputs("Make it a readable regular file, or delete it to protect the default set only; "
               "while it exists but cannot be read, no session starts.", m.f);
-    return ws_msg_fail(&m, WORKSPACE_EBADCONFIG, err);
+    return msg_fail(&m, WORKSPACE_EBADCONFIG, err);
 }
 
 /* The project's file: inside the launch directory, so the agent may have put
