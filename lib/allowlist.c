@@ -1,5 +1,6 @@
 #include "allowlist.h"
 
+#include "config_lines.h"
 #include "file_read.h"
 
 #include <ctype.h>
@@ -23,18 +24,15 @@ typedef struct warning {
 
 typedef struct parser {
     const char *file;
-    unsigned line;
+    config_lines_t it;
+    config_line_t cur;     /* the line being parsed */
+    unsigned line;         /* its number */
     allowlist_t *al;
     warning_t *warnings;
     size_t n_warnings;
 } parser_t;
 
 /* ---- small helpers ---------------------------------------------------- */
-
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
 
 static bool is_hostchar(char c)
 {
@@ -67,14 +65,11 @@ static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
 /* "file:line: message"; every parse error goes through here. */
 static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
 {
-    _cleanup_free_ char *msg = NULL;
     va_list ap;
     va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
+    int r = config_line_verror(&p->it, &p->cur, err, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return as_error_make(err, ENOMEM, "%s:%u: out of memory", p->file, p->line);
-    return as_error_make(err, EINVAL, "%s:%u: %s", p->file, p->line, msg);
+    return r;
 }
 
 static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, ...)
@@ -424,56 +419,36 @@ static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
 
 /* ---- lines ------------------------------------------------------------ */
 
-static int parse_line(parser_t *p, const char *s, size_t len, as_error_t **err)
+static int parse_line(parser_t *p, as_error_t **err)
 {
-    const char *hash = memchr(s, '#', len);
-    if (hash != NULL)
-        len = (size_t)(hash - s);
-
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x80)
+    const config_line_t *l = &p->cur;
+    if (l->problem != NULL)
+        return perr(p, err, "%s", l->problem);
+    for (size_t i = 0; i < l->len; i++)
+        if ((unsigned char)l->text[i] >= 0x80)
             return perr(p, err, "non-ASCII character; write internationalised names in "
                         "punycode (xn--..., as `idn2 NAME` prints them)");
-        if (c < 0x20 && !is_blank((char)c))
-            return perr(p, err, "control character 0x%02x", c);
-        if (c == 0x7f)
-            return perr(p, err, "control character 0x7f");
-    }
 
-    /* Split into at most three whitespace-separated tokens. */
-    const char *tok[3];
-    size_t tlen[3];
-    size_t n = 0;
-    for (size_t i = 0; i < len;) {
-        while (i < len && is_blank(s[i]))
-            i++;
-        if (i == len)
-            break;
-        size_t start = i;
-        while (i < len && !is_blank(s[i]))
-            i++;
-        if (n < ARRAY_SIZE(tok)) {
-            tok[n] = s + start;
-            tlen[n] = i - start;
-        }
-        n++;
-    }
-    if (n == 0)
-        return 0;
+    config_word_t w[3];
+    size_t n = config_line_words(l, w, ARRAY_SIZE(w));
+    for (size_t i = 0; i < n && i < ARRAY_SIZE(w); i++)
+        if (has_char(w[i].text, w[i].len, '#'))
+            return perr(p, err, "`%.*s`: a comment starts with a # at the start of a line or "
+                        "after a blank; put a space before it",
+                        (int)(w[i].len < SHOW_MAX ? w[i].len : SHOW_MAX), w[i].text);
 
-    bool directive = tlen[0] == strlen(DIRECTIVE_UPSTREAM_NET)
-                     && memcmp(tok[0], DIRECTIVE_UPSTREAM_NET, tlen[0]) == 0;
+    bool directive = w[0].len == strlen(DIRECTIVE_UPSTREAM_NET)
+                     && memcmp(w[0].text, DIRECTIVE_UPSTREAM_NET, w[0].len) == 0;
     if (directive) {
         if (n != 2)
             return perr(p, err, "%s expects exactly one IPv4 network (e.g. 10.1.0.0/16)",
                         DIRECTIVE_UPSTREAM_NET);
-        return parse_net(p, tok[1], tlen[1], err);
+        return parse_net(p, w[1].text, w[1].len, err);
     }
     if (n > 1)
         return perr(p, err, "whitespace inside an entry; write one host or host:port per line "
-                    "(`%.*s ...`)", (int)(tlen[0] < SHOW_MAX ? tlen[0] : SHOW_MAX), tok[0]);
-    return parse_entry(p, tok[0], tlen[0], err);
+                    "(`%.*s ...`)", (int)(w[0].len < SHOW_MAX ? w[0].len : SHOW_MAX), w[0].text);
+    return parse_entry(p, w[0].text, w[0].len, err);
 }
 
 /* Overlaps are only known once the whole file is read. */
@@ -525,18 +500,11 @@ int allowlist_parse(const char *filename, const char *text, size_t len,
     parser_t p = { .file = filename, .al = al };
     int r = 0;
 
-    for (size_t pos = 0; pos < len;) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t end = nl != NULL ? (size_t)(nl - text) : len;
-        p.line++;
-        if (memchr(text + pos, '\0', end - pos) != NULL) {
-            r = perr(&p, err, "NUL byte; this does not look like a text file");
+    config_lines_init(&p.it, filename, text, len);
+    while (config_lines_next(&p.it, &p.cur)) {
+        p.line = p.cur.number;
+        if ((r = parse_line(&p, err)) < 0)
             goto fail;
-        }
-        r = parse_line(&p, text + pos, end - pos, err);
-        if (r < 0)
-            goto fail;
-        pos = end + 1;
     }
     r = find_overlaps(&p, err);
     if (r < 0)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config_lines.h"
 #include "msg.h"
 #include "paths.h"
 #include "util.h"
@@ -542,11 +543,6 @@ static int check_hard_rules(struct ctx *c, as_error_t **err)
 
 /* ---- allowed-paths ----------------------------------------------------- */
 
-static bool is_blank(char ch)
-{
-    return ch == ' ' || ch == '\t' || ch == '\r';
-}
-
 static int refuse_bad_line(struct ctx *c, unsigned line, const char *problem,
                            const char *text, size_t len, as_error_t **err)
 {
@@ -582,95 +578,77 @@ static int warn_root(struct ctx *c, unsigned line, const char *path, int code, a
     return add_warning(c, text, err);
 }
 
-/* Parse the text into resolved roots. 1 and a refusal stored on a malformed
- * line; 0 otherwise (roots that do not resolve become warnings). */
+/* A root line's path, "~/" expanded: 0 and *ret, or 1 and a refusal stored. */
+static int root_path(struct ctx *c, const config_line_t *l, char **ret, as_error_t **err)
+{
+    const char *p = l->text;
+    size_t n = l->len;
+    const char *problem = NULL;
+    size_t k = 2;
+    if (p[0] == '/') {
+        *ret = strndup(p, n);
+    } else if (p[0] == '~' && n >= 2 && p[1] == '/') {
+        while (k < n && p[k] == '/')
+            k++;
+        if (k == n)
+            problem = "nothing after ~/";
+        else if (asprintf(ret, "%s/%.*s", c->home_lex, (int)(n - k), p + k) < 0)
+            *ret = NULL;
+    } else if (p[0] == '~') {
+        problem = n == 1 ? "a bare ~ is not allowed (write ~/ and a directory)"
+                         : "the ~user/ form is not supported (write the path in full)";
+    } else {
+        problem = "a relative path";
+    }
+    if (problem != NULL) {
+        int r = refuse_bad_line(c, l->number, problem, p, n, err);
+        return r < 0 ? r : 1;
+    }
+    return *ret == NULL ? oom(err) : 0;
+}
+
+/* One root: resolved and kept, or a warning when it does not resolve. */
+static int add_root(struct ctx *c, unsigned line, const char *path, as_error_t **err)
+{
+    _cleanup_free_ char *resolved = NULL;
+    as_error_t *rerr = NULL;
+    int r = resolve_strict(c, path, &resolved, &rerr);
+    if (r == -ENOMEM) {
+        as_error_free(&rerr);
+        return oom(err);
+    }
+    if (r < 0) {
+        int code = as_error_rc(rerr);
+        as_error_free(&rerr);
+        return warn_root(c, line, path, -code, err);
+    }
+    struct root *nr = realloc(c->roots, (c->n_roots + 1) * sizeof(*nr));
+    if (nr == NULL)
+        return oom(err);
+    c->roots = nr;
+    c->roots[c->n_roots++] = (struct root){ steal_pointer(&resolved), line };
+    return 0;
+}
+
+/* Parse the text (lib/config_lines.h) into resolved roots. 1 and a refusal
+ * stored on a malformed line; 0 otherwise (roots that do not resolve become
+ * warnings). */
 static int parse_roots(struct ctx *c, const char *text, size_t len, as_error_t **err)
 {
-    unsigned line = 0;
-    size_t pos = 0;
-    while (pos < len) {
-        line++;
-        const char *s = text + pos;
-        const char *nl = memchr(s, '\n', len - pos);
-        size_t n = nl != NULL ? (size_t)(nl - s) : len - pos;
-        pos += n + (nl != NULL ? 1 : 0);
-
-        if (memchr(s, '\0', n) != NULL) {
-            int r = refuse_bad_line(c, line, "an embedded NUL byte", s, n, err);
+    config_lines_t it;
+    config_line_t l;
+    config_lines_init(&it, c->file, text, len);
+    while (config_lines_next(&it, &l)) {
+        if (l.problem != NULL) {
+            int r = refuse_bad_line(c, l.number, l.problem, l.text, l.len, err);
             return r < 0 ? r : 1;
         }
-        /* A comment is a whole line starting with '#', or '#' after a blank:
-         * "/home/a/c#" stays a path. */
-        size_t end = n;
-        for (size_t i = 0; i < n; i++) {
-            if (s[i] == '#' && (i == 0 || is_blank(s[i - 1]))) {
-                end = i;
-                break;
-            }
-        }
-        size_t b = 0;
-        while (b < end && is_blank(s[b]))
-            b++;
-        while (end > b && is_blank(s[end - 1]))
-            end--;
-        if (b == end)
-            continue;
-        const char *p = s + b;
-        size_t plen = end - b;
-
-        for (size_t i = 0; i < plen; i++) {
-            unsigned char ch = (unsigned char)p[i];
-            if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
-                int r = refuse_bad_line(c, line, "a control character", p, plen, err);
-                return r < 0 ? r : 1;
-            }
-        }
-
         _cleanup_free_ char *path = NULL;
-        if (p[0] == '/') {
-            path = strndup(p, plen);
-        } else if (p[0] == '~' && plen >= 2 && p[1] == '/') {
-            size_t k = 2;
-            while (k < plen && p[k] == '/')
-                k++;
-            if (k == plen) {
-                int r = refuse_bad_line(c, line, "nothing after ~/", p, plen, err);
-                return r < 0 ? r : 1;
-            }
-            if (asprintf(&path, "%s/%.*s", c->home_lex, (int)(plen - k), p + k) < 0)
-                path = NULL;
-        } else if (p[0] == '~') {
-            int r = refuse_bad_line(c, line, plen == 1 ? "a bare ~ is not allowed (write ~/ and a directory)"
-                                    : "the ~user/ form is not supported (write the path in full)",
-                                    p, plen, err);
-            return r < 0 ? r : 1;
-        } else {
-            int r = refuse_bad_line(c, line, "a relative path", p, plen, err);
-            return r < 0 ? r : 1;
-        }
-        if (path == NULL)
-            return oom(err);
-
-        _cleanup_free_ char *resolved = NULL;
-        as_error_t *rerr = NULL;
-        int r = resolve_strict(c, path, &resolved, &rerr);
-        if (r < 0) {
-            if (r == -ENOMEM) {
-                as_error_free(&rerr);
-                return oom(err);
-            }
-            int code = as_error_rc(rerr);
-            as_error_free(&rerr);
-            r = warn_root(c, line, path, -code, err);
-            if (r < 0)
-                return r;
-            continue;
-        }
-        struct root *nr = realloc(c->roots, (c->n_roots + 1) * sizeof(*nr));
-        if (nr == NULL)
-            return oom(err);
-        c->roots = nr;
-        c->roots[c->n_roots++] = (struct root){ steal_pointer(&resolved), line };
+        int r = root_path(c, &l, &path, err);
+        if (r == 0)
+            r = add_root(c, l.number, path, err);
+        if (r != 0)
+            return r;
     }
     return 0;
 }

@@ -87,7 +87,7 @@ static void test_entries_and_normalisation(void **state)
     allowlist_t *al = parse_ok(
         "API.Anthropic.COM.      # upper case and a trailing dot\n"
         "\t.Example.com\r\n"
-        "db.example.com:5432#comment right after\n"
+        "db.example.com:5432\t# comment after a tab\n"
         "  db.example.com:06543  \n"
         "xn--bcher-kva.example\n"
         "a-b.c-d.example\n");
@@ -116,6 +116,27 @@ static void test_entries_and_normalisation(void **state)
     assert_int_equal(al->n_warnings, 0);
 
     allowlist_free(al);
+}
+
+/* The comment rule of every config file (lib/config_lines.h): a # starts a
+ * comment at the start of a line or after a blank, nowhere else. */
+static void test_comment_rule(void **state)
+{
+    (void)state;
+    allowlist_t *al = parse_ok("#a.example.com\n"
+                               "   # b.example.com\n"
+                               "c.example.com # d.example.com\n"
+                               "e.example.com\t#f.example.com\r\n"
+                               "allow-upstream-net 10.1.0.0/16 # the office\n");
+    assert_int_equal(al->n_entries, 2);
+    assert_string_equal(al->entries[0].name, "c.example.com");
+    assert_string_equal(al->entries[1].name, "e.example.com");
+    assert_int_equal(al->n_nets, 1);
+    allowlist_free(al);
+    expect_entry_error("g.example.com#x", "`g.example.com#x`: a comment starts with a # at the "
+                       "start of a line or after a blank; put a space before it");
+    expect_entry_error("g.example.com:8080#x", "put a space before it");
+    expect_entry_error("allow-upstream-net 10.0.0.0/8#lan", "put a space before it");
 }
 
 static void test_no_final_newline_and_limits(void **state)
@@ -290,8 +311,9 @@ static void test_errors_names(void **state)
     expect_entry_error("a{b}.example.com", "invalid character '{'");
     expect_entry_error("localhost", "single-label name");
     expect_entry_error(".com", "would allow a whole top-level domain");
-    expect_entry_error("a\x01.example.com", "control character 0x01");
-    expect_entry_error("a\x7f.example.com", "control character 0x7f");
+    expect_entry_error("a\x01.example.com", "a control character (0x01)");
+    expect_entry_error("a\x7f.example.com", "a control character (0x7f)");
+    expect_entry_error("a\vb.example.com", "a control character (0x0b)");
     expect_entry_error("bad:1:2", "IPv6 address");
 }
 
@@ -500,6 +522,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_and_comments),
         cmocka_unit_test(test_entries_and_normalisation),
+        cmocka_unit_test(test_comment_rule),
         cmocka_unit_test(test_no_final_newline_and_limits),
         cmocka_unit_test(test_upstream_nets),
         cmocka_unit_test(test_upstream_net_refused_is_not_public),

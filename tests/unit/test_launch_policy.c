@@ -708,7 +708,7 @@ static void test_malformed_lines(void **state)
         check_bad_line(cases[i].text, strlen(cases[i].text), cases[i].line, cases[i].needle);
 
     static const char nul[] = "~/src\n/ho\0me\n";
-    check_bad_line(nul, sizeof(nul) - 1, 2, "\"/ho\\x00me\": an embedded NUL byte");
+    check_bad_line(nul, sizeof(nul) - 1, 2, "\"/ho\\x00me\": a NUL byte; a config file is text");
     /* A malformed line refuses even when an earlier line would allow. */
     launch_policy_file_t f = text_file("~/src\nnope\n");
     check_refused("/home/a/src/proj", &f, LAUNCH_POLICY_RULE_BAD_CONFIG, "Fix or remove that line");
