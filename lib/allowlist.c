@@ -267,11 +267,14 @@ static int parse_port(parser_t *p, const char *s, size_t len, unsigned *ret, as_
     return 0;
 }
 
-static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **err)
-{
-    int show = (int)(len < SHOW_MAX ? len : SHOW_MAX);
-    const char *more = len > SHOW_MAX ? "..." : "";
+#define SHOW(len) (int)((len) < SHOW_MAX ? (len) : SHOW_MAX)
+#define MORE(len) ((len) > SHOW_MAX ? "..." : "")
 
+/* What is plainly not a host name: a URL, a path, a glob, user info, IPv6. */
+static int check_entry_shape(parser_t *p, const char *tok, size_t len, as_error_t **err)
+{
+    int show = SHOW(len);
+    const char *more = MORE(len);
     if (len == 1 && tok[0] == '*')
         return perr(p, err, "`*` would allow every host; list the host names instead");
     if (has_str(tok, len, "://"))
@@ -288,37 +291,33 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
     if (tok[0] == '[')
         return perr(p, err, "`%.*s%s` is an IPv6 address; only host names are allowed",
                     show, tok, more);
-
     const char *colon = memchr(tok, ':', len);
     if (colon != NULL && memchr(colon + 1, ':', len - (size_t)(colon - tok) - 1) != NULL)
         return perr(p, err, "`%.*s%s` looks like an IPv6 address; only host names are allowed",
                     show, tok, more);
+    return 0;
+}
 
-    size_t hlen = colon != NULL ? (size_t)(colon - tok) : len;
-    unsigned port = 0;
-    if (colon != NULL) {
-        int r = parse_port(p, colon + 1, len - hlen - 1, &port, err);
-        if (r < 0)
-            return r;
-    }
+/* An entry as written, and the host name in it. */
+typedef struct entry {
+    const char *tok;
+    size_t len;
+    const char *host;      /* without the wildcard's dot and the trailing dot */
+    size_t hlen;
+    bool wildcard;
+} entry_t;
 
-    const char *host = tok;
-    bool wildcard = false;
-    if (hlen > 0 && host[0] == '.') {
-        wildcard = true;
-        host++;
-        hlen--;
-    }
-    if (hlen > 0 && host[hlen - 1] == '.')
-        hlen--;                          /* one trailing dot: the root, dropped */
-    if (wildcard && port != 0)
-        return perr(p, err, "`%.*s%s`: a port can only follow an exact host name, "
-                    "not a wildcard", show, tok, more);
-
-    size_t w, wl;
-    switch (check_name(host, hlen, &w, &wl)) {
+/* The message for a host name check_name() refused at w (wl bytes). */
+static int name_error(parser_t *p, const entry_t *e, name_check_t check, size_t w, size_t wl,
+                      as_error_t **err)
+{
+    const char *tok = e->tok, *host = e->host;
+    size_t hlen = e->hlen;
+    int show = SHOW(e->len);
+    const char *more = MORE(e->len);
+    switch (check) {
     case NAME_OK:
-        break;
+        return 0;
     case NAME_EMPTY:
         return perr(p, err, "empty host name in `%.*s%s`", show, tok, more);
     case NAME_BAD_CHAR: {
@@ -347,11 +346,44 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
         return perr(p, err, "`%.*s%s` is an IP address (or has an all-numeric top-level label); "
                     "only host names are allowed", show, tok, more);
     case NAME_SINGLE_LABEL:
-        if (wildcard)
+        if (e->wildcard)
             return perr(p, err, "`%.*s%s` would allow a whole top-level domain; "
                         "a wildcard needs at least two labels (.example.com)", show, tok, more);
         return perr(p, err, "`%.*s%s` is a single-label name; write the fully qualified name",
                     show, tok, more);
+    }
+    return perr(p, err, "invalid host name `%.*s%s`", show, tok, more);
+}
+
+/* "name", ".name" or "name:port". */
+static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **err)
+{
+    int r = check_entry_shape(p, tok, len, err);
+    if (r < 0)
+        return r;
+    const char *colon = memchr(tok, ':', len);
+    size_t hlen = colon != NULL ? (size_t)(colon - tok) : len;
+    unsigned port = 0;
+    if (colon != NULL && (r = parse_port(p, colon + 1, len - hlen - 1, &port, err)) < 0)
+        return r;
+
+    const char *host = tok;
+    bool wildcard = false;
+    if (hlen > 0 && host[0] == '.') {
+        wildcard = true;
+        host++;
+        hlen--;
+    }
+    if (hlen > 0 && host[hlen - 1] == '.')
+        hlen--;                          /* one trailing dot: the root, dropped */
+    if (wildcard && port != 0)
+        return perr(p, err, "`%.*s%s`: a port can only follow an exact host name, "
+                    "not a wildcard", SHOW(len), tok, MORE(len));
+    size_t w, wl;
+    name_check_t check = check_name(host, hlen, &w, &wl);
+    if (check != NAME_OK) {
+        const entry_t e = { tok, len, host, hlen, wildcard };
+        return name_error(p, &e, check, w, wl, err);
     }
 
     char name[ALLOWLIST_NAME_MAX + 1];
@@ -360,8 +392,8 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
     name[hlen] = '\0';
 
     if (port == 80 || port == 443) {
-        int r = pwarn(p, p->line, err, "%s:%u: ports 80 and 443 are always allowed for a listed "
-                      "name; the port is redundant", name, port);
+        r = pwarn(p, p->line, err, "%s:%u: ports 80 and 443 are always allowed for a listed "
+                  "name; the port is redundant", name, port);
         if (r < 0)
             return r;
         port = 0;

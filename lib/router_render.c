@@ -328,43 +328,32 @@ static void put_name_map(FILE *f, const allowlist_t *al, const char *suffix)
     fputs("        default \"\";\n", f);
 }
 
-int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
-                        char **ret_text, as_error_t **err)
+/* The header, the process and the events. */
+static void put_nginx_main(FILE *f, const layout_t *l)
 {
-    layout_t l;
-    int r = check_allowlist(al, err);
-    if (r < 0 || (r = check_layout(layout, true, false, &l, err)) < 0)
-        return r;
-    _cleanup_free_ router_forward_t *fw = NULL;
-    size_t n_fw = 0;
-    if ((r = compute_forwards(al, &l, &fw, &n_fw, err)) < 0)
-        return r;
-
-    msg_t o;
-    if ((r = msg_open(&o, err)) < 0)
-        return r;
-    FILE *f = o.f;
-    const char *d = l.run_dir;
-
     fputs(HEADER, f);
-    fprintf(f, "load_module %s;\n\n", l.stream_module);
+    fprintf(f, "load_module %s;\n\n", l->stream_module);
     fputs("# Runs in the foreground as any user: every file it writes is under the\n"
           "# run directory or at a log path given by agent-sandbox.\n", f);
     /* two workers: a relay and its TLS endpoints share the cores; more
      * would only cost memory per session (BENCHMARKS.md) */
     fprintf(f, "daemon off;\nworker_processes 2;\npid %s/nginx.pid;\nerror_log %s notice;\n\n",
-            d, l.error_log);
+            l->run_dir, l->error_log);
     fputs("events {\n    worker_connections 4096;\n    multi_accept on;\n}\n\n", f);
+}
 
-    /* ---- stream: TLS by SNI, and the fixed host:port forwards ---- */
+/* stream {}: TLS by SNI, and the fixed host:port forwards. */
+static void put_nginx_stream(FILE *f, const allowlist_t *al, const layout_t *l,
+                             const router_forward_t *fw, size_t n_fw)
+{
     fputs("stream {\n", f);
     fputs("    log_format sandbox escape=json '{\"time\":\"$time_iso8601\",\"proto\":\"$sandbox_proto\","
           "\"name\":\"$sandbox_name\",\"port\":$server_port,\"upstream\":\"$sandbox_upstream\","
           "\"verdict\":\"$sandbox_verdict\",\"status\":$status,\"sent\":$bytes_sent,"
           "\"received\":$bytes_received,\"upstream_addr\":\"$upstream_addr\"}';\n", f);
-    fprintf(f, "    access_log %s sandbox;\n", l.access_log);
+    fprintf(f, "    access_log %s sandbox;\n", l->access_log);
     fprintf(f, "    resolver %s:%u ipv6=off valid=30s;\n    resolver_timeout 10s;\n",
-            l.resolver_ip, l.resolver_port);
+            l->resolver_ip, l->resolver_port);
     /* 64 KiB per direction instead of 16: a quarter of the copies per byte
      * relayed (BENCHMARKS.md) */
     fputs("    proxy_connect_timeout 10s;\n    proxy_half_close on;\n    proxy_buffer_size 64k;\n", f);
@@ -382,30 +371,34 @@ int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
     /* Per router port: what is logged, and where a fixed forward goes. */
     fputs("    map $server_port $sandbox_upstream {\n", f);
     for (size_t i = 0; i < n_fw; i++)
-        if (fw[i].router_port != l.http_port && fw[i].router_port != l.https_port)
+        if (fw[i].router_port != l->http_port && fw[i].router_port != l->https_port)
             fprintf(f, "        %u %s:%u;\n", fw[i].router_port, fw[i].host, fw[i].pod_port);
     fputs("        default $sandbox_tls_upstream;\n    }\n", f);
     fputs("    map $server_port $sandbox_name {\n", f);
     for (size_t i = 0; i < n_fw; i++)
-        if (fw[i].router_port != l.http_port && fw[i].router_port != l.https_port)
+        if (fw[i].router_port != l->http_port && fw[i].router_port != l->https_port)
             fprintf(f, "        %u %s;\n", fw[i].router_port, fw[i].host);
     fputs("        default $ssl_preread_server_name;\n    }\n", f);
     fprintf(f, "    map $server_port $sandbox_proto {\n        %u tls;\n        default tcp;\n    }\n",
-            l.https_port);
+            l->https_port);
     fputs("    map $sandbox_upstream $sandbox_verdict {\n        \"\" deny;\n"
           "        default allow;\n    }\n\n", f);
 
     fprintf(f, "    server {\n        listen %s:%u;\n        ssl_preread on;\n"
             "        preread_timeout 10s;\n        proxy_pass $sandbox_upstream;\n    }\n",
-            l.router_ip, l.https_port);
+            l->router_ip, l->https_port);
     for (size_t i = 0; i < n_fw; i++)
-        if (fw[i].router_port != l.http_port && fw[i].router_port != l.https_port)
+        if (fw[i].router_port != l->http_port && fw[i].router_port != l->https_port)
             fprintf(f, "\n    # %s:%u (pod %s:%u)\n    server {\n        listen %s:%u;\n"
                     "        proxy_pass $sandbox_upstream;\n    }\n", fw[i].host, fw[i].pod_port,
-                    fw[i].pod_ip, fw[i].pod_port, l.router_ip, fw[i].router_port);
+                    fw[i].pod_ip, fw[i].pod_port, l->router_ip, fw[i].router_port);
     fputs("}\n\n", f);
+}
 
-    /* ---- http: plain HTTP by Host ---- */
+/* http {}: plain HTTP by Host. */
+static void put_nginx_http(FILE *f, const allowlist_t *al, const layout_t *l)
+{
+    const char *d = l->run_dir;
     fputs("http {\n", f);
     fprintf(f, "    client_body_temp_path %s/client_body;\n    proxy_temp_path %s/proxy;\n"
             "    fastcgi_temp_path %s/fastcgi;\n    uwsgi_temp_path %s/uwsgi;\n"
@@ -415,9 +408,9 @@ int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
           "\"verdict\":\"$sandbox_http_verdict\",\"status\":$status,\"method\":\"$request_method\","
           "\"sent\":$bytes_sent,\"received\":$request_length,\"upstream_addr\":\"$upstream_addr\"}';\n",
           f);
-    fprintf(f, "    access_log %s sandbox;\n", l.access_log);
-    fprintf(f, "    resolver %s:%u ipv6=off valid=30s;\n    resolver_timeout 10s;\n", l.resolver_ip,
-            l.resolver_port);
+    fprintf(f, "    access_log %s sandbox;\n", l->access_log);
+    fprintf(f, "    resolver %s:%u ipv6=off valid=30s;\n    resolver_timeout 10s;\n", l->resolver_ip,
+            l->resolver_port);
     fputs(MAP_HASH_SIZES, f);
     fputs("    server_tokens off;\n    default_type text/plain;\n    client_max_body_size 0;\n"
           "    proxy_http_version 1.1;\n    proxy_request_buffering off;\n"
@@ -435,7 +428,7 @@ int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
     fputs("    map $sandbox_http_upstream $sandbox_http_verdict {\n        \"\" deny;\n"
           "        default allow;\n    }\n\n", f);
 
-    fprintf(f, "    server {\n        listen %s:%u default_server;\n", l.router_ip, l.http_port);
+    fprintf(f, "    server {\n        listen %s:%u default_server;\n", l->router_ip, l->http_port);
     fputs("        if ($request_method = CONNECT) {\n            return 405;\n        }\n"
           "        if ($sandbox_http_upstream = \"\") {\n"
           "            return 403 \"blocked by agent-sandbox: $host\\n\";\n        }\n"
@@ -443,6 +436,26 @@ int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
           "            proxy_set_header Host $sandbox_http_upstream;\n"
           "            proxy_set_header Connection \"\";\n"
           "            proxy_set_header Proxy \"\";\n        }\n    }\n}\n", f);
+}
+
+int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
+                        char **ret_text, as_error_t **err)
+{
+    layout_t l;
+    int r = check_allowlist(al, err);
+    if (r < 0 || (r = check_layout(layout, true, false, &l, err)) < 0)
+        return r;
+    _cleanup_free_ router_forward_t *fw = NULL;
+    size_t n_fw = 0;
+    if ((r = compute_forwards(al, &l, &fw, &n_fw, err)) < 0)
+        return r;
+
+    msg_t o;
+    if ((r = msg_open(&o, err)) < 0)
+        return r;
+    put_nginx_main(o.f, &l);
+    put_nginx_stream(o.f, al, &l, fw, n_fw);
+    put_nginx_http(o.f, al, &l);
     return msg_close(&o, ret_text, err);
 }
 
