@@ -13,6 +13,7 @@
 #include "config_lines.h"
 #include "msg.h"
 #include "paths.h"
+#include "strv.h"
 #include "util.h"
 
 #define ALLOWED_PATHS_MAX (1024 * 1024)
@@ -230,19 +231,13 @@ static int refusal_close(msg_t *m, struct ctx *c, launch_policy_rule_t rule,
     return 0;
 }
 
+/* Takes text (NULL: out of memory). */
 static int add_warning(struct ctx *c, char *text, as_error_t **err)
 {
-    if (text == NULL)
+    _cleanup_free_ char *owned = text;
+    if (text == NULL || strv_push(&c->res->warnings, text) < 0)
         return oom(err);
-    launch_policy_result_t *r = c->res;
-    char **w = realloc(r->warnings, (r->n_warnings + 2) * sizeof(*w));
-    if (w == NULL) {
-        free(text);
-        return oom(err);
-    }
-    r->warnings = w;
-    w[r->n_warnings++] = text;
-    w[r->n_warnings] = NULL;
+    c->res->n_warnings++;
     return 0;
 }
 

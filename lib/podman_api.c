@@ -125,6 +125,21 @@ static char *path_printf(const char *fmt, ...)
 
 #define OOM(err) as_error_make(err, ENOMEM, "out of memory")
 
+/* A copy of a string of the answer (`name` says which, for the error);
+ * the document is freed either way. */
+static int take_str(json_t *doc, const char *value, const char *what, const char *name,
+                    char **ret, as_error_t **err)
+{
+    char *copy = value != NULL ? strdup(value) : NULL;
+    json_free(doc);
+    if (value == NULL)
+        return as_error_make(err, EPROTO, "%s: the answer has no %s", what, name);
+    if (copy == NULL)
+        return OOM(err);
+    *ret = copy;
+    return 0;
+}
+
 int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err)
 {
     http_response_t res = {0};
@@ -145,17 +160,8 @@ int podman_info_graphroot(podman_api_t *api, char **ret, as_error_t **err)
                  "reading podman's info", NULL, &doc, err);
     if (r < 0)
         return r;
-    const char *root = json_get_str(json_get(doc, "store"), "graphRoot");
-    if (root == NULL) {
-        json_free(doc);
-        return as_error_make(err, EPROTO, "reading podman's info: no store.graphRoot in the answer");
-    }
-    char *copy = strdup(root);
-    json_free(doc);
-    if (copy == NULL)
-        return OOM(err);
-    *ret = copy;
-    return 0;
+    return take_str(doc, json_get_str(json_get(doc, "store"), "graphRoot"), "reading podman's info",
+                    "store.graphRoot", ret, err);
 }
 
 /* GET .../exists answers 204 or 404. */
@@ -227,6 +233,34 @@ static int finish(json_gen_t *g, char **ret, as_error_t **err)
     return r;
 }
 
+/* POST the document built in g (freed here) to `path`; `what` names the
+ * call. ret_doc (may be NULL) receives the parsed answer. */
+static int post_doc(podman_api_t *api, json_gen_t *g, const char *path, long ok1, long ok2,
+                    const char *what, json_t **ret_doc, as_error_t **err)
+{
+    _cleanup_free_ char *body = NULL;
+    if (what == NULL) {
+        json_gen_free(g);
+        return OOM(err);
+    }
+    if (finish(g, &body, err) < 0)
+        return as_error_prefix(err, "%s", what);
+    return call(api, "POST", path, body, CALL_TIMEOUT_MS, ok1, ok2, what, NULL, ret_doc, err);
+}
+
+/* `prefix` and the filters built in g (freed here), percent-encoded. */
+static char *filters_path(podman_api_t *api, const char *prefix, json_gen_t *g, as_error_t **err)
+{
+    _cleanup_free_ char *filters = NULL;
+    if (finish(g, &filters, err) < 0)
+        return NULL;
+    _cleanup_free_ char *escaped = http_escape(api->http, filters);
+    char *path = escaped != NULL ? path_printf("%sfilters=%s", prefix, escaped) : NULL;
+    if (path == NULL)
+        OOM(err);
+    return path;
+}
+
 int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
                           char **ret_subnet, as_error_t **err)
 {
@@ -237,31 +271,13 @@ int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
     json_kv_bool(g, "dns_enabled", spec->dns_enabled);
     gen_labels(g, "labels", spec->labels, spec->n_labels);
     json_obj_close(g);
-    _cleanup_free_ char *body = NULL;
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "creating network %s", spec->name);
-
     _cleanup_free_ char *what = path_printf("creating network %s", spec->name);
-    if (what == NULL)
-        return OOM(err);
     json_t *doc = NULL;
-    int r = call(api, "POST", API "/networks/create", body, CALL_TIMEOUT_MS, 200, 201, what,
-                 NULL, &doc, err);
-    if (r < 0)
+    int r = post_doc(api, g, API "/networks/create", 200, 201, what, ret_subnet != NULL ? &doc : NULL, err);
+    if (r < 0 || ret_subnet == NULL)
         return r;
-    if (ret_subnet != NULL) {
-        const char *subnet = json_get_str(json_array_at(json_get(doc, "subnets"), 0), "subnet");
-        if (subnet == NULL) {
-            json_free(doc);
-            return as_error_make(err, EPROTO, "%s: the answer has no subnets[0].subnet", what);
-        }
-        if ((*ret_subnet = strdup(subnet)) == NULL) {
-            json_free(doc);
-            return OOM(err);
-        }
-    }
-    json_free(doc);
-    return 0;
+    return take_str(doc, json_get_str(json_array_at(json_get(doc, "subnets"), 0), "subnet"), what,
+                    "subnets[0].subnet", ret_subnet, err);
 }
 
 /* GET /<collection>/<name>/json, parsed. */
@@ -344,13 +360,8 @@ int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error
     if (spec->n_sysctls > 0)
         gen_labels(g, "sysctl", spec->sysctls, spec->n_sysctls);
     json_obj_close(g);
-    _cleanup_free_ char *body = NULL;
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "creating pod %s", spec->name);
     _cleanup_free_ char *what = path_printf("creating pod %s", spec->name);
-    if (what == NULL)
-        return OOM(err);
-    return call(api, "POST", API "/pods/create", body, CALL_TIMEOUT_MS, 201, 200, what, NULL, NULL, err);
+    return post_doc(api, g, API "/pods/create", 201, 200, what, NULL, err);
 }
 
 int podman_pod_remove(podman_api_t *api, const char *name, as_error_t **err)
@@ -495,27 +506,11 @@ int podman_container_create(podman_api_t *api, const podman_container_spec_t *sp
     json_gen_t *g = json_gen_new();
     gen_container(g, spec);
     _cleanup_free_ char *what = path_printf("creating container %s", spec->name);
-    _cleanup_free_ char *body = NULL;
-    if (what == NULL)
-        return OOM(err);
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "%s", what);
     json_t *doc = NULL;
-    int r = call(api, "POST", API "/containers/create", body, CALL_TIMEOUT_MS, 201, 200, what,
-                 NULL, &doc, err);
+    int r = post_doc(api, g, API "/containers/create", 201, 200, what, &doc, err);
     if (r < 0)
         return r;
-    const char *id = json_get_str(doc, "Id");
-    if (id == NULL) {
-        json_free(doc);
-        return as_error_make(err, EPROTO, "%s: the answer has no Id", what);
-    }
-    char *copy = strdup(id);
-    json_free(doc);
-    if (copy == NULL)
-        return OOM(err);
-    *ret_id = copy;
-    return 0;
+    return take_str(doc, json_get_str(doc, "Id"), what, "Id", ret_id, err);
 }
 
 static int container_post(podman_api_t *api, const char *id, const char *action, const char *query,
@@ -619,15 +614,9 @@ int podman_events_died(podman_api_t *api, char *const *containers, http_stream_t
     char *events[] = { "died", NULL };
     json_kv_strv(g, "event", events, (size_t)-1);
     json_obj_close(g);
-    _cleanup_free_ char *filters = NULL;
-    if (finish(g, &filters, err) < 0)
-        return as_error_prefix(err, "watching for stopped containers");
-    _cleanup_free_ char *escaped = http_escape(api->http, filters);
-    _cleanup_free_ char *path = escaped ? path_printf(API "/events?stream=true&filters=%s", escaped) : NULL;
-    if (path == NULL)
-        return OOM(err);
-    int r = http_stream_open(api->http, "GET", path, NULL, CALL_TIMEOUT_MS, NULL, ret, err);
-    if (r < 0)
+    _cleanup_free_ char *path = filters_path(api, API "/events?stream=true&", g, err);
+    if (path == NULL ||
+        http_stream_open(api->http, "GET", path, NULL, CALL_TIMEOUT_MS, NULL, ret, err) < 0)
         return as_error_prefix(err, "watching for stopped containers");
     return 0;
 }
@@ -669,12 +658,7 @@ int podman_volume_create(podman_api_t *api, const char *name, const podman_label
         gen_labels(g, "Options", options, n_options);
     json_obj_close(g);
     _cleanup_free_ char *what = path_printf("creating volume %s", name);
-    _cleanup_free_ char *body = NULL;
-    if (what == NULL)
-        return OOM(err);
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "%s", what);
-    return call(api, "POST", API "/volumes/create", body, CALL_TIMEOUT_MS, 201, 200, what, NULL, NULL, err);
+    return post_doc(api, g, API "/volumes/create", 201, 200, what, NULL, err);
 }
 
 int podman_volume_remove(podman_api_t *api, const char *name, as_error_t **err)
@@ -733,14 +717,15 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
     char *keys[] = { (char *)label_key, NULL };
     json_kv_strv(g, "label", keys, (size_t)-1);
     json_obj_close(g);
-    _cleanup_free_ char *filters = NULL;
-    if (finish(g, &filters, err) < 0)
-        return as_error_prefix(err, "listing %s", k->what);
-    _cleanup_free_ char *escaped = http_escape(api->http, filters);
-    _cleanup_free_ char *path = escaped ? path_printf(API "/%sfilters=%s", k->endpoint, escaped) : NULL;
+    _cleanup_free_ char *prefix = path_printf(API "/%s", k->endpoint);
     _cleanup_free_ char *what = path_printf("listing %s labelled %s", k->what, label_key);
-    if (path == NULL || what == NULL)
+    if (prefix == NULL || what == NULL) {
+        json_gen_free(g);
         return OOM(err);
+    }
+    _cleanup_free_ char *path = filters_path(api, prefix, g, err);
+    if (path == NULL)
+        return as_error_prefix(err, "%s", what);
 
     json_t *doc = NULL;
     int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);

@@ -90,14 +90,19 @@ static void head_refuses_what_is_not_http1(void **state)
 
 /* ---- a scripted server on a unix socket ---- */
 
+#define MAX_EXCHANGES 8
+
+/* Answers the requests of `n` connections, one each, in order: reads a
+ * request (its head and its Content-Length body), writes the answer (one
+ * byte at a time when trickle), then echoes what comes until EOF when echo,
+ * and closes. */
 typedef struct server {
     char dir[32], path[64];
     int listen_fd;
-    const char *answer;       /* written after the request's head */
-    size_t answer_len;
-    bool trickle;             /* the answer one byte at a time */
-    bool echo;                /* then echo what comes, until EOF */
-    char request[1024];       /* what the client sent */
+    const char *answers[MAX_EXCHANGES];
+    size_t answer_lens[MAX_EXCHANGES], n;
+    bool trickle, echo;
+    char requests[MAX_EXCHANGES][2048];   /* what the client sent */
     pthread_t thread;
 } server_t;
 
@@ -112,37 +117,51 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
+static void read_request(int fd, char *req, size_t cap)
+{
+    size_t got = 0, want = 0;
+    req[0] = '\0';
+    for (;;) {
+        char *end = strstr(req, "\r\n\r\n");
+        if (end != NULL) {
+            const char *cl = strstr(req, "Content-Length: ");
+            want = (size_t)(end - req) + 4 + (cl != NULL && cl < end ? strtoul(cl + 16, NULL, 10) : 0);
+            if (got >= want)
+                return;
+        }
+        ssize_t n = read(fd, req + got, cap - 1 - got);
+        if (n <= 0)
+            return;
+        got += (size_t)n;
+        req[got] = '\0';
+    }
+}
+
 static void *serve(void *arg)
 {
     server_t *s = arg;
-    int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    size_t got = 0;
-    while (got < sizeof(s->request) - 1 && strstr(s->request, "\r\n\r\n") == NULL) {
-        ssize_t n = read(fd, s->request + got, sizeof(s->request) - 1 - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-        s->request[got] = '\0';
+    for (size_t k = 0; k < s->n; k++) {
+        int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            return NULL;
+        read_request(fd, s->requests[k], sizeof(s->requests[k]));
+        for (size_t i = 0; s->trickle && i < s->answer_lens[k]; i++) {
+            write_all(fd, s->answers[k] + i, 1);
+            usleep(1000);
+        }
+        if (!s->trickle)
+            write_all(fd, s->answers[k], s->answer_lens[k]);
+        char buf[256];
+        ssize_t n;
+        while (s->echo && (n = read(fd, buf, sizeof(buf))) > 0)
+            write_all(fd, buf, (size_t)n);
+        close(fd);
     }
-    for (size_t i = 0; s->trickle && i < s->answer_len; i++) {
-        write_all(fd, s->answer + i, 1);
-        usleep(1000);
-    }
-    if (!s->trickle)
-        write_all(fd, s->answer, s->answer_len);
-    char buf[256];
-    ssize_t n;
-    while (s->echo && (n = read(fd, buf, sizeof(buf))) > 0)
-        write_all(fd, buf, (size_t)n);
-    close(fd);
     return NULL;
 }
 
-static void server_start(server_t *s, const char *answer, size_t len, bool trickle, bool echo)
+static void server_listen(server_t *s)
 {
-    *s = (server_t){ .answer = answer, .answer_len = len, .trickle = trickle, .echo = echo };
     strcpy(s->dir, "/tmp/test_http.XXXXXX");
     assert_non_null(mkdtemp(s->dir));
     snprintf(s->path, sizeof(s->path), "%s/api.sock", s->dir);
@@ -153,6 +172,14 @@ static void server_start(server_t *s, const char *answer, size_t len, bool trick
     assert_int_equal(bind(s->listen_fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
     assert_int_equal(listen(s->listen_fd, 1), 0);
     assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
+}
+
+/* One exchange. */
+static void server_start(server_t *s, const char *answer, size_t len, bool trickle, bool echo)
+{
+    *s = (server_t){ .answers = { answer }, .answer_lens = { len }, .n = 1,
+                     .trickle = trickle, .echo = echo };
+    server_listen(s);
 }
 
 static void server_stop(server_t *s)
@@ -197,7 +224,7 @@ static void refusal_fills_the_error(void **state)
         }
         http_client_free(c);
         server_stop(&srv);
-        assert_non_null(strstr(srv.request, "POST /v4.0.0/libpod/containers/x/attach?stream=true HTTP/1.1\r\n"));
+        assert_non_null(strstr(srv.requests[0], "POST /v4.0.0/libpod/containers/x/attach?stream=true HTTP/1.1\r\n"));
     }
 }
 
@@ -234,7 +261,7 @@ static void stream_hands_over_the_bytes_after_the_head(void **state)
         http_stream_t *s = NULL;
         assert_int_equal(http_stream_open(c, "POST", "/attach", "{}", 10000, NULL, &s, &err), 0);
         assert_null(err);
-        assert_non_null(strstr(srv.request, "Content-Length: 2\r\n\r\n"));
+        assert_non_null(strstr(srv.requests[0], "Content-Length: 2\r\n\r\n"));
 
         char got[64];
         size_t n = 0;
@@ -285,6 +312,84 @@ static void garbage_answer_is_an_error(void **state)
     server_stop(&srv);
 }
 
+#define JSON_ANSWER(status, body) \
+    "HTTP/1.1 " status "\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n" body
+
+/* The body of request k, after its head. */
+static const char *body_of(const server_t *s, size_t k)
+{
+    const char *end = strstr(s->requests[k], "\r\n\r\n");
+    assert_non_null(end);
+    return end + 4;
+}
+
+/* Plain calls through the typed API: what libpod is sent and how its
+ * answers are read (the opaque JSON tree, a missing member, a wrong type). */
+static void api_calls_send_and_read_what_libpod_expects(void **state)
+{
+    (void)state;
+    static const char *const answers[] = {
+        JSON_ANSWER("200 OK", "{\"name\":\"n\",\"subnets\":[{\"subnet\":\"10.89.3.0/24\"}]}"),
+        JSON_ANSWER("201 Created", "{}"),
+        JSON_ANSWER("200 OK", "[{\"Names\":[\"c1\"],\"Labels\":{\"k\":\"s1\"}},"
+                              "{\"Names\":[\"infra\"],\"Labels\":{\"k\":\"s1\"},\"IsInfra\":true},"
+                              "{\"Names\":[\"c2\"],\"Labels\":{\"k\":\"s2\",\"other\":\"x\"}}]"),
+        JSON_ANSWER("200 OK", "42"),
+        JSON_ANSWER("200 OK", "\"x\""),
+        JSON_ANSWER("200 OK", "{\"store\":{}}"),
+    };
+    server_t srv = { .n = sizeof(answers) / sizeof(answers[0]) };
+    for (size_t i = 0; i < srv.n; i++) {
+        srv.answers[i] = answers[i];
+        srv.answer_lens[i] = strlen(answers[i]);
+    }
+    server_listen(&srv);
+    podman_api_t *api = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(podman_api_new(srv.path, &api, &err), 0);
+
+    podman_label_t label = { "agent-sandbox.session", "abc" }, opt = { "o", "uid=1" };
+    podman_network_spec_t net = { .name = "n", .internal = true, .labels = &label, .n_labels = 1 };
+    char *subnet = NULL;
+    assert_int_equal(podman_network_create(api, &net, &subnet, &err), 0);
+    assert_string_equal(subnet, "10.89.3.0/24");
+    free(subnet);
+    assert_int_equal(podman_volume_create(api, "v", &label, 1, &opt, 1, &err), 0);
+
+    podman_labelled_t *list = NULL;
+    size_t n = 0;
+    assert_int_equal(podman_list_labelled(api, PODMAN_CONTAINERS, "k", &list, &n, &err), 0);
+    assert_int_equal(n, 2);                        /* the infra container goes with its pod */
+    assert_string_equal(list[0].name, "c1");
+    assert_string_equal(list[0].label_value, "s1");
+    assert_string_equal(list[1].name, "c2");
+    assert_string_equal(list[1].label_value, "s2");
+    podman_labelled_free(list, n);
+
+    int code = 0;
+    assert_int_equal(podman_container_wait(api, "c1", &code, &err), 0);
+    assert_int_equal(code, 42);
+    assert_int_equal(podman_container_wait(api, "c1", &code, &err), -EPROTO);
+    assert_string_equal(err->msg, "waiting for container c1: the answer is not an exit code");
+    as_error_free(&err);
+    char *root = NULL;
+    assert_int_equal(podman_info_graphroot(api, &root, &err), -EPROTO);
+    assert_string_equal(err->msg, "reading podman's info: the answer has no store.graphRoot");
+    assert_null(root);
+    as_error_free(&err);
+    podman_api_free(api);
+    server_stop(&srv);
+
+    assert_non_null(strstr(srv.requests[0], "POST /v4.0.0/libpod/networks/create HTTP/1.1\r\n"));
+    assert_string_equal(body_of(&srv, 0), "{\"name\":\"n\",\"internal\":true,\"dns_enabled\":false,"
+                        "\"labels\":{\"agent-sandbox.session\":\"abc\"}}");
+    assert_string_equal(body_of(&srv, 1), "{\"Name\":\"v\",\"Label\":{\"agent-sandbox.session\":"
+                        "\"abc\"},\"Options\":{\"o\":\"uid=1\"}}");
+    assert_non_null(strstr(srv.requests[2], "GET /v4.0.0/libpod/containers/json?all=true&filters="
+                           "%7B%22label%22%3A%5B%22k%22%5D%7D HTTP/1.1\r\n"));
+    assert_non_null(strstr(srv.requests[3], "POST /v4.0.0/libpod/containers/c1/wait?condition=exited "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +399,7 @@ int main(void)
         cmocka_unit_test(attach_refusal_names_libpods_cause),
         cmocka_unit_test(stream_hands_over_the_bytes_after_the_head),
         cmocka_unit_test(garbage_answer_is_an_error),
+        cmocka_unit_test(api_calls_send_and_read_what_libpod_expects),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);
 }
