@@ -105,12 +105,14 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args, 
 {
     int i = 1, n_env = 0;
     for (; i < argc; i++) {
-        const char *inline_value = NULL;
-        const struct option *opt = strcmp(argv[i], "--") == 0 ? NULL : find_option(argv[i], &inline_value);
-        if (opt == NULL) {
-            i += strcmp(argv[i], "--") == 0;
-            break;                       /* the rest is Claude's */
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
         }
+        const char *inline_value = NULL;
+        const struct option *opt = find_option(argv[i], &inline_value);
+        if (opt == NULL)
+            break;                       /* the rest is Claude's */
         if (opt->id == OPT_HELP || opt->id == OPT_VERSION) {
             *o = (run_options_t){ .help = opt->id == OPT_HELP, .version = opt->id == OPT_VERSION };
             return 1;

@@ -16,6 +16,8 @@
 
 #define DIRECTIVE_UPSTREAM_NET "allow-upstream-net"
 #define SHOW_MAX 80   /* bytes of an offending entry quoted in a message */
+#define SHOW(len) (int)((len) < SHOW_MAX ? (len) : SHOW_MAX)   /* for "%.*s" */
+#define MORE(len) ((len) > SHOW_MAX ? "..." : "")
 
 typedef struct warning {
     unsigned line;
@@ -256,19 +258,16 @@ static int parse_port(parser_t *p, const char *s, size_t len, unsigned *ret, as_
     for (size_t i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9')
             return perr(p, err, "port `%.*s` is not a number (expected 1-65535)",
-                        (int)(len < SHOW_MAX ? len : SHOW_MAX), s);
+                        SHOW(len), s);
         if (v <= 65535)
             v = v * 10 + (unsigned long)(s[i] - '0');
     }
     if (v == 0 || v > 65535)
         return perr(p, err, "port %.*s is out of range (expected 1-65535)",
-                    (int)(len < SHOW_MAX ? len : SHOW_MAX), s);
+                    SHOW(len), s);
     *ret = (unsigned)v;
     return 0;
 }
-
-#define SHOW(len) (int)((len) < SHOW_MAX ? (len) : SHOW_MAX)
-#define MORE(len) ((len) > SHOW_MAX ? "..." : "")
 
 /* What is plainly not a host name: a URL, a path, a glob, user info, IPv6. */
 static int check_entry_shape(parser_t *p, const char *tok, size_t len, as_error_t **err)
@@ -405,7 +404,7 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
 
 static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
 {
-    int show = (int)(len < SHOW_MAX ? len : SHOW_MAX);
+    int show = SHOW(len);
     if (has_char(s, len, ':'))
         return perr(p, err, "%s `%.*s`: IPv6 networks are not supported (the sandbox has no "
                     "IPv6 route)", DIRECTIVE_UPSTREAM_NET, show, s);
@@ -467,7 +466,7 @@ static int parse_line(parser_t *p, as_error_t **err)
         if (has_char(w[i].text, w[i].len, '#'))
             return perr(p, err, "`%.*s`: a comment starts with a # at the start of a line or "
                         "after a blank; put a space before it",
-                        (int)(w[i].len < SHOW_MAX ? w[i].len : SHOW_MAX), w[i].text);
+                        SHOW(w[i].len), w[i].text);
 
     bool directive = w[0].len == strlen(DIRECTIVE_UPSTREAM_NET)
                      && memcmp(w[0].text, DIRECTIVE_UPSTREAM_NET, w[0].len) == 0;
@@ -479,7 +478,7 @@ static int parse_line(parser_t *p, as_error_t **err)
     }
     if (n > 1)
         return perr(p, err, "whitespace inside an entry; write one host or host:port per line "
-                    "(`%.*s ...`)", (int)(w[0].len < SHOW_MAX ? w[0].len : SHOW_MAX), w[0].text);
+                    "(`%.*s ...`)", SHOW(w[0].len), w[0].text);
     return parse_entry(p, w[0].text, w[0].len, err);
 }
 
