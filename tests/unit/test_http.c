@@ -190,6 +190,16 @@ static void server_stop(server_t *s)
     rmdir(s->dir);
 }
 
+/* A client of srv's socket. */
+static http_client_t *client_of(const server_t *srv)
+{
+    http_client_t *c = NULL;
+    as_error_t *err = NULL;
+    if (http_client_new(srv->path, &c, &err) < 0)
+        fail_msg("%s", err->msg);
+    return c;
+}
+
 static const char not_found[] = "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n\r\n"
                                 "{\"cause\":\"no such container\",\"message\":\"no container with "
                                 "name or ID \\\"x\\\" found: no such container\",\"response\":404}\n";
@@ -202,9 +212,8 @@ static void refusal_fills_the_error(void **state)
     for (int with_refusal = 0; with_refusal < 2; with_refusal++) {
         server_t srv;
         server_start(&srv, not_found, sizeof(not_found) - 1, false, false);
-        http_client_t *c = NULL;
+        http_client_t *c = client_of(&srv);
         as_error_t *err = NULL;
-        assert_int_equal(http_client_new(srv.path, &c, &err), 0);
         http_stream_t *s = NULL;
         http_response_t refusal = { 0 };
         int r = http_stream_open(c, "POST", "/v4.0.0/libpod/containers/x/attach?stream=true", NULL,
@@ -255,9 +264,8 @@ static void stream_hands_over_the_bytes_after_the_head(void **state)
     for (int trickle = 0; trickle < 2; trickle++) {
         server_t srv;
         server_start(&srv, ok, sizeof(ok) - 1, trickle, true);
-        http_client_t *c = NULL;
+        http_client_t *c = client_of(&srv);
         as_error_t *err = NULL;
-        assert_int_equal(http_client_new(srv.path, &c, &err), 0);
         http_stream_t *s = NULL;
         assert_int_equal(http_stream_open(c, "POST", "/attach", "{}", 10000, NULL, &s, &err), 0);
         assert_null(err);
@@ -300,9 +308,8 @@ static void garbage_answer_is_an_error(void **state)
     static const char ssh[] = "SSH-2.0-OpenSSH_9.2\r\n";
     server_t srv;
     server_start(&srv, ssh, sizeof(ssh) - 1, false, false);
-    http_client_t *c = NULL;
+    http_client_t *c = client_of(&srv);
     as_error_t *err = NULL;
-    assert_int_equal(http_client_new(srv.path, &c, &err), 0);
     http_stream_t *s = NULL;
     assert_int_equal(http_stream_open(c, "GET", "/events", NULL, 10000, NULL, &s, &err), -EPROTO);
     assert_null(s);
