@@ -13,6 +13,7 @@
 #include "attach_stream.h"
 #include "resolv_conf.h"
 #include "cli.h"
+#include "run_options.h"
 #include "paths.h"
 #include "exec_failure.h"
 #include "session.h"
@@ -24,179 +25,10 @@
 #include "util.h"
 #include "workspace_check.h"
 
-#ifndef AS_IMAGE_TAG
-#define AS_IMAGE_TAG "dev"
-#endif
-#define DEFAULT_IMAGE "localhost/agent-sandbox:" AS_IMAGE_TAG
-#define DEFAULT_ROUTER_IMAGE "localhost/agent-sandbox-router:" AS_IMAGE_TAG
-#define DEFAULT_EGRESS_NETWORK "agent-sandbox-egress"
-
 static const char *env_or(const char *name, const char *fallback)
 {
     const char *v = getenv(name);
     return v != NULL && v[0] != '\0' ? v : fallback;
-}
-
-extern char **environ;
-
-typedef struct run_options {
-    bool exec;
-    bool dry_run;
-    const char *memory, *pids, *cpus;
-    char **command;          /* NULL-terminated, points into argv or owned */
-    char **env;              /* KEY=VALUE, owned */
-    size_t n_env;
-} run_options_t;
-
-static int env_add(run_options_t *o, const char *entry)
-{
-    char **v = realloc(o->env, (o->n_env + 2) * sizeof(char *));
-    if (v == NULL)
-        return -ENOMEM;
-    o->env = v;
-    if ((v[o->n_env] = strdup(entry)) == NULL)
-        return -ENOMEM;
-    v[++o->n_env] = NULL;
-    return 0;
-}
-
-static bool env_named(const run_options_t *o, const char *name, size_t len)
-{
-    for (size_t i = 0; i < o->n_env; i++)
-        if (strncmp(o->env[i], name, len) == 0 && o->env[i][len] == '=')
-            return true;
-    return false;
-}
-
-/* --env NAME takes the host's value; --env NAME=VALUE sets one. */
-static int env_option(run_options_t *o, const char *arg)
-{
-    const char *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    if (len == 0 || arg[0] == '-' || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") < len) {
-        report("error: --env %s: expected NAME or NAME=VALUE with NAME of letters, digits and _", arg);
-        return -EINVAL;
-    }
-    if (eq != NULL)
-        return env_add(o, arg) < 0 ? -ENOMEM : 0;
-    const char *value = getenv(arg);
-    if (value == NULL) {
-        report("error: --env %s: not set in your environment", arg);
-        return -EINVAL;
-    }
-    _cleanup_free_ char *entry = NULL;
-    if (asprintf(&entry, "%s=%s", arg, value) < 0 || env_add(o, entry) < 0)
-        return -ENOMEM;
-    return 0;
-}
-
-/* Terminal and locale settings are passed; nothing else of the host's
- * environment is, unless named with --env. */
-static int env_defaults(run_options_t *o)
-{
-    for (char **e = environ; *e != NULL; e++) {
-        const char *eq = strchr(*e, '=');
-        if (eq == NULL)
-            continue;
-        size_t len = (size_t)(eq - *e);
-        bool wanted = (len == 4 && strncmp(*e, "TERM", 4) == 0) ||
-                      (len == 9 && strncmp(*e, "COLORTERM", 9) == 0) ||
-                      (len == 4 && strncmp(*e, "LANG", 4) == 0) ||
-                      strncmp(*e, "LC_", 3) == 0;
-        if (wanted && !env_named(o, *e, len) && env_add(o, *e) < 0)
-            return -ENOMEM;
-    }
-    return 0;
-}
-
-static void usage(FILE *f)
-{
-    fputs("usage: agent-sandbox [OPTIONS] [--] [CLAUDE ARGS...]\n"
-          "       agent-sandbox [OPTIONS] --exec COMMAND [ARGS...]\n"
-          "       agent-sandbox cleanup [--homes]\n"
-          "\n"
-          "Runs Claude Code, or COMMAND, in a rootless podman sandbox that sees only\n"
-          "the current directory.\n"
-          "\n"
-          "options:\n"
-          "  --exec COMMAND...   run COMMAND instead of claude\n"
-          "  --env NAME[=VALUE]  pass NAME into the sandbox (repeatable)\n"
-          "  --dry-run           print the session plan and exit\n"
-          "  --memory SIZE       memory limit (8G, 512M, none; default 3/4 of RAM)\n"
-          "  --pids N            process limit (default 4096, none)\n"
-          "  --cpus N            CPU limit (1.5, none; default none)\n"
-          "  --help, --version\n"
-          "\n"
-          "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n"
-          "\n"
-          "exit status: the command's own (128+N when signal N ended it; 141 when the\n"
-          "reader of its output went away), or one of the CLI's:\n"
-          "   64  bad arguments\n"
-          "   65  a config file is unreadable or malformed\n"
-          "   66  the sandbox or router image is missing\n"
-          "   69  the private podman service did not start\n"
-          "   70  internal error\n"
-          "   71  the sandbox could not be set up (the command never started)\n"
-          "   74  the command's output could not be written (disk full, I/O error)\n"
-          "   75  the command's exit status is lost: the podman service or its monitor died\n"
-          "   76  the command's container was removed from outside the session\n"
-          "   77  the launch directory was refused, or run as root\n"
-          "   78  no runtime directory (XDG_RUNTIME_DIR unset, /run/user/UID unusable)\n"
-          "  126  the command cannot be executed in the sandbox\n"
-          "  127  the command was not found in the sandbox\n"
-          "  128+N  interrupted by signal N before the command started\n", f);
-}
-
-static int parse(int argc, char **argv, run_options_t *o)
-{
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--exec") == 0) {
-            o->exec = true;
-            i++;
-            if (i >= argc) {
-                report("error: --exec needs a command");
-                return -EINVAL;
-            }
-            break;
-        } else if (strcmp(a, "--env") == 0) {
-            if (++i >= argc) {
-                report("error: --env needs NAME or NAME=VALUE");
-                return -EINVAL;
-            }
-            if (env_option(o, argv[i]) < 0)
-                return -EINVAL;
-        } else if (strncmp(a, "--env=", 6) == 0) {
-            if (env_option(o, a + 6) < 0)
-                return -EINVAL;
-        } else if (strcmp(a, "--dry-run") == 0) {
-            o->dry_run = true;
-        } else if (strcmp(a, "--memory") == 0 || strcmp(a, "--pids") == 0 || strcmp(a, "--cpus") == 0) {
-            if (++i >= argc) {
-                report("error: %s needs a value", a);
-                return -EINVAL;
-            }
-            const char **slot = a[2] == 'm' ? &o->memory : a[3] == 'i' ? &o->pids : &o->cpus;
-            *slot = argv[i];
-        } else if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        } else {
-            break;          /* the rest is Claude's */
-        }
-    }
-    size_t n = (size_t)(argc - i) + (o->exec ? 0 : 1);
-    o->command = calloc(n + 1, sizeof(char *));
-    if (o->command == NULL)
-        return -ENOMEM;
-    size_t k = 0;
-    if (!o->exec && (o->command[k++] = strdup("claude")) == NULL)
-        return -ENOMEM;
-    for (; i < argc; i++)
-        if ((o->command[k++] = strdup(argv[i])) == NULL)
-            return -ENOMEM;
-    return env_defaults(o);
 }
 
 /* The image is there (and, in a release build, of this release): else say
@@ -573,31 +405,24 @@ out:
 
 int cmd_run(int argc, char **argv)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0 && strcmp(argv[i], "--exec") != 0; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--version") == 0) {
-            printf("agent-sandbox %s\n", AS_VERSION);
-            return 0;
-        }
-        if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--memory") == 0 ||
-            strcmp(argv[i], "--pids") == 0 || strcmp(argv[i], "--cpus") == 0)
-            i++;
-        else if (strncmp(argv[i], "--", 2) != 0 || (strcmp(argv[i], "--dry-run") != 0 &&
-                 strncmp(argv[i], "--env=", 6) != 0))
-            break;
+    run_options_t o;
+    int r = run_options_parse(argc, argv, &o);
+    if (r < 0)
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+    if (o.help) {
+        run_options_usage(stdout);
+        return 0;
     }
-    run_options_t o = {0};
-    int r = parse(argc, argv, &o);
+    if (o.version) {
+        printf("agent-sandbox %s\n", AS_VERSION);
+        return 0;
+    }
     run_request_t req = {
         .command = o.command, .env = o.env, .dry_run = o.dry_run,
         .memory = o.memory, .pids = o.pids, .cpus = o.cpus,
         .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO, .allow_tty = true,
     };
-    int rc = r == -ENOMEM ? EXIT_INTERNAL : r < 0 ? EXIT_USAGE : run_session(&req);
-    strv_free(o.command);
-    strv_free(o.env);
+    int rc = run_session(&req);
+    run_options_clear(&o);
     return rc;
 }

@@ -32,7 +32,7 @@ int limits_config_load(const char *memory, const char *pids, const char *cpus, l
     size_t len = 0;
     r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, LIMITS_FILE_MAX, &text, &len, &err);
     if (r == 0) {
-        r = limits_parse_file(path, text, &lim, &err);
+        r = limits_parse_file(path, text, len, &lim, &err);
         free(text);
         if (r < 0) {
             report_error(&err);

@@ -1,5 +1,6 @@
 #include "allowlist.h"
 
+#include "config_lines.h"
 #include "file_read.h"
 
 #include <ctype.h>
@@ -15,6 +16,8 @@
 
 #define DIRECTIVE_UPSTREAM_NET "allow-upstream-net"
 #define SHOW_MAX 80   /* bytes of an offending entry quoted in a message */
+#define SHOW(len) (int)((len) < SHOW_MAX ? (len) : SHOW_MAX)   /* for "%.*s" */
+#define MORE(len) ((len) > SHOW_MAX ? "..." : "")
 
 typedef struct warning {
     unsigned line;
@@ -23,18 +26,15 @@ typedef struct warning {
 
 typedef struct parser {
     const char *file;
-    unsigned line;
+    config_lines_t it;
+    config_line_t cur;     /* the line being parsed */
+    unsigned line;         /* its number */
     allowlist_t *al;
     warning_t *warnings;
     size_t n_warnings;
 } parser_t;
 
 /* ---- small helpers ---------------------------------------------------- */
-
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
 
 static bool is_hostchar(char c)
 {
@@ -67,14 +67,11 @@ static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
 /* "file:line: message"; every parse error goes through here. */
 static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
 {
-    _cleanup_free_ char *msg = NULL;
     va_list ap;
     va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
+    int r = config_line_verror(&p->it, &p->cur, err, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return as_error_make(err, ENOMEM, "%s:%u: out of memory", p->file, p->line);
-    return as_error_make(err, EINVAL, "%s:%u: %s", p->file, p->line, msg);
+    return r;
 }
 
 static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, ...)
@@ -205,13 +202,6 @@ static allowlist_entry_t *find_entry(const allowlist_t *al, const char *name, bo
     return NULL;
 }
 
-const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name, bool wildcard)
-{
-    if (al == NULL || name == NULL)
-        return NULL;
-    return find_entry(al, name, wildcard);
-}
-
 /* Whether `name` is `apex` or a subdomain of it. */
 static bool covered_by(const char *name, const char *apex)
 {
@@ -268,22 +258,22 @@ static int parse_port(parser_t *p, const char *s, size_t len, unsigned *ret, as_
     for (size_t i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9')
             return perr(p, err, "port `%.*s` is not a number (expected 1-65535)",
-                        (int)(len < SHOW_MAX ? len : SHOW_MAX), s);
+                        SHOW(len), s);
         if (v <= 65535)
             v = v * 10 + (unsigned long)(s[i] - '0');
     }
     if (v == 0 || v > 65535)
         return perr(p, err, "port %.*s is out of range (expected 1-65535)",
-                    (int)(len < SHOW_MAX ? len : SHOW_MAX), s);
+                    SHOW(len), s);
     *ret = (unsigned)v;
     return 0;
 }
 
-static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **err)
+/* What is plainly not a host name: a URL, a path, a glob, user info, IPv6. */
+static int check_entry_shape(parser_t *p, const char *tok, size_t len, as_error_t **err)
 {
-    int show = (int)(len < SHOW_MAX ? len : SHOW_MAX);
-    const char *more = len > SHOW_MAX ? "..." : "";
-
+    int show = SHOW(len);
+    const char *more = MORE(len);
     if (len == 1 && tok[0] == '*')
         return perr(p, err, "`*` would allow every host; list the host names instead");
     if (has_str(tok, len, "://"))
@@ -300,37 +290,33 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
     if (tok[0] == '[')
         return perr(p, err, "`%.*s%s` is an IPv6 address; only host names are allowed",
                     show, tok, more);
-
     const char *colon = memchr(tok, ':', len);
     if (colon != NULL && memchr(colon + 1, ':', len - (size_t)(colon - tok) - 1) != NULL)
         return perr(p, err, "`%.*s%s` looks like an IPv6 address; only host names are allowed",
                     show, tok, more);
+    return 0;
+}
 
-    size_t hlen = colon != NULL ? (size_t)(colon - tok) : len;
-    unsigned port = 0;
-    if (colon != NULL) {
-        int r = parse_port(p, colon + 1, len - hlen - 1, &port, err);
-        if (r < 0)
-            return r;
-    }
+/* An entry as written, and the host name in it. */
+typedef struct entry {
+    const char *tok;
+    size_t len;
+    const char *host;      /* without the wildcard's dot and the trailing dot */
+    size_t hlen;
+    bool wildcard;
+} entry_t;
 
-    const char *host = tok;
-    bool wildcard = false;
-    if (hlen > 0 && host[0] == '.') {
-        wildcard = true;
-        host++;
-        hlen--;
-    }
-    if (hlen > 0 && host[hlen - 1] == '.')
-        hlen--;                          /* one trailing dot: the root, dropped */
-    if (wildcard && port != 0)
-        return perr(p, err, "`%.*s%s`: a port can only follow an exact host name, "
-                    "not a wildcard", show, tok, more);
-
-    size_t w, wl;
-    switch (check_name(host, hlen, &w, &wl)) {
+/* The message for a host name check_name() refused at w (wl bytes). */
+static int name_error(parser_t *p, const entry_t *e, name_check_t check, size_t w, size_t wl,
+                      as_error_t **err)
+{
+    const char *tok = e->tok, *host = e->host;
+    size_t hlen = e->hlen;
+    int show = SHOW(e->len);
+    const char *more = MORE(e->len);
+    switch (check) {
     case NAME_OK:
-        break;
+        return 0;
     case NAME_EMPTY:
         return perr(p, err, "empty host name in `%.*s%s`", show, tok, more);
     case NAME_BAD_CHAR: {
@@ -359,11 +345,44 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
         return perr(p, err, "`%.*s%s` is an IP address (or has an all-numeric top-level label); "
                     "only host names are allowed", show, tok, more);
     case NAME_SINGLE_LABEL:
-        if (wildcard)
+        if (e->wildcard)
             return perr(p, err, "`%.*s%s` would allow a whole top-level domain; "
                         "a wildcard needs at least two labels (.example.com)", show, tok, more);
         return perr(p, err, "`%.*s%s` is a single-label name; write the fully qualified name",
                     show, tok, more);
+    }
+    return perr(p, err, "invalid host name `%.*s%s`", show, tok, more);
+}
+
+/* "name", ".name" or "name:port". */
+static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **err)
+{
+    int r = check_entry_shape(p, tok, len, err);
+    if (r < 0)
+        return r;
+    const char *colon = memchr(tok, ':', len);
+    size_t hlen = colon != NULL ? (size_t)(colon - tok) : len;
+    unsigned port = 0;
+    if (colon != NULL && (r = parse_port(p, colon + 1, len - hlen - 1, &port, err)) < 0)
+        return r;
+
+    const char *host = tok;
+    bool wildcard = false;
+    if (hlen > 0 && host[0] == '.') {
+        wildcard = true;
+        host++;
+        hlen--;
+    }
+    if (hlen > 0 && host[hlen - 1] == '.')
+        hlen--;                          /* one trailing dot: the root, dropped */
+    if (wildcard && port != 0)
+        return perr(p, err, "`%.*s%s`: a port can only follow an exact host name, "
+                    "not a wildcard", SHOW(len), tok, MORE(len));
+    size_t w, wl;
+    name_check_t check = check_name(host, hlen, &w, &wl);
+    if (check != NAME_OK) {
+        const entry_t e = { tok, len, host, hlen, wildcard };
+        return name_error(p, &e, check, w, wl, err);
     }
 
     char name[ALLOWLIST_NAME_MAX + 1];
@@ -372,8 +391,8 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
     name[hlen] = '\0';
 
     if (port == 80 || port == 443) {
-        int r = pwarn(p, p->line, err, "%s:%u: ports 80 and 443 are always allowed for a listed "
-                      "name; the port is redundant", name, port);
+        r = pwarn(p, p->line, err, "%s:%u: ports 80 and 443 are always allowed for a listed "
+                  "name; the port is redundant", name, port);
         if (r < 0)
             return r;
         port = 0;
@@ -383,107 +402,40 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
 
 /* ---- allow-upstream-net ----------------------------------------------- */
 
-/* A decimal number without sign or leading zeros, at most `max`. */
-static bool parse_dec(const char *s, size_t len, unsigned max, unsigned *ret)
-{
-    if (len == 0 || len > 3 || (len > 1 && s[0] == '0'))
-        return false;
-    unsigned v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    if (v > max)
-        return false;
-    *ret = v;
-    return true;
-}
-
-static bool parse_ipv4_strict(const char *s, size_t len, uint32_t *ret)
-{
-    uint32_t addr = 0;
-    size_t start = 0;
-    for (int part = 0; part < 4; part++) {
-        size_t end = start;
-        while (end < len && s[end] != '.')
-            end++;
-        if ((part < 3) != (end < len))
-            return false;
-        unsigned v;
-        if (!parse_dec(s + start, end - start, 255, &v))
-            return false;
-        addr = addr << 8 | v;
-        start = end + 1;
-    }
-    *ret = addr;
-    return true;
-}
-
-static uint32_t prefix_mask(unsigned prefix)
-{
-    return prefix == 0 ? 0 : 0xffffffffu << (32 - prefix);
-}
-
-static bool nets_overlap(uint32_t a, unsigned pa, uint32_t b, unsigned pb)
-{
-    uint32_t m = prefix_mask(pa < pb ? pa : pb);
-    return (a & m) == (b & m);
-}
-
-/* The ranges the router refuses by default (docs/allowlist.md). */
-static const struct { uint32_t addr; unsigned prefix; } refused_ranges[] = {
-    { 0x00000000u, 8 },   /* 0.0.0.0/8 "this network" */
-    { 0x0a000000u, 8 },   /* 10.0.0.0/8 */
-    { 0x64400000u, 10 },  /* 100.64.0.0/10 CGNAT */
-    { 0x7f000000u, 8 },   /* 127.0.0.0/8 loopback */
-    { 0xa9fe0000u, 16 },  /* 169.254.0.0/16 link-local, cloud metadata */
-    { 0xac100000u, 12 },  /* 172.16.0.0/12 */
-    { 0xc0a80000u, 16 },  /* 192.168.0.0/16 */
-};
-
 static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
 {
-    int show = (int)(len < SHOW_MAX ? len : SHOW_MAX);
+    int show = SHOW(len);
     if (has_char(s, len, ':'))
         return perr(p, err, "%s `%.*s`: IPv6 networks are not supported (the sandbox has no "
                     "IPv6 route)", DIRECTIVE_UPSTREAM_NET, show, s);
-    const char *slash = memchr(s, '/', len);
-    size_t alen = slash != NULL ? (size_t)(slash - s) : len;
-    uint32_t addr;
-    unsigned prefix = 32;
-    if (!parse_ipv4_strict(s, alen, &addr)
-        || (slash != NULL && !parse_dec(slash + 1, len - alen - 1, 32, &prefix)))
+    ipv4_net_t net;
+    if (!ipv4_net_parse(s, len, &net))
         return perr(p, err, "%s `%.*s`: expected an IPv4 network in CIDR form "
                     "(e.g. 10.1.0.0/16; decimal, no leading zeros)",
                     DIRECTIVE_UPSTREAM_NET, show, s);
-    if ((addr & ~prefix_mask(prefix)) != 0) {
-        uint32_t net = addr & prefix_mask(prefix);
-        return perr(p, err, "%s `%.*s` has host bits set; did you mean %u.%u.%u.%u/%u?",
-                    DIRECTIVE_UPSTREAM_NET, show, s, net >> 24, (net >> 16) & 255,
-                    (net >> 8) & 255, net & 255, prefix);
+    if ((net.addr & ~ipv4_prefix_mask(net.prefix)) != 0) {
+        char fixed[IPV4_NET_TEXT_MAX];
+        net.addr &= ipv4_prefix_mask(net.prefix);
+        ipv4_net_format(net, fixed, sizeof(fixed));
+        return perr(p, err, "%s `%.*s` has host bits set; did you mean %s?",
+                    DIRECTIVE_UPSTREAM_NET, show, s, fixed);
     }
 
     allowlist_t *al = p->al;
     for (size_t i = 0; i < al->n_nets; i++)
-        if (al->nets[i].addr == addr && al->nets[i].prefix == prefix)
+        if (al->nets[i].net.addr == net.addr && al->nets[i].net.prefix == net.prefix)
             return pwarn(p, p->line, err, "%s %.*s is already listed on line %u",
                          DIRECTIVE_UPSTREAM_NET, show, s, al->nets[i].line);
 
-    bool refused = false;
-    for (size_t i = 0; i < ARRAY_SIZE(refused_ranges); i++)
-        refused |= nets_overlap(addr, prefix, refused_ranges[i].addr, refused_ranges[i].prefix);
-    if (prefix == 0) {
-        int r = pwarn(p, p->line, err, "%s %.*s turns off the refusal of private upstream "
-                      "addresses entirely", DIRECTIVE_UPSTREAM_NET, show, s);
-        if (r < 0)
-            return r;
-    } else if (!refused) {
-        int r = pwarn(p, p->line, err, "%s %.*s: this network is public; the router does not "
-                      "refuse it in the first place", DIRECTIVE_UPSTREAM_NET, show, s);
-        if (r < 0)
-            return r;
-    }
+    int r = 0;
+    if (net.prefix == 0)
+        r = pwarn(p, p->line, err, "%s %.*s turns off the refusal of private upstream "
+                  "addresses entirely", DIRECTIVE_UPSTREAM_NET, show, s);
+    else if (!refused_ranges_overlap(net))
+        r = pwarn(p, p->line, err, "%s %.*s: this network is public; the router does not "
+                  "refuse it in the first place", DIRECTIVE_UPSTREAM_NET, show, s);
+    if (r < 0)
+        return r;
 
     if (al->n_nets >= ALLOWLIST_MAX_NETS)
         return perr(p, err, "too many %s lines (the limit is %d)", DIRECTIVE_UPSTREAM_NET,
@@ -492,62 +444,42 @@ static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
     if (v == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     al->nets = v;
-    al->nets[al->n_nets++] = (allowlist_net_t){ .addr = addr, .prefix = prefix, .line = p->line };
+    al->nets[al->n_nets++] = (allowlist_net_t){ .net = net, .line = p->line };
     return 0;
 }
 
 /* ---- lines ------------------------------------------------------------ */
 
-static int parse_line(parser_t *p, const char *s, size_t len, as_error_t **err)
+static int parse_line(parser_t *p, as_error_t **err)
 {
-    const char *hash = memchr(s, '#', len);
-    if (hash != NULL)
-        len = (size_t)(hash - s);
-
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x80)
+    const config_line_t *l = &p->cur;
+    if (l->problem != NULL)
+        return perr(p, err, "%s", l->problem);
+    for (size_t i = 0; i < l->len; i++)
+        if ((unsigned char)l->text[i] >= 0x80)
             return perr(p, err, "non-ASCII character; write internationalised names in "
                         "punycode (xn--..., as `idn2 NAME` prints them)");
-        if (c < 0x20 && !is_blank((char)c))
-            return perr(p, err, "control character 0x%02x", c);
-        if (c == 0x7f)
-            return perr(p, err, "control character 0x7f");
-    }
 
-    /* Split into at most three whitespace-separated tokens. */
-    const char *tok[3];
-    size_t tlen[3];
-    size_t n = 0;
-    for (size_t i = 0; i < len;) {
-        while (i < len && is_blank(s[i]))
-            i++;
-        if (i == len)
-            break;
-        size_t start = i;
-        while (i < len && !is_blank(s[i]))
-            i++;
-        if (n < ARRAY_SIZE(tok)) {
-            tok[n] = s + start;
-            tlen[n] = i - start;
-        }
-        n++;
-    }
-    if (n == 0)
-        return 0;
+    config_word_t w[3];
+    size_t n = config_line_words(l, w, ARRAY_SIZE(w));
+    for (size_t i = 0; i < n && i < ARRAY_SIZE(w); i++)
+        if (has_char(w[i].text, w[i].len, '#'))
+            return perr(p, err, "`%.*s`: a comment starts with a # at the start of a line or "
+                        "after a blank; put a space before it",
+                        SHOW(w[i].len), w[i].text);
 
-    bool directive = tlen[0] == strlen(DIRECTIVE_UPSTREAM_NET)
-                     && memcmp(tok[0], DIRECTIVE_UPSTREAM_NET, tlen[0]) == 0;
+    bool directive = w[0].len == strlen(DIRECTIVE_UPSTREAM_NET)
+                     && memcmp(w[0].text, DIRECTIVE_UPSTREAM_NET, w[0].len) == 0;
     if (directive) {
         if (n != 2)
             return perr(p, err, "%s expects exactly one IPv4 network (e.g. 10.1.0.0/16)",
                         DIRECTIVE_UPSTREAM_NET);
-        return parse_net(p, tok[1], tlen[1], err);
+        return parse_net(p, w[1].text, w[1].len, err);
     }
     if (n > 1)
         return perr(p, err, "whitespace inside an entry; write one host or host:port per line "
-                    "(`%.*s ...`)", (int)(tlen[0] < SHOW_MAX ? tlen[0] : SHOW_MAX), tok[0]);
-    return parse_entry(p, tok[0], tlen[0], err);
+                    "(`%.*s ...`)", SHOW(w[0].len), w[0].text);
+    return parse_entry(p, w[0].text, w[0].len, err);
 }
 
 /* Overlaps are only known once the whole file is read. */
@@ -599,18 +531,11 @@ int allowlist_parse(const char *filename, const char *text, size_t len,
     parser_t p = { .file = filename, .al = al };
     int r = 0;
 
-    for (size_t pos = 0; pos < len;) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t end = nl != NULL ? (size_t)(nl - text) : len;
-        p.line++;
-        if (memchr(text + pos, '\0', end - pos) != NULL) {
-            r = perr(&p, err, "NUL byte; this does not look like a text file");
+    config_lines_init(&p.it, filename, text, len);
+    while (config_lines_next(&p.it, &p.cur)) {
+        p.line = p.cur.number;
+        if ((r = parse_line(&p, err)) < 0)
             goto fail;
-        }
-        r = parse_line(&p, text + pos, end - pos, err);
-        if (r < 0)
-            goto fail;
-        pos = end + 1;
     }
     r = find_overlaps(&p, err);
     if (r < 0)
@@ -678,54 +603,4 @@ void allowlist_free(allowlist_t *al)
         free(al->warnings[i]);
     free(al->warnings);
     free(al);
-}
-
-/* ---- lookups ---------------------------------------------------------- */
-
-bool allowlist_allows(const allowlist_t *al, const char *host, unsigned port)
-{
-    if (al == NULL || host == NULL || port == 0 || port > 65535)
-        return false;
-    size_t len = strlen(host);
-    if (len > 0 && host[len - 1] == '.')
-        len--;
-    size_t w, wl;
-    if (check_name(host, len, &w, &wl) != NAME_OK)
-        return false;
-    char name[ALLOWLIST_NAME_MAX + 1];
-    for (size_t i = 0; i < len; i++)
-        name[i] = lower(host[i]);
-    name[len] = '\0';
-
-    const allowlist_entry_t *exact = find_entry(al, name, false);
-    if (port == 80 || port == 443) {
-        if (exact != NULL)
-            return true;
-        for (size_t i = 0; i < al->n_entries; i++)
-            if (al->entries[i].wildcard && covered_by(name, al->entries[i].name))
-                return true;
-        return false;
-    }
-    if (exact == NULL)
-        return false;
-    for (size_t i = 0; i < exact->n_ports; i++)
-        if (exact->ports[i].port == port)
-            return true;
-    return false;
-}
-
-bool allowlist_upstream_net_allowed(const allowlist_t *al, uint32_t addr)
-{
-    if (al == NULL)
-        return false;
-    for (size_t i = 0; i < al->n_nets; i++)
-        if ((addr & prefix_mask(al->nets[i].prefix)) == al->nets[i].addr)
-            return true;
-    return false;
-}
-
-void allowlist_net_format(const allowlist_net_t *net, char *buf, size_t size)
-{
-    snprintf(buf, size, "%u.%u.%u.%u/%u", net->addr >> 24, (net->addr >> 16) & 255,
-             (net->addr >> 8) & 255, net->addr & 255, net->prefix);
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "ipv4_net.h"
 
 #define ALLOWLIST_NAME_MAX 253          /* bytes, without a trailing dot */
 #define ALLOWLIST_FILE_MAX (1024 * 1024) /* allowlist_read_file refuses bigger files */
@@ -35,8 +36,7 @@ typedef struct allowlist_entry {
 } allowlist_entry_t;
 
 typedef struct allowlist_net {
-    uint32_t addr;     /* network address, host byte order, host bits zero */
-    unsigned prefix;   /* 0..32 */
+    ipv4_net_t net;    /* host bits zero */
     unsigned line;
 } allowlist_net_t;
 
@@ -67,24 +67,8 @@ int allowlist_load(const char *path, allowlist_t **ret, as_error_t **err);
 
 void allowlist_free(allowlist_t *al);
 
-/* The entry stored for exactly this (canonical) name and form, or NULL. */
-const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name, bool wildcard);
-
-/* Whether a connection to host:port is allowed: 80 and 443 for every listed
- * name and every subdomain of a wildcard, other ports only for the exact
- * host:port entries. `host` is compared case-insensitively, a trailing dot
- * ignored; an invalid host name is never allowed. */
-bool allowlist_allows(const allowlist_t *al, const char *host, unsigned port);
-
-/* Whether an upstream IPv4 address (host byte order) lies in one of the
- * allow-upstream-net networks. */
-bool allowlist_upstream_net_allowed(const allowlist_t *al, uint32_t addr);
-
 /* Whether `name` is a host name in the canonical form stored in an
  * allowlist_entry_t (what renderers re-check before writing it out). */
 bool allowlist_name_is_canonical(const char *name);
-
-/* "a.b.c.d/p" of a net into buf (at least 19 bytes). */
-void allowlist_net_format(const allowlist_net_t *net, char *buf, size_t size);
 
 #endif

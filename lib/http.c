@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "http_head.h"
 #include "util.h"
 
 struct http_client {
@@ -217,20 +218,27 @@ static int send_all(CURL *curl, curl_socket_t fd, const void *data, size_t len, 
     return 0;
 }
 
-/* Read until the end of the HTTP head; keep what comes after it. */
-static int read_head(http_stream_t *s, long timeout_ms, long *ret_status, char **ret_body, as_error_t **err)
+static struct timespec deadline_after(long timeout_ms)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += timeout_ms / 1000;
-    deadline.tv_nsec += (timeout_ms % 1000) * 1000000;
-    if (deadline.tv_nsec >= 1000000000) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += timeout_ms / 1000;
+    t.tv_nsec += (timeout_ms % 1000) * 1000000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
     }
+    return t;
+}
 
+/* Reads until the answer's head is complete (lib/http_head.h); what came
+ * after it stays pending, handed out first by http_stream_recv. */
+static int read_head(http_stream_t *s, long timeout_ms, long *ret_status, as_error_t **err)
+{
+    struct timespec deadline = deadline_after(timeout_ms);
     buffer_t b = {0};
-    char *end = NULL;
+    http_head_t head;
+    int r;
     for (;;) {
         char chunk[4096];
         size_t got = 0;
@@ -238,52 +246,36 @@ static int read_head(http_stream_t *s, long timeout_ms, long *ret_status, char *
         if (rc == CURLE_AGAIN) {
             long left = remaining_ms(&deadline);
             if (left == 0 || wait_fd(s->fd, POLLIN, left) == 0) {
-                free(b.data);
-                return as_error_make(err, ETIMEDOUT, "no answer from the API within %ld ms", timeout_ms);
+                r = as_error_make(err, ETIMEDOUT, "no answer from the API within %ld ms", timeout_ms);
+                break;
             }
             continue;
         }
         if (rc != CURLE_OK || got == 0) {
-            free(b.data);
-            return as_error_make(err, ECONNRESET, "the API closed the connection before answering");
+            r = as_error_make(err, ECONNRESET, "the API closed the connection before answering");
+            break;
         }
         if (collect(chunk, 1, got, &b) != got) {
-            free(b.data);
-            return as_error_make(err, ENOMEM, "out of memory");
-        }
-        if ((end = strstr(b.data, "\r\n\r\n")) != NULL)
+            r = as_error_make(err, ENOMEM, "out of memory");
             break;
-        if (b.len > 65536) {
-            free(b.data);
-            return as_error_make(err, EPROTO, "the API's answer head is too long");
         }
+        if ((r = http_head_parse(b.data, b.len, &head, err)) != 0)
+            break;
     }
-
-    long status = 0;
-    if (sscanf(b.data, "HTTP/1.%*d %ld", &status) != 1) {
-        free(b.data);
-        return as_error_make(err, EPROTO, "the API answered something that is not HTTP");
-    }
-    size_t head_len = (size_t)(end - b.data) + 4;
-    s->pending_len = b.len - head_len;
-    if (s->pending_len > 0) {
-        s->pending = malloc(s->pending_len + 1);
-        if (s->pending == NULL) {
-            free(b.data);
-            return as_error_make(err, ENOMEM, "out of memory");
-        }
-        memcpy(s->pending, b.data + head_len, s->pending_len);
-        s->pending[s->pending_len] = '\0';
+    if (r > 0) {
+        /* the buffer is NUL-terminated past its data (collect) */
+        s->pending_len = b.len - head.len;
+        memmove(b.data, b.data + head.len, s->pending_len + 1);
+        s->pending = steal_pointer(&b.data);
+        *ret_status = head.status;
+        r = 0;
     }
     free(b.data);
-    *ret_status = status;
-    *ret_body = s->pending;
-    return 0;
+    return r;
 }
 
-int http_stream_open(http_client_t *c, const char *method, const char *path,
-                     const char *body, long timeout_ms, http_stream_t **ret,
-                     http_refusal_t *ret_refusal, as_error_t **err)
+/* A new connection of its own, connected and nothing sent yet. */
+static int stream_connect(const http_client_t *c, http_stream_t **ret, as_error_t **err)
 {
     http_stream_t *s = calloc(1, sizeof(*s));
     if (s == NULL)
@@ -296,50 +288,57 @@ int http_stream_open(http_client_t *c, const char *method, const char *path,
     }
     setup_common(s->curl, c->socket_path, "http://d/", 0);
     curl_easy_setopt(s->curl, CURLOPT_CONNECT_ONLY, 1L);
-
     CURLcode rc = curl_easy_perform(s->curl);
     if (rc != CURLE_OK) {
         http_stream_free(s);
-        return as_error_make(err, ECONNREFUSED, "%s %s: connecting: %s", method, path, curl_easy_strerror(rc));
+        return as_error_make(err, ECONNREFUSED, "connecting: %s", curl_easy_strerror(rc));
     }
     curl_easy_getinfo(s->curl, CURLINFO_ACTIVESOCKET, &s->fd);
+    *ret = s;
+    return 0;
+}
 
+int http_stream_open(http_client_t *c, const char *method, const char *path, const char *body,
+                     long timeout_ms, http_response_t *ret_refusal, http_stream_t **ret,
+                     as_error_t **err)
+{
+    http_stream_t *s = NULL;
     _cleanup_free_ char *req = NULL;
     size_t body_len = body != NULL ? strlen(body) : 0;
     if (asprintf(&req, "%s %s HTTP/1.1\r\nHost: d\r\nUser-Agent: agent-sandbox\r\n"
                        "Connection: Upgrade\r\nUpgrade: tcp\r\n"
                        "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                 method, path, body_len, body != NULL ? body : "") < 0) {
-        http_stream_free(s);
+                 method, path, body_len, body != NULL ? body : "") < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    }
     long status = 0;
-    char *rest = NULL;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (send_all(s->curl, s->fd, req, strlen(req), err) < 0 ||
-        read_head(s, timeout_ms, &status, &rest, err) < 0) {
+    if (stream_connect(c, &s, err) < 0 ||
+        send_all(s->curl, s->fd, req, strlen(req), err) < 0 ||
+        read_head(s, timeout_ms, &status, err) < 0) {
         http_stream_free(s);
         return as_error_prefix(err, "%s %s", method, path);
     }
     if (trace != NULL)
         trace(method, path, status, elapsed_ms(&t0));
-    if (status != 101 && status != 200) {
-        /* The body of an error is a short JSON document; it may not all be
-         * here yet, but what is here names the cause. */
-        if (ret_refusal != NULL) {
-            ret_refusal->status = status;
-            ret_refusal->body = strdup(rest != NULL ? rest : "");
-            http_stream_free(s);
-            return -EPROTO;
-        }
-        int r = as_error_http(err, status, "%s %s: HTTP %ld: %s", method, path, status,
-                              rest != NULL ? rest : "");
-        http_stream_free(s);
-        return r;
+    if (status == 101 || status == 200) {
+        *ret = s;
+        return 0;
     }
-    *ret = s;
-    return 0;
+    /* A refusal: its body is a short document; what came with the head
+     * names the cause (the rest may not be here yet). */
+    const char *rest = s->pending != NULL ? s->pending : "";
+    int r = as_error_http(err, status, "%s %s: HTTP %ld: %.*s", method, path, status,
+                          (int)strcspn(rest, "\n"), rest);
+    if (ret_refusal != NULL) {
+        ret_refusal->status = status;
+        ret_refusal->len = s->pending_len;
+        ret_refusal->body = steal_pointer(&s->pending);
+        if (ret_refusal->body == NULL)
+            ret_refusal->body = strdup("");
+    }
+    http_stream_free(s);
+    return r;
 }
 
 int http_stream_fd(const http_stream_t *s)
@@ -364,11 +363,6 @@ ssize_t http_stream_recv(http_stream_t *s, void *buf, size_t len, as_error_t **e
     if (rc != CURLE_OK)
         return as_error_make(err, ECONNRESET, "reading the API stream: %s", curl_easy_strerror(rc));
     return (ssize_t)got;
-}
-
-int http_stream_send(http_stream_t *s, const void *buf, size_t len, as_error_t **err)
-{
-    return send_all(s->curl, s->fd, buf, len, err);
 }
 
 ssize_t http_stream_send_some(http_stream_t *s, const void *buf, size_t len, as_error_t **err)

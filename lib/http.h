@@ -1,6 +1,7 @@
 /* The only module that knows libcurl: HTTP/1.1 over a unix socket.
- * Plain requests go through one reused handle; a "hijacked" stream (attach,
- * exec start) gets its own connection that stays open as a raw byte pipe. */
+ * Plain requests go through one reused handle, curl end to end; a
+ * "hijacked" stream (attach, events) gets its own connection that stays
+ * open as a raw byte pipe, its answer's head read by lib/http_head.h. */
 #ifndef AS_HTTP_H
 #define AS_HTTP_H
 
@@ -38,24 +39,19 @@ void http_set_trace(http_trace_fn fn);
 
 typedef struct http_stream http_stream_t;
 
-/* Send `method path` with `body` (may be NULL) on a new connection and read
- * the answer's head. On 101 or 200 the connection is handed over as a raw
- * stream. Any other status fails with -EPROTO-like codes; when ret_refusal
- * is given it receives the status and what of the answer's body came with
- * the head (for the caller to map), else the body goes into the message. */
-typedef struct http_refusal {
-    long status;
-    char *body;
-} http_refusal_t;
-int http_stream_open(http_client_t *c, const char *method, const char *path,
-                     const char *body, long timeout_ms, http_stream_t **ret,
-                     http_refusal_t *ret_refusal, as_error_t **err);
+/* Sends `method path` with `body` (may be NULL) on a new connection of its
+ * own and reads the answer's head (lib/http_head.h). On 101 or 200 the
+ * connection is handed over as a raw stream. Any other status is a failure
+ * like any other (as_error_http: *err filled, with the status and the start
+ * of the body); when ret_refusal is given it also receives the status and
+ * what of the body came with the head, for the caller to map. */
+int http_stream_open(http_client_t *c, const char *method, const char *path, const char *body,
+                     long timeout_ms, http_response_t *ret_refusal, http_stream_t **ret,
+                     as_error_t **err);
 /* fd to poll for readability; do not read it directly */
 int http_stream_fd(const http_stream_t *s);
 /* > 0 bytes read, 0 on end of stream, -EAGAIN when nothing is ready */
 ssize_t http_stream_recv(http_stream_t *s, void *buf, size_t len, as_error_t **err);
-/* Writes everything, waiting for the socket as needed. */
-int http_stream_send(http_stream_t *s, const void *buf, size_t len, as_error_t **err);
 /* Writes what the socket takes now: > 0 bytes sent, -EAGAIN when full. */
 ssize_t http_stream_send_some(http_stream_t *s, const void *buf, size_t len, as_error_t **err);
 /* No more data from us: half-close, so the far side sees end of stdin. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
 
 struct json_gen {
     yajl_gen gen;
@@ -125,87 +126,93 @@ int json_gen_finish(json_gen_t *g, char **ret_text, as_error_t **err)
     return 0;
 }
 
-int json_parse(const char *text, const char *what, json_t *ret, as_error_t **err)
+/* The tree is yajl's; json_t is its opaque name outside this file. */
+static yajl_val val(const json_t *v)
+{
+    return (yajl_val)v;
+}
+
+static const json_t *wrap(yajl_val y)
+{
+    return (const json_t *)y;
+}
+
+int json_parse(const char *text, const char *what, json_t **ret, as_error_t **err)
 {
     char errbuf[256] = "";
     if (text == NULL)
         return as_error_make(err, EPROTO, "%s: empty answer where JSON was expected", what);
-    json_t v = yajl_tree_parse(text, errbuf, sizeof(errbuf));
+    yajl_val v = yajl_tree_parse(text, errbuf, sizeof(errbuf));
     if (v == NULL) {
         /* yajl's message spans lines; keep the first */
         errbuf[strcspn(errbuf, "\n")] = '\0';
         return as_error_make(err, EPROTO, "%s: malformed JSON: %s", what,
                              errbuf[0] ? errbuf : "parse error");
     }
-    *ret = v;
+    *ret = (json_t *)v;
     return 0;
 }
 
-void json_free(json_t v)
+void json_free(json_t *v)
 {
     if (v != NULL)
-        yajl_tree_free(v);
+        yajl_tree_free(val(v));
 }
 
-json_t json_get(json_t v, const char *key)
+const json_t *json_get(const json_t *v, const char *key)
 {
-    if (v == NULL || !YAJL_IS_OBJECT(v) || key == NULL)
+    yajl_val y = val(v);
+    if (y == NULL || !YAJL_IS_OBJECT(y) || key == NULL)
         return NULL;
-    for (size_t i = 0; i < v->u.object.len; i++)
-        if (strcmp(v->u.object.keys[i], key) == 0)
-            return v->u.object.values[i];
+    for (size_t i = 0; i < y->u.object.len; i++)
+        if (strcmp(y->u.object.keys[i], key) == 0)
+            return wrap(y->u.object.values[i]);
     return NULL;
 }
 
-const char *json_get_str(json_t v, const char *key)
+const char *json_get_str(const json_t *v, const char *key)
 {
     return json_as_str(json_get(v, key));
 }
 
-bool json_get_int(json_t v, const char *key, long long *ret)
+bool json_get_bool(const json_t *v, const char *key, bool *ret)
 {
-    json_t m = json_get(v, key);
-    if (m == NULL || !YAJL_IS_INTEGER(m))
-        return false;
-    *ret = YAJL_GET_INTEGER(m);
-    return true;
-}
-
-bool json_get_bool(json_t v, const char *key, bool *ret)
-{
-    json_t m = json_get(v, key);
+    yajl_val m = val(json_get(v, key));
     if (m == NULL || !(YAJL_IS_TRUE(m) || YAJL_IS_FALSE(m)))
         return false;
     *ret = YAJL_IS_TRUE(m);
     return true;
 }
 
-size_t json_array_len(json_t v)
+size_t json_array_len(const json_t *v)
 {
-    return v != NULL && YAJL_IS_ARRAY(v) ? v->u.array.len : 0;
+    return json_is_array(v) ? val(v)->u.array.len : 0;
 }
 
-json_t json_array_at(json_t v, size_t i)
+const json_t *json_array_at(const json_t *v, size_t i)
 {
-    return i < json_array_len(v) ? v->u.array.values[i] : NULL;
+    return i < json_array_len(v) ? wrap(val(v)->u.array.values[i]) : NULL;
 }
 
-size_t json_object_len(json_t v)
+const char *json_as_str(const json_t *v)
 {
-    return v != NULL && YAJL_IS_OBJECT(v) ? v->u.object.len : 0;
+    return v != NULL && YAJL_IS_STRING(val(v)) ? YAJL_GET_STRING(val(v)) : NULL;
 }
 
-const char *json_object_key(json_t v, size_t i)
+bool json_as_int(const json_t *v, long long *ret)
 {
-    return i < json_object_len(v) ? v->u.object.keys[i] : NULL;
+    if (v == NULL || !YAJL_IS_INTEGER(val(v)))
+        return false;
+    *ret = YAJL_GET_INTEGER(val(v));
+    return true;
 }
 
-json_t json_object_value(json_t v, size_t i)
+bool json_is_array(const json_t *v)
 {
-    return i < json_object_len(v) ? v->u.object.values[i] : NULL;
+    return v != NULL && YAJL_IS_ARRAY(val(v));
 }
 
-const char *json_as_str(json_t v)
+bool json_is_null(const json_t *v)
 {
-    return v != NULL && YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+    return v != NULL && YAJL_IS_NULL(val(v));
 }

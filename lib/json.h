@@ -1,12 +1,12 @@
-/* The only module that knows yajl. Building: a generator whose first error
- * sticks, so callers emit a whole document and check once at the end.
- * Reading: yajl's tree, with accessors that check the type before use. */
+/* The only module that knows yajl (no other file includes its headers).
+ * Building: a generator whose first error sticks, so callers emit a whole
+ * document and check once at the end. Reading: an opaque tree, with
+ * accessors that check the type before use. */
 #ifndef AS_JSON_H
 #define AS_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <yajl/yajl_tree.h>
 
 #include "error.h"
 
@@ -35,24 +35,24 @@ void json_kv_strv(json_gen_t *g, const char *key, char *const *values, size_t n)
  * it (invalid UTF-8, unbalanced nesting, out of memory). */
 int json_gen_finish(json_gen_t *g, char **ret_text, as_error_t **err);
 
-typedef yajl_val json_t;
+/* A value of a parsed document; only json_parse's result is freed. */
+typedef struct json json_t;
 
 /* Parse a complete document; `what` names it in the error message. */
-int json_parse(const char *text, const char *what, json_t *ret, as_error_t **err);
-void json_free(json_t v);
+int json_parse(const char *text, const char *what, json_t **ret, as_error_t **err);
+void json_free(json_t *v);
 
 /* Member of an object, or NULL when v is not an object or has no such key. */
-json_t json_get(json_t v, const char *key);
+const json_t *json_get(const json_t *v, const char *key);
 /* Typed members: NULL / false when missing or of another type. */
-const char *json_get_str(json_t v, const char *key);
-bool json_get_int(json_t v, const char *key, long long *ret);
-bool json_get_bool(json_t v, const char *key, bool *ret);
+const char *json_get_str(const json_t *v, const char *key);
+bool json_get_bool(const json_t *v, const char *key, bool *ret);
 
-size_t json_array_len(json_t v);             /* 0 when not an array */
-json_t json_array_at(json_t v, size_t i);
-size_t json_object_len(json_t v);            /* 0 when not an object */
-const char *json_object_key(json_t v, size_t i);
-json_t json_object_value(json_t v, size_t i);
-const char *json_as_str(json_t v);           /* NULL when not a string */
+size_t json_array_len(const json_t *v);             /* 0 when not an array */
+const json_t *json_array_at(const json_t *v, size_t i);
+const char *json_as_str(const json_t *v);           /* NULL when not a string */
+bool json_as_int(const json_t *v, long long *ret);  /* false when not an integer */
+bool json_is_array(const json_t *v);
+bool json_is_null(const json_t *v);                 /* JSON's null (not a NULL pointer) */
 
 #endif

@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config_lines.h"
+#include "msg.h"
 #include "paths.h"
+#include "strv.h"
 #include "util.h"
 
 #define ALLOWED_PATHS_MAX (1024 * 1024)
@@ -172,48 +175,18 @@ static int resolve_loose(struct ctx *c, const char *path, char **ret, as_error_t
 
 /* ---- messages ---------------------------------------------------------- */
 
-/* Write a path for the user: "~" for $HOME, control bytes escaped so a
- * hostile directory name cannot drive the terminal. */
+/* A path for the user: "~" for $HOME, everything invisible escaped. */
 static void put_path(FILE *f, const struct ctx *c, const char *path)
 {
-    const char *homes[] = { c->home_res, c->home_lex };
-    for (size_t i = 0; i < ARRAY_SIZE(homes); i++) {
-        if (homes[i] == NULL)
-            continue;
-        path_relation_t rel = path_relation(path, homes[i]);
-        if (rel == PATH_SAME) {
-            fputs("~", f);
-            return;
-        }
-        if (rel == PATH_INSIDE) {
-            fputs("~", f);
-            path += strlen(homes[i]);
-            break;
-        }
-    }
-    for (const unsigned char *p = (const unsigned char *)path; *p != '\0'; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
-    }
+    path_put_for_user(f, path, c->home_res, c->home_lex);
 }
 
-
-struct msg {
-    FILE *f;
-    char *buf;
-    size_t len;
-};
-
 /* Start a refusal: "refusing to launch from DIR: " */
-static int msg_open(struct msg *m, const struct ctx *c, as_error_t **err)
+static int refusal_open(msg_t *m, const struct ctx *c, as_error_t **err)
 {
-    m->buf = NULL;
-    m->len = 0;
-    m->f = open_memstream(&m->buf, &m->len);
-    if (m->f == NULL)
-        return oom(err);
+    int r = msg_open(m, err);
+    if (r < 0)
+        return r;
     fputs("refusing to launch from ", m->f);
     put_path(m->f, c, c->dir);
     if (strcmp(c->given, c->dir) != 0) {
@@ -225,13 +198,13 @@ static int msg_open(struct msg *m, const struct ctx *c, as_error_t **err)
     return 0;
 }
 
-static void msg_rule(struct msg *m, launch_policy_rule_t rule)
+static void refusal_rule(msg_t *m, launch_policy_rule_t rule)
 {
     fprintf(m->f, " [rule: %s].\n", launch_policy_rule_name(rule));
 }
 
 /* "No line in FILE can allow this; " — the hard rules' hint starts here. */
-static void msg_hard(struct msg *m, const struct ctx *c)
+static void refusal_hard(msg_t *m, const struct ctx *c)
 {
     fputs("No line in ", m->f);
     put_path(m->f, c, c->file);
@@ -239,39 +212,32 @@ static void msg_hard(struct msg *m, const struct ctx *c)
 }
 
 /* Finish a refusal and store it in the result. */
-static int msg_close(struct msg *m, struct ctx *c, launch_policy_rule_t rule,
-                     const char *conflict, unsigned line, as_error_t **err)
+static int refusal_close(msg_t *m, struct ctx *c, launch_policy_rule_t rule,
+                         const char *conflict, unsigned line, as_error_t **err)
 {
-    bool bad = ferror(m->f) != 0;
-    if (fclose(m->f) != 0 || bad || m->buf == NULL) {
-        free(m->buf);
-        return oom(err);
-    }
+    char *text = NULL;
+    int r = msg_close(m, &text, err);
+    if (r < 0)
+        return r;
     char *dup = NULL;
     if (conflict != NULL && (dup = strdup(conflict)) == NULL) {
-        free(m->buf);
+        free(text);
         return oom(err);
     }
     c->res->rule = rule;
-    c->res->message = m->buf;
+    c->res->message = text;
     c->res->conflict = dup;
     c->res->config_line = line;
     return 0;
 }
 
+/* Takes text (NULL: out of memory). */
 static int add_warning(struct ctx *c, char *text, as_error_t **err)
 {
-    if (text == NULL)
+    _cleanup_free_ char *owned = text;
+    if (text == NULL || strv_push(&c->res->warnings, text) < 0)
         return oom(err);
-    launch_policy_result_t *r = c->res;
-    char **w = realloc(r->warnings, (r->n_warnings + 2) * sizeof(*w));
-    if (w == NULL) {
-        free(text);
-        return oom(err);
-    }
-    r->warnings = w;
-    w[r->n_warnings++] = text;
-    w[r->n_warnings] = NULL;
+    c->res->n_warnings++;
     return 0;
 }
 
@@ -450,8 +416,8 @@ static const char *relation_words(path_relation_t rel)
 
 static int refuse_guard(struct ctx *c, const struct guard *g, path_relation_t rel, as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     FILE *f = m.f;
@@ -472,8 +438,8 @@ static int refuse_guard(struct ctx *c, const struct guard *g, path_relation_t re
         fputs(")", f);
     }
     fprintf(f, ", %s", g->why);
-    msg_rule(&m, g->rule);
-    msg_hard(&m, c);
+    refusal_rule(&m, g->rule);
+    refusal_hard(&m, c);
 
     switch (g->rule) {
     case LAUNCH_POLICY_RULE_HOME_OR_PARENT:
@@ -490,13 +456,13 @@ static int refuse_guard(struct ctx *c, const struct guard *g, path_relation_t re
         fputs("launch from a project directory that neither is, holds nor sits in it.", f);
         break;
     }
-    return msg_close(&m, c, g->rule, g->path, 0, err);
+    return refusal_close(&m, c, g->rule, g->path, 0, err);
 }
 
 static int refuse_relative_path_entry(struct ctx *c, const char *entry, size_t len, as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     if (len == 0)
@@ -507,18 +473,17 @@ static int refuse_relative_path_entry(struct ctx *c, const char *entry, size_t l
         fputs("\", which names a directory inside the current one", m.f);
     }
     fputs(", so whatever the launch directory, it is or holds a $PATH entry", m.f);
-    msg_rule(&m, LAUNCH_POLICY_RULE_PATH_ENTRY);
-    msg_hard(&m, c);
+    refusal_rule(&m, LAUNCH_POLICY_RULE_PATH_ENTRY);
+    refusal_hard(&m, c);
     fputs("remove that entry from $PATH (look for \"::\", a leading or trailing \":\" or "
           "a \".\" where $PATH is set, usually ~/.profile or ~/.bashrc).", m.f);
 
     _cleanup_free_ char *conflict = strndup(entry, len);
     if (conflict == NULL) {
-        fclose(m.f);
-        free(m.buf);
+        msg_discard(&m);
         return oom(err);
     }
-    return msg_close(&m, c, LAUNCH_POLICY_RULE_PATH_ENTRY, conflict, 0, err);
+    return refusal_close(&m, c, LAUNCH_POLICY_RULE_PATH_ENTRY, conflict, 0, err);
 }
 
 /* The first component of dir below home, when dir sits in home. */
@@ -555,17 +520,17 @@ static int check_hard_rules(struct ctx *c, as_error_t **err)
     }
 
     if (is_home_dot_dir(c->dir, c->home_res) || is_home_dot_dir(c->dir, c->home_lex)) {
-        struct msg m;
-        int r = msg_open(&m, c, err);
+        msg_t m;
+        int r = refusal_open(&m, c, err);
         if (r < 0)
             return r;
         fputs("it is a top-level dot-directory of your home, where programs keep their state", m.f);
-        msg_rule(&m, LAUNCH_POLICY_RULE_HOME_DOT_DIR);
-        msg_hard(&m, c);
+        refusal_rule(&m, LAUNCH_POLICY_RULE_HOME_DOT_DIR);
+        refusal_hard(&m, c);
         fputs("to work inside it, list a subdirectory of it (such as ", m.f);
         put_path(m.f, c, c->dir);
         fputs("/src) in that file and launch from a project below that.", m.f);
-        r = msg_close(&m, c, LAUNCH_POLICY_RULE_HOME_DOT_DIR, c->dir, 0, err);
+        r = refusal_close(&m, c, LAUNCH_POLICY_RULE_HOME_DOT_DIR, c->dir, 0, err);
         return r < 0 ? r : 1;
     }
     return 0;
@@ -573,146 +538,120 @@ static int check_hard_rules(struct ctx *c, as_error_t **err)
 
 /* ---- allowed-paths ----------------------------------------------------- */
 
-static bool is_blank(char ch)
-{
-    return ch == ' ' || ch == '\t' || ch == '\r';
-}
-
 static int refuse_bad_line(struct ctx *c, unsigned line, const char *problem,
                            const char *text, size_t len, as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     put_path(m.f, c, c->file);
     fprintf(m.f, ":%u: \"", line);
     path_put_escaped(m.f, text, len);
     fprintf(m.f, "\": %s", problem);
-    msg_rule(&m, LAUNCH_POLICY_RULE_BAD_CONFIG);
+    refusal_rule(&m, LAUNCH_POLICY_RULE_BAD_CONFIG);
     fputs("Each line must be an absolute path or start with ~/ (comments start with #). "
           "Fix or remove that line; while the file exists but is broken, nothing is allowed "
           "(without the file: " DEFAULT_ROOT_TEXT ").", m.f);
-    return msg_close(&m, c, LAUNCH_POLICY_RULE_BAD_CONFIG, NULL, line, err);
+    return refusal_close(&m, c, LAUNCH_POLICY_RULE_BAD_CONFIG, NULL, line, err);
 }
 
 /* "FILE:LINE: ignoring the root PATH: strerror" */
 static int warn_root(struct ctx *c, unsigned line, const char *path, int code, as_error_t **err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
-        return oom(err);
-    put_path(f, c, c->file);
-    fprintf(f, ":%u: ignoring the root ", line);
-    put_path(f, c, path);
-    fprintf(f, ": %s", strerror(code));
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad) {
-        free(buf);
-        buf = NULL;
-    }
-    return add_warning(c, buf, err);
+    msg_t m;
+    char *text = NULL;
+    int r = msg_open(&m, err);
+    if (r < 0)
+        return r;
+    put_path(m.f, c, c->file);
+    fprintf(m.f, ":%u: ignoring the root ", line);
+    put_path(m.f, c, path);
+    fprintf(m.f, ": %s", strerror(code));
+    if ((r = msg_close(&m, &text, err)) < 0)
+        return r;
+    return add_warning(c, text, err);
 }
 
-/* Parse the text into resolved roots. 1 and a refusal stored on a malformed
- * line; 0 otherwise (roots that do not resolve become warnings). */
+/* A root line's path, "~/" expanded: 0 and *ret, or 1 and a refusal stored. */
+static int root_path(struct ctx *c, const config_line_t *l, char **ret, as_error_t **err)
+{
+    const char *p = l->text;
+    size_t n = l->len;
+    const char *problem = NULL;
+    size_t k = 2;
+    if (p[0] == '/') {
+        *ret = strndup(p, n);
+    } else if (p[0] == '~' && n >= 2 && p[1] == '/') {
+        while (k < n && p[k] == '/')
+            k++;
+        if (k == n)
+            problem = "nothing after ~/";
+        else if (asprintf(ret, "%s/%.*s", c->home_lex, (int)(n - k), p + k) < 0)
+            *ret = NULL;
+    } else if (p[0] == '~') {
+        problem = n == 1 ? "a bare ~ is not allowed (write ~/ and a directory)"
+                         : "the ~user/ form is not supported (write the path in full)";
+    } else {
+        problem = "a relative path";
+    }
+    if (problem != NULL) {
+        int r = refuse_bad_line(c, l->number, problem, p, n, err);
+        return r < 0 ? r : 1;
+    }
+    return *ret == NULL ? oom(err) : 0;
+}
+
+/* One root: resolved and kept, or a warning when it does not resolve. */
+static int add_root(struct ctx *c, unsigned line, const char *path, as_error_t **err)
+{
+    _cleanup_free_ char *resolved = NULL;
+    as_error_t *rerr = NULL;
+    int r = resolve_strict(c, path, &resolved, &rerr);
+    if (r == -ENOMEM) {
+        as_error_free(&rerr);
+        return oom(err);
+    }
+    if (r < 0) {
+        int code = as_error_rc(rerr);
+        as_error_free(&rerr);
+        return warn_root(c, line, path, -code, err);
+    }
+    struct root *nr = realloc(c->roots, (c->n_roots + 1) * sizeof(*nr));
+    if (nr == NULL)
+        return oom(err);
+    c->roots = nr;
+    c->roots[c->n_roots++] = (struct root){ steal_pointer(&resolved), line };
+    return 0;
+}
+
+/* Parse the text (lib/config_lines.h) into resolved roots. 1 and a refusal
+ * stored on a malformed line; 0 otherwise (roots that do not resolve become
+ * warnings). */
 static int parse_roots(struct ctx *c, const char *text, size_t len, as_error_t **err)
 {
-    unsigned line = 0;
-    size_t pos = 0;
-    while (pos < len) {
-        line++;
-        const char *s = text + pos;
-        const char *nl = memchr(s, '\n', len - pos);
-        size_t n = nl != NULL ? (size_t)(nl - s) : len - pos;
-        pos += n + (nl != NULL ? 1 : 0);
-
-        if (memchr(s, '\0', n) != NULL) {
-            int r = refuse_bad_line(c, line, "an embedded NUL byte", s, n, err);
+    config_lines_t it;
+    config_line_t l;
+    config_lines_init(&it, c->file, text, len);
+    while (config_lines_next(&it, &l)) {
+        if (l.problem != NULL) {
+            int r = refuse_bad_line(c, l.number, l.problem, l.text, l.len, err);
             return r < 0 ? r : 1;
         }
-        /* A comment is a whole line starting with '#', or '#' after a blank:
-         * "/home/a/c#" stays a path. */
-        size_t end = n;
-        for (size_t i = 0; i < n; i++) {
-            if (s[i] == '#' && (i == 0 || is_blank(s[i - 1]))) {
-                end = i;
-                break;
-            }
-        }
-        size_t b = 0;
-        while (b < end && is_blank(s[b]))
-            b++;
-        while (end > b && is_blank(s[end - 1]))
-            end--;
-        if (b == end)
-            continue;
-        const char *p = s + b;
-        size_t plen = end - b;
-
-        for (size_t i = 0; i < plen; i++) {
-            unsigned char ch = (unsigned char)p[i];
-            if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
-                int r = refuse_bad_line(c, line, "a control character", p, plen, err);
-                return r < 0 ? r : 1;
-            }
-        }
-
         _cleanup_free_ char *path = NULL;
-        if (p[0] == '/') {
-            path = strndup(p, plen);
-        } else if (p[0] == '~' && plen >= 2 && p[1] == '/') {
-            size_t k = 2;
-            while (k < plen && p[k] == '/')
-                k++;
-            if (k == plen) {
-                int r = refuse_bad_line(c, line, "nothing after ~/", p, plen, err);
-                return r < 0 ? r : 1;
-            }
-            if (asprintf(&path, "%s/%.*s", c->home_lex, (int)(plen - k), p + k) < 0)
-                path = NULL;
-        } else if (p[0] == '~') {
-            int r = refuse_bad_line(c, line, plen == 1 ? "a bare ~ is not allowed (write ~/ and a directory)"
-                                    : "the ~user/ form is not supported (write the path in full)",
-                                    p, plen, err);
-            return r < 0 ? r : 1;
-        } else {
-            int r = refuse_bad_line(c, line, "a relative path", p, plen, err);
-            return r < 0 ? r : 1;
-        }
-        if (path == NULL)
-            return oom(err);
-
-        _cleanup_free_ char *resolved = NULL;
-        as_error_t *rerr = NULL;
-        int r = resolve_strict(c, path, &resolved, &rerr);
-        if (r < 0) {
-            if (r == -ENOMEM) {
-                as_error_free(&rerr);
-                return oom(err);
-            }
-            int code = as_error_rc(rerr);
-            as_error_free(&rerr);
-            r = warn_root(c, line, path, -code, err);
-            if (r < 0)
-                return r;
-            continue;
-        }
-        struct root *nr = realloc(c->roots, (c->n_roots + 1) * sizeof(*nr));
-        if (nr == NULL)
-            return oom(err);
-        c->roots = nr;
-        c->roots[c->n_roots++] = (struct root){ steal_pointer(&resolved), line };
+        int r = root_path(c, &l, &path, err);
+        if (r == 0)
+            r = add_root(c, l.number, path, err);
+        if (r != 0)
+            return r;
     }
     return 0;
 }
 
 static int refuse_file(struct ctx *c, launch_policy_rule_t rule, int read_errno, as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     if (rule == LAUNCH_POLICY_RULE_BAD_CONFIG) {
@@ -720,17 +659,17 @@ static int refuse_file(struct ctx *c, launch_policy_rule_t rule, int read_errno,
         put_path(m.f, c, c->file);
         fprintf(m.f, ": %s", c->in->allowed_paths->reason != NULL ? c->in->allowed_paths->reason
                                                                    : strerror(read_errno));
-        msg_rule(&m, rule);
+        refusal_rule(&m, rule);
         fputs("Make it a readable regular file, or delete it to allow " DEFAULT_ROOT_TEXT
               "; that default never applies while the file exists.", m.f);
     } else {
         put_path(m.f, c, c->file);
         fputs(" lists no roots, so no directory is allowed", m.f);
-        msg_rule(&m, rule);
+        refusal_rule(&m, rule);
         fputs("Add a line naming a directory under which you launch projects (such as ~/src), "
               "or delete the file to allow " DEFAULT_ROOT_TEXT ".", m.f);
     }
-    return msg_close(&m, c, rule, NULL, 0, err);
+    return refusal_close(&m, c, rule, NULL, 0, err);
 }
 
 /* The line to suggest for allowing dir: its parent, unless that is "/" or
@@ -755,21 +694,21 @@ static void put_parent_suggestion(FILE *f, const struct ctx *c)
 static int refuse_not_under_root(struct ctx *c, bool file_absent, const struct root *same,
                                  as_error_t **err)
 {
-    struct msg m;
-    int r = msg_open(&m, c, err);
+    msg_t m;
+    int r = refusal_open(&m, c, err);
     if (r < 0)
         return r;
     if (same != NULL) {
         fputs("it is a root listed in ", m.f);
         put_path(m.f, c, c->file);
         fprintf(m.f, ":%u itself; only directories strictly under a root are allowed", same->line);
-        msg_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
+        refusal_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
         fputs("Launch from a project directory inside it, or list a directory above it in that file.", m.f);
     } else if (file_absent) {
         fputs("it is not under an allowed root; ", m.f);
         put_path(m.f, c, c->file);
         fputs(" does not exist, so the only root is your home outside its dot-directories", m.f);
-        msg_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
+        refusal_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
         fputs("To allow it, create that file with a line naming a directory above it", m.f);
         put_parent_suggestion(m.f, c);
         fputs("; once the file exists only the roots it lists are allowed, so list the others "
@@ -777,12 +716,12 @@ static int refuse_not_under_root(struct ctx *c, bool file_absent, const struct r
     } else {
         fputs("it is not strictly under any root listed in ", m.f);
         put_path(m.f, c, c->file);
-        msg_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
+        refusal_rule(&m, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT);
         fputs("To allow it, add a line to that file naming a directory above it", m.f);
         put_parent_suggestion(m.f, c);
         fputs(", or launch from a project below a listed root.", m.f);
     }
-    return msg_close(&m, c, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT, NULL, 0, err);
+    return refusal_close(&m, c, LAUNCH_POLICY_RULE_NOT_UNDER_ROOT, NULL, 0, err);
 }
 
 static int check_roots(struct ctx *c, as_error_t **err)

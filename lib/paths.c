@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg.h"
+
 int path_normalize(const char *path, char **ret_path, as_error_t **err)
 {
     if (path == NULL || path[0] != '/')
@@ -140,14 +142,27 @@ void text_put_escaped(FILE *f, const char *s, size_t n)
 
 char *path_escaped(const char *s)
 {
+    msg_t m;
     char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f != NULL) {
-        path_put_escaped(f, s, strlen(s));
-        if (fclose(f) == 0)
-            return text;
+    if (msg_open(&m, NULL) < 0)
+        return NULL;
+    path_put_escaped(m.f, s, strlen(s));
+    return msg_close(&m, &text, NULL) == 0 ? text : NULL;
+}
+
+void path_put_for_user(FILE *f, const char *path, const char *home_resolved,
+                       const char *home_given)
+{
+    const char *homes[] = { home_resolved, home_given };
+    for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
+        if (homes[i] == NULL || strcmp(homes[i], "/") == 0)
+            continue;
+        path_relation_t rel = path_relation(path, homes[i]);
+        if (rel == PATH_SAME || rel == PATH_INSIDE) {
+            fputc('~', f);
+            path += strlen(homes[i]);
+            break;
+        }
     }
-    free(text);
-    return NULL;
+    path_put_escaped(f, path, strlen(path));
 }

@@ -5,6 +5,8 @@
 #define AS_PATHS_H
 
 #include <stdbool.h>
+#include <stdio.h>
+
 #include "error.h"
 
 /* Normalize an absolute path: collapse repeated slashes, drop "." and any
@@ -39,7 +41,6 @@ bool path_is_inside(const char *path, const char *root);
  * U+200B-U+200F, U+2028-U+202E, U+2060-U+206F, U+FEFF, U+FFF9-U+FFFB, the
  * tags U+E0000-U+E007F) as \u{XXXX}. Everything else is copied, so the
  * output is printable and idempotent: escaping it again changes nothing. */
-#include <stdio.h>
 void path_put_escaped(FILE *f, const char *s, size_t n);
 
 /* The same, but newlines are kept: for a whole message whose parts were
@@ -48,5 +49,11 @@ void text_put_escaped(FILE *f, const char *s, size_t n);
 
 /* path_put_escaped into a new string; NULL when out of memory. */
 char *path_escaped(const char *s);
+
+/* A path as the user is shown it: "~" in place of $HOME when the path is
+ * $HOME or inside it, under either spelling given (resolved, as given; each
+ * may be NULL; "/" is never shortened), the rest escaped as above. */
+void path_put_for_user(FILE *f, const char *path, const char *home_resolved,
+                       const char *home_given);
 
 #endif

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "json.h"
-#include "labels.h"
 #include "util.h"
 
 #define API "/v4.0.0/libpod"
@@ -57,7 +56,7 @@ void podman_api_free(podman_api_t *api)
 
 int podman_error_from_answer(long status, const char *body, const char *what, as_error_t **err)
 {
-    json_t doc = NULL;
+    json_t *doc = NULL;
     const char *cause = NULL;
     as_error_t *parse_err = NULL;
     if (body != NULL && body[0] != '\0' && json_parse(body, what, &doc, &parse_err) == 0) {
@@ -88,7 +87,7 @@ int podman_error_from_answer(long status, const char *body, const char *what, as
  * body is parsed into it. */
 static int call(podman_api_t *api, const char *method, const char *path, const char *body,
                 long timeout_ms, long ok1, long ok2, const char *what,
-                long *ret_status, json_t *ret_doc, as_error_t **err)
+                long *ret_status, json_t **ret_doc, as_error_t **err)
 {
     http_response_t res = {0};
     int r = http_request(api->http, method, path, body, timeout_ms, &res, err);
@@ -126,6 +125,21 @@ static char *path_printf(const char *fmt, ...)
 
 #define OOM(err) as_error_make(err, ENOMEM, "out of memory")
 
+/* A copy of a string of the answer (`name` says which, for the error);
+ * the document is freed either way. */
+static int take_str(json_t *doc, const char *value, const char *what, const char *name,
+                    char **ret, as_error_t **err)
+{
+    char *copy = value != NULL ? strdup(value) : NULL;
+    json_free(doc);
+    if (value == NULL)
+        return as_error_make(err, EPROTO, "%s: the answer has no %s", what, name);
+    if (copy == NULL)
+        return OOM(err);
+    *ret = copy;
+    return 0;
+}
+
 int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err)
 {
     http_response_t res = {0};
@@ -141,22 +155,13 @@ int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err)
 
 int podman_info_graphroot(podman_api_t *api, char **ret, as_error_t **err)
 {
-    json_t doc = NULL;
+    json_t *doc = NULL;
     int r = call(api, "GET", API "/info", NULL, CALL_TIMEOUT_MS, 200, 200,
                  "reading podman's info", NULL, &doc, err);
     if (r < 0)
         return r;
-    const char *root = json_get_str(json_get(doc, "store"), "graphRoot");
-    if (root == NULL) {
-        json_free(doc);
-        return as_error_make(err, EPROTO, "reading podman's info: no store.graphRoot in the answer");
-    }
-    char *copy = strdup(root);
-    json_free(doc);
-    if (copy == NULL)
-        return OOM(err);
-    *ret = copy;
-    return 0;
+    return take_str(doc, json_get_str(json_get(doc, "store"), "graphRoot"), "reading podman's info",
+                    "store.graphRoot", ret, err);
 }
 
 /* GET .../exists answers 204 or 404. */
@@ -195,11 +200,65 @@ static void gen_labels(json_gen_t *g, const char *key, const podman_label_t *lab
     json_obj_close(g);
 }
 
+/* "key": {"nsmode": mode} */
+static void gen_nsmode(json_gen_t *g, const char *key, const char *mode)
+{
+    json_key(g, key);
+    json_obj_open(g);
+    json_kv_str(g, "nsmode", mode);
+    json_obj_close(g);
+}
+
+/* "Networks": {"<name>": {"static_ips": [ip]}, ...} */
+static void gen_networks(json_gen_t *g, const podman_network_attach_t *nets, size_t n)
+{
+    json_key(g, "Networks");
+    json_obj_open(g);
+    for (size_t i = 0; i < n; i++) {
+        json_key(g, nets[i].network);
+        json_obj_open(g);
+        if (nets[i].static_ip != NULL) {
+            char *ips[] = { (char *)nets[i].static_ip, NULL };
+            json_kv_strv(g, "static_ips", ips, (size_t)-1);
+        }
+        json_obj_close(g);
+    }
+    json_obj_close(g);
+}
+
 static int finish(json_gen_t *g, char **ret, as_error_t **err)
 {
     int r = json_gen_finish(g, ret, err);
     json_gen_free(g);
     return r;
+}
+
+/* POST the document built in g (freed here) to `path`; `what` names the
+ * call. ret_doc (may be NULL) receives the parsed answer. */
+static int post_doc(podman_api_t *api, json_gen_t *g, const char *path, long ok1, long ok2,
+                    const char *what, json_t **ret_doc, as_error_t **err)
+{
+    _cleanup_free_ char *body = NULL;
+    if (what == NULL) {
+        json_gen_free(g);
+        return OOM(err);
+    }
+    if (finish(g, &body, err) < 0)
+        return as_error_prefix(err, "%s", what);
+    return call(api, "POST", path, body, CALL_TIMEOUT_MS, ok1, ok2, what, NULL, ret_doc, err);
+}
+
+/* `prefix` and the filters built in g (freed here), percent-encoded. */
+static char *filters_path(podman_api_t *api, const char *prefix, json_gen_t *g, as_error_t **err)
+{
+    _cleanup_free_ char *filters = NULL;
+    if (finish(g, &filters, err) < 0)
+        return NULL;
+    _cleanup_free_ char *escaped = http_escape(api->http, filters);
+    char *path = escaped != NULL ? path_printf("%sfilters=%s", prefix, escaped) : NULL;
+    if (path == NULL)
+        OOM(err);
+    return path;
 }
 
 int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
@@ -210,46 +269,20 @@ int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
     json_kv_str(g, "name", spec->name);
     json_kv_bool(g, "internal", spec->internal);
     json_kv_bool(g, "dns_enabled", spec->dns_enabled);
-    if (spec->subnet != NULL) {
-        json_key(g, "subnets");
-        json_arr_open(g);
-        json_obj_open(g);
-        json_kv_str(g, "subnet", spec->subnet);
-        json_obj_close(g);
-        json_arr_close(g);
-    }
     gen_labels(g, "labels", spec->labels, spec->n_labels);
     json_obj_close(g);
-    _cleanup_free_ char *body = NULL;
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "creating network %s", spec->name);
-
     _cleanup_free_ char *what = path_printf("creating network %s", spec->name);
-    if (what == NULL)
-        return OOM(err);
-    json_t doc = NULL;
-    int r = call(api, "POST", API "/networks/create", body, CALL_TIMEOUT_MS, 200, 201, what,
-                 NULL, &doc, err);
-    if (r < 0)
+    json_t *doc = NULL;
+    int r = post_doc(api, g, API "/networks/create", 200, 201, what, ret_subnet != NULL ? &doc : NULL, err);
+    if (r < 0 || ret_subnet == NULL)
         return r;
-    if (ret_subnet != NULL) {
-        const char *subnet = json_get_str(json_array_at(json_get(doc, "subnets"), 0), "subnet");
-        if (subnet == NULL) {
-            json_free(doc);
-            return as_error_make(err, EPROTO, "%s: the answer has no subnets[0].subnet", what);
-        }
-        if ((*ret_subnet = strdup(subnet)) == NULL) {
-            json_free(doc);
-            return OOM(err);
-        }
-    }
-    json_free(doc);
-    return 0;
+    return take_str(doc, json_get_str(json_array_at(json_get(doc, "subnets"), 0), "subnet"), what,
+                    "subnets[0].subnet", ret_subnet, err);
 }
 
 /* GET /<collection>/<name>/json, parsed. */
 static int inspect(podman_api_t *api, const char *collection, const char *kind, const char *name,
-                   json_t *ret, as_error_t **err)
+                   json_t **ret, as_error_t **err)
 {
     _cleanup_free_ char *path = path_printf(API "/%s/%s/json", collection, name);
     _cleanup_free_ char *what = path_printf("inspecting %s %s", kind, name);
@@ -262,7 +295,7 @@ static int inspect(podman_api_t *api, const char *collection, const char *kind, 
 static int label_of(podman_api_t *api, const char *collection, const char *kind, const char *name,
                     const char *key, char **ret, as_error_t **err)
 {
-    json_t doc = NULL;
+    json_t *doc = NULL;
     int r = inspect(api, collection, kind, name, &doc, err);
     if (r < 0)
         return r;
@@ -316,36 +349,19 @@ int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error
     json_kv_str(g, "name", spec->name);
     gen_labels(g, "labels", spec->labels, spec->n_labels);
     if (spec->network != NULL) {
-        json_key(g, "netns");
-        json_obj_open(g);
-        json_kv_str(g, "nsmode", "bridge");
-        json_obj_close(g);
-        json_key(g, "Networks");
-        json_obj_open(g);
-        json_key(g, spec->network);
-        json_obj_open(g);
-        json_obj_close(g);
-        json_obj_close(g);
+        gen_nsmode(g, "netns", "bridge");
+        gen_networks(g, &(podman_network_attach_t){ .network = spec->network }, 1);
     }
-    if (spec->userns_keep_id) {
-        json_key(g, "userns");
-        json_obj_open(g);
-        json_kv_str(g, "nsmode", "keep-id");
-        json_obj_close(g);
-    }
+    if (spec->userns_keep_id)
+        gen_nsmode(g, "userns", "keep-id");
     json_kv_bool(g, "no_manage_hosts", spec->no_manage_hosts);
     if (spec->dns_servers != NULL)
         json_kv_strv(g, "dns_server", spec->dns_servers, (size_t)-1);
     if (spec->n_sysctls > 0)
         gen_labels(g, "sysctl", spec->sysctls, spec->n_sysctls);
     json_obj_close(g);
-    _cleanup_free_ char *body = NULL;
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "creating pod %s", spec->name);
     _cleanup_free_ char *what = path_printf("creating pod %s", spec->name);
-    if (what == NULL)
-        return OOM(err);
-    return call(api, "POST", API "/pods/create", body, CALL_TIMEOUT_MS, 201, 200, what, NULL, NULL, err);
+    return post_doc(api, g, API "/pods/create", 201, 200, what, NULL, err);
 }
 
 int podman_pod_remove(podman_api_t *api, const char *name, as_error_t **err)
@@ -372,10 +388,82 @@ static void gen_env(json_gen_t *g, char *const *env)
     json_obj_close(g);
 }
 
-int podman_container_create(podman_api_t *api, const podman_container_spec_t *spec,
-                            char **ret_id, as_error_t **err)
+static void gen_mounts(json_gen_t *g, const podman_mount_t *mounts, size_t n)
 {
-    json_gen_t *g = json_gen_new();
+    json_key(g, "mounts");
+    json_arr_open(g);
+    for (size_t i = 0; i < n; i++) {
+        json_obj_open(g);
+        json_kv_str(g, "destination", mounts[i].destination);
+        json_kv_str(g, "type", mounts[i].type);
+        if (mounts[i].source != NULL)
+            json_kv_str(g, "source", mounts[i].source);
+        if (mounts[i].options != NULL)
+            json_kv_strv(g, "options", mounts[i].options, (size_t)-1);
+        json_obj_close(g);
+    }
+    json_arr_close(g);
+}
+
+static void gen_volumes(json_gen_t *g, const podman_named_volume_t *volumes, size_t n)
+{
+    if (n == 0)
+        return;
+    json_key(g, "volumes");
+    json_arr_open(g);
+    for (size_t i = 0; i < n; i++) {
+        json_obj_open(g);
+        json_kv_str(g, "Name", volumes[i].name);
+        json_kv_str(g, "Dest", volumes[i].destination);
+        if (volumes[i].options != NULL)
+            json_kv_strv(g, "Options", volumes[i].options, (size_t)-1);
+        json_obj_close(g);
+    }
+    json_arr_close(g);
+}
+
+/* "key": {"limit": value}, when value is set */
+static void gen_cgroup_limit(json_gen_t *g, const char *key, long long value)
+{
+    if (value <= 0)
+        return;
+    json_key(g, key);
+    json_obj_open(g);
+    json_kv_int(g, "limit", value);
+    json_obj_close(g);
+}
+
+/* RLIMIT_NPROC, and the cgroup limits of pids, memory and CPU. */
+static void gen_limits(json_gen_t *g, const podman_container_spec_t *spec)
+{
+    if (spec->nproc_rlimit > 0) {
+        json_key(g, "r_limits");
+        json_arr_open(g);
+        json_obj_open(g);
+        json_kv_str(g, "type", "nproc");     /* podman adds the RLIMIT_ */
+        json_kv_int(g, "hard", spec->nproc_rlimit);
+        json_kv_int(g, "soft", spec->nproc_rlimit);
+        json_obj_close(g);
+        json_arr_close(g);
+    }
+    if (spec->pids_limit <= 0 && spec->memory_limit <= 0 && spec->cpu_quota_us <= 0)
+        return;
+    json_key(g, "resource_limits");
+    json_obj_open(g);
+    gen_cgroup_limit(g, "pids", spec->pids_limit);
+    gen_cgroup_limit(g, "memory", spec->memory_limit);
+    if (spec->cpu_quota_us > 0) {
+        json_key(g, "cpu");
+        json_obj_open(g);
+        json_kv_int(g, "quota", spec->cpu_quota_us);
+        json_kv_int(g, "period", 100000);
+        json_obj_close(g);
+    }
+    json_obj_close(g);
+}
+
+static void gen_container(json_gen_t *g, const podman_container_spec_t *spec)
+{
     json_obj_open(g);
     json_kv_str(g, "name", spec->name);
     json_kv_str(g, "image", spec->image);
@@ -397,136 +485,32 @@ int podman_container_create(podman_api_t *api, const podman_container_spec_t *sp
         json_kv_strv(g, "cap_drop", spec->cap_drop, (size_t)-1);
     if (spec->cap_add != NULL)
         json_kv_strv(g, "cap_add", spec->cap_add, (size_t)-1);
-    json_key(g, "mounts");
-    json_arr_open(g);
-    for (size_t i = 0; i < spec->n_mounts; i++) {
-        const podman_mount_t *m = &spec->mounts[i];
-        json_obj_open(g);
-        json_kv_str(g, "destination", m->destination);
-        json_kv_str(g, "type", m->type);
-        if (m->source != NULL)
-            json_kv_str(g, "source", m->source);
-        if (m->options != NULL)
-            json_kv_strv(g, "options", m->options, (size_t)-1);
-        json_obj_close(g);
-    }
-    json_arr_close(g);
-    if (spec->n_volumes > 0) {
-        json_key(g, "volumes");
-        json_arr_open(g);
-        for (size_t i = 0; i < spec->n_volumes; i++) {
-            json_obj_open(g);
-            json_kv_str(g, "Name", spec->volumes[i].name);
-            json_kv_str(g, "Dest", spec->volumes[i].destination);
-            if (spec->volumes[i].options != NULL)
-                json_kv_strv(g, "Options", spec->volumes[i].options, (size_t)-1);
-            json_obj_close(g);
-        }
-        json_arr_close(g);
-    }
-    if (spec->devices != NULL) {
-        json_key(g, "devices");
-        json_arr_open(g);
-        for (size_t i = 0; spec->devices[i] != NULL; i++) {
-            json_obj_open(g);
-            json_kv_str(g, "path", spec->devices[i]);
-            json_obj_close(g);
-        }
-        json_arr_close(g);
-    }
-    if (spec->unmask != NULL)
-        json_kv_strv(g, "unmask", spec->unmask, (size_t)-1);
-    if (spec->mask != NULL)
-        json_kv_strv(g, "mask", spec->mask, (size_t)-1);
+    gen_mounts(g, spec->mounts, spec->n_mounts);
+    gen_volumes(g, spec->volumes, spec->n_volumes);
     if (spec->n_sysctls > 0)
         gen_labels(g, "sysctl", spec->sysctls, spec->n_sysctls);
-    if (spec->hostname != NULL)
-        json_kv_str(g, "hostname", spec->hostname);
-    if (spec->dns_servers != NULL)
-        json_kv_strv(g, "dns_server", spec->dns_servers, (size_t)-1);
-    if (spec->nproc_rlimit > 0) {
-        json_key(g, "r_limits");
-        json_arr_open(g);
-        json_obj_open(g);
-        json_kv_str(g, "type", "nproc");     /* podman adds the RLIMIT_ */
-        json_kv_int(g, "hard", spec->nproc_rlimit);
-        json_kv_int(g, "soft", spec->nproc_rlimit);
-        json_obj_close(g);
-        json_arr_close(g);
-    }
-    if (spec->pids_limit > 0 || spec->memory_limit > 0 || spec->cpu_quota_us > 0) {
-        json_key(g, "resource_limits");
-        json_obj_open(g);
-        if (spec->pids_limit > 0) {
-            json_key(g, "pids");
-            json_obj_open(g);
-            json_kv_int(g, "limit", spec->pids_limit);
-            json_obj_close(g);
-        }
-        if (spec->memory_limit > 0) {
-            json_key(g, "memory");
-            json_obj_open(g);
-            json_kv_int(g, "limit", spec->memory_limit);
-            json_obj_close(g);
-        }
-        if (spec->cpu_quota_us > 0) {
-            json_key(g, "cpu");
-            json_obj_open(g);
-            json_kv_int(g, "quota", spec->cpu_quota_us);
-            json_kv_int(g, "period", 100000);
-            json_obj_close(g);
-        }
-        json_obj_close(g);
-    }
-    if (spec->no_network) {
-        json_key(g, "netns");
-        json_obj_open(g);
-        json_kv_str(g, "nsmode", "none");
-        json_obj_close(g);
-    }
+    gen_limits(g, spec);
+    if (spec->no_network)
+        gen_nsmode(g, "netns", "none");
     if (spec->n_networks > 0) {
-        json_key(g, "netns");
-        json_obj_open(g);
-        json_kv_str(g, "nsmode", "bridge");
-        json_obj_close(g);
-        json_key(g, "Networks");
-        json_obj_open(g);
-        for (size_t i = 0; i < spec->n_networks; i++) {
-            json_key(g, spec->networks[i].network);
-            json_obj_open(g);
-            if (spec->networks[i].static_ip != NULL) {
-                char *ips[] = { (char *)spec->networks[i].static_ip, NULL };
-                json_kv_strv(g, "static_ips", ips, (size_t)-1);
-            }
-            json_obj_close(g);
-        }
-        json_obj_close(g);
+        gen_nsmode(g, "netns", "bridge");
+        gen_networks(g, spec->networks, spec->n_networks);
     }
     gen_labels(g, "labels", spec->labels, spec->n_labels);
     json_obj_close(g);
+}
 
+int podman_container_create(podman_api_t *api, const podman_container_spec_t *spec,
+                            char **ret_id, as_error_t **err)
+{
+    json_gen_t *g = json_gen_new();
+    gen_container(g, spec);
     _cleanup_free_ char *what = path_printf("creating container %s", spec->name);
-    _cleanup_free_ char *body = NULL;
-    if (what == NULL)
-        return OOM(err);
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "%s", what);
-    json_t doc = NULL;
-    int r = call(api, "POST", API "/containers/create", body, CALL_TIMEOUT_MS, 201, 200, what,
-                 NULL, &doc, err);
+    json_t *doc = NULL;
+    int r = post_doc(api, g, API "/containers/create", 201, 200, what, &doc, err);
     if (r < 0)
         return r;
-    const char *id = json_get_str(doc, "Id");
-    if (id == NULL) {
-        json_free(doc);
-        return as_error_make(err, EPROTO, "%s: the answer has no Id", what);
-    }
-    char *copy = strdup(id);
-    json_free(doc);
-    if (copy == NULL)
-        return OOM(err);
-    *ret_id = copy;
-    return 0;
+    return take_str(doc, json_get_str(doc, "Id"), what, "Id", ret_id, err);
 }
 
 static int container_post(podman_api_t *api, const char *id, const char *action, const char *query,
@@ -554,11 +538,12 @@ static int attach_with(podman_api_t *api, const char *id, const char *streams, h
     _cleanup_free_ char *what = path_printf("attaching to container %.12s", id);
     if (what == NULL)
         return OOM(err);
-    http_refusal_t refusal = {0};
-    int r = http_stream_open(api->http, "POST", path, NULL, CALL_TIMEOUT_MS, ret, &refusal, err);
+    http_response_t refusal = {0};
+    int r = http_stream_open(api->http, "POST", path, NULL, CALL_TIMEOUT_MS, &refusal, ret, err);
     if (r < 0 && refusal.status != 0) {
+        as_error_free(err);       /* libpod's own words say more */
         r = podman_error_from_answer(refusal.status, refusal.body, what, err);
-        free(refusal.body);
+        http_response_clear(&refusal);
         return r;
     }
     if (r < 0)
@@ -593,16 +578,15 @@ int podman_container_wait(podman_api_t *api, const char *id, int *ret_exit_code,
     _cleanup_free_ char *what = path_printf("waiting for container %.12s", id);
     if (path == NULL || what == NULL)
         return OOM(err);
-    json_t doc = NULL;
+    json_t *doc = NULL;
     int r = call(api, "POST", path, NULL, 0, 200, 200, what, NULL, &doc, err);
     if (r < 0)
         return r;
-    if (!YAJL_IS_INTEGER(doc)) {
-        json_free(doc);
-        return as_error_make(err, EPROTO, "%s: the answer is not an exit code", what);
-    }
-    long long code = YAJL_GET_INTEGER(doc);
+    long long code = 0;
+    bool is_code = json_as_int(doc, &code);
     json_free(doc);
+    if (!is_code)
+        return as_error_make(err, EPROTO, "%s: the answer is not an exit code", what);
     if (code < 0 || code > 255)
         return as_error_make(err, EPROTO, "%s: exit code %lld out of range", what, code);
     *ret_exit_code = (int)code;
@@ -630,15 +614,9 @@ int podman_events_died(podman_api_t *api, char *const *containers, http_stream_t
     char *events[] = { "died", NULL };
     json_kv_strv(g, "event", events, (size_t)-1);
     json_obj_close(g);
-    _cleanup_free_ char *filters = NULL;
-    if (finish(g, &filters, err) < 0)
-        return as_error_prefix(err, "watching for stopped containers");
-    _cleanup_free_ char *escaped = http_escape(api->http, filters);
-    _cleanup_free_ char *path = escaped ? path_printf(API "/events?stream=true&filters=%s", escaped) : NULL;
-    if (path == NULL)
-        return OOM(err);
-    int r = http_stream_open(api->http, "GET", path, NULL, CALL_TIMEOUT_MS, ret, NULL, err);
-    if (r < 0)
+    _cleanup_free_ char *path = filters_path(api, API "/events?stream=true&", g, err);
+    if (path == NULL ||
+        http_stream_open(api->http, "GET", path, NULL, CALL_TIMEOUT_MS, NULL, ret, err) < 0)
         return as_error_prefix(err, "watching for stopped containers");
     return 0;
 }
@@ -649,7 +627,7 @@ int podman_container_running(podman_api_t *api, const char *id, bool *ret, as_er
     _cleanup_free_ char *what = path_printf("inspecting container %.12s", id);
     if (path == NULL || what == NULL)
         return OOM(err);
-    json_t doc = NULL;
+    json_t *doc = NULL;
     int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
     if (r < 0)
         return r;
@@ -660,97 +638,6 @@ int podman_container_running(podman_api_t *api, const char *id, bool *ret, as_er
     }
     json_free(doc);
     *ret = running;
-    return 0;
-}
-
-int podman_exec_create(podman_api_t *api, const char *container, const podman_exec_spec_t *spec,
-                       char **ret_id, as_error_t **err)
-{
-    json_gen_t *g = json_gen_new();
-    json_obj_open(g);
-    json_kv_bool(g, "AttachStdin", spec->attach_stdin);
-    json_kv_bool(g, "AttachStdout", true);
-    json_kv_bool(g, "AttachStderr", true);
-    json_kv_bool(g, "Tty", spec->terminal);
-    json_kv_strv(g, "Cmd", spec->command, (size_t)-1);
-    if (spec->env != NULL)
-        json_kv_strv(g, "Env", spec->env, (size_t)-1);
-    if (spec->user != NULL)
-        json_kv_str(g, "User", spec->user);
-    if (spec->work_dir != NULL)
-        json_kv_str(g, "WorkingDir", spec->work_dir);
-    json_obj_close(g);
-
-    _cleanup_free_ char *what = path_printf("creating an exec session in container %.12s", container);
-    _cleanup_free_ char *path = path_printf(API "/containers/%s/exec", container);
-    _cleanup_free_ char *body = NULL;
-    if (what == NULL || path == NULL)
-        return OOM(err);
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "%s", what);
-    json_t doc = NULL;
-    int r = call(api, "POST", path, body, CALL_TIMEOUT_MS, 201, 200, what, NULL, &doc, err);
-    if (r < 0)
-        return r;
-    const char *id = json_get_str(doc, "Id");
-    char *copy = id != NULL ? strdup(id) : NULL;
-    json_free(doc);
-    if (copy == NULL)
-        return as_error_make(err, EPROTO, "%s: the answer has no Id", what);
-    *ret_id = copy;
-    return 0;
-}
-
-int podman_exec_start(podman_api_t *api, const char *exec_id, bool terminal,
-                      http_stream_t **ret, as_error_t **err)
-{
-    _cleanup_free_ char *path = path_printf(API "/exec/%s/start", exec_id);
-    if (path == NULL)
-        return OOM(err);
-    json_gen_t *g = json_gen_new();
-    json_obj_open(g);
-    json_kv_bool(g, "Detach", false);
-    json_kv_bool(g, "Tty", terminal);
-    json_obj_close(g);
-    _cleanup_free_ char *body = NULL;
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "starting exec session %.12s", exec_id);
-    int r = http_stream_open(api->http, "POST", path, body, CALL_TIMEOUT_MS, ret, NULL, err);
-    if (r < 0)
-        return as_error_prefix(err, "starting exec session %.12s", exec_id);
-    return 0;
-}
-
-int podman_exec_resize(podman_api_t *api, const char *exec_id, unsigned rows, unsigned cols,
-                       as_error_t **err)
-{
-    _cleanup_free_ char *path = path_printf(API "/exec/%s/resize?h=%u&w=%u", exec_id, rows, cols);
-    if (path == NULL)
-        return OOM(err);
-    return call(api, "POST", path, NULL, CALL_TIMEOUT_MS, 201, 200,
-                "resizing the terminal of an exec session", NULL, NULL, err);
-}
-
-int podman_exec_exit_code(podman_api_t *api, const char *exec_id, int *ret, as_error_t **err)
-{
-    _cleanup_free_ char *path = path_printf(API "/exec/%s/json", exec_id);
-    if (path == NULL)
-        return OOM(err);
-    json_t doc = NULL;
-    int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, "inspecting an exec session",
-                 NULL, &doc, err);
-    if (r < 0)
-        return r;
-    long long code = 0;
-    bool running = false;
-    json_get_bool(doc, "Running", &running);
-    bool have = json_get_int(doc, "ExitCode", &code);
-    json_free(doc);
-    if (running)
-        return as_error_make(err, EBUSY, "exec session %.12s is still running", exec_id);
-    if (!have)
-        return as_error_make(err, EPROTO, "inspecting an exec session: the answer has no ExitCode");
-    *ret = (int)code;
     return 0;
 }
 
@@ -771,12 +658,7 @@ int podman_volume_create(podman_api_t *api, const char *name, const podman_label
         gen_labels(g, "Options", options, n_options);
     json_obj_close(g);
     _cleanup_free_ char *what = path_printf("creating volume %s", name);
-    _cleanup_free_ char *body = NULL;
-    if (what == NULL)
-        return OOM(err);
-    if (finish(g, &body, err) < 0)
-        return as_error_prefix(err, "%s", what);
-    return call(api, "POST", API "/volumes/create", body, CALL_TIMEOUT_MS, 201, 200, what, NULL, NULL, err);
+    return post_doc(api, g, API "/volumes/create", 201, 200, what, NULL, err);
 }
 
 int podman_volume_remove(podman_api_t *api, const char *name, as_error_t **err)
@@ -791,7 +673,7 @@ int podman_volume_remove_unused(podman_api_t *api, const char *name, as_error_t 
 
 int podman_volume_mountpoint(podman_api_t *api, const char *name, char **ret, as_error_t **err)
 {
-    json_t doc = NULL;
+    json_t *doc = NULL;
     int r = inspect(api, "volumes", "volume", name, &doc, err);
     if (r < 0)
         return r;
@@ -811,7 +693,6 @@ void podman_labelled_free(podman_labelled_t *list, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(list[i].name);
         free(list[i].label_value);
-        free(list[i].pid);
     }
     free(list);
 }
@@ -836,20 +717,21 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
     char *keys[] = { (char *)label_key, NULL };
     json_kv_strv(g, "label", keys, (size_t)-1);
     json_obj_close(g);
-    _cleanup_free_ char *filters = NULL;
-    if (finish(g, &filters, err) < 0)
-        return as_error_prefix(err, "listing %s", k->what);
-    _cleanup_free_ char *escaped = http_escape(api->http, filters);
-    _cleanup_free_ char *path = escaped ? path_printf(API "/%sfilters=%s", k->endpoint, escaped) : NULL;
+    _cleanup_free_ char *prefix = path_printf(API "/%s", k->endpoint);
     _cleanup_free_ char *what = path_printf("listing %s labelled %s", k->what, label_key);
-    if (path == NULL || what == NULL)
+    if (prefix == NULL || what == NULL) {
+        json_gen_free(g);
         return OOM(err);
+    }
+    _cleanup_free_ char *path = filters_path(api, prefix, g, err);
+    if (path == NULL)
+        return as_error_prefix(err, "%s", what);
 
-    json_t doc = NULL;
+    json_t *doc = NULL;
     int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
     if (r < 0)
         return r;
-    if (doc != NULL && !YAJL_IS_ARRAY(doc) && !YAJL_IS_NULL(doc)) {
+    if (!json_is_array(doc) && !json_is_null(doc)) {
         json_free(doc);
         return as_error_make(err, EPROTO, "%s: the answer is not a list", what);
     }
@@ -861,12 +743,11 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
     }
     size_t out = 0;
     for (size_t i = 0; i < n; i++) {
-        json_t item = json_array_at(doc, i);
-        json_t name_v = json_get(item, k->name_key);
+        const json_t *item = json_array_at(doc, i);
+        const json_t *name_v = json_get(item, k->name_key);
         const char *name = k->name_is_array ? json_as_str(json_array_at(name_v, 0)) : json_as_str(name_v);
-        json_t labels = json_get(item, k->labels_key);
+        const json_t *labels = json_get(item, k->labels_key);
         const char *value = json_get_str(labels, label_key);
-        const char *pid = json_get_str(labels, LABEL_PID);
         bool infra = false;
         if (json_get_bool(item, "IsInfra", &infra) && infra)
             continue;            /* goes with its pod */
@@ -877,7 +758,6 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
         }
         list[out].name = strdup(name);
         list[out].label_value = strdup(value);
-        list[out].pid = pid != NULL ? strdup(pid) : NULL;
         out++;
         if (list[out - 1].name == NULL || list[out - 1].label_value == NULL) {
             podman_labelled_free(list, out);

@@ -1,6 +1,7 @@
 /* Typed calls to the libpod REST API (v4) over the private service's socket.
  * Everything above this module speaks these structs; only this file knows
- * the endpoints and their JSON. Errors name the call and libpod's cause; a
+ * the endpoints and their JSON (through json.h; no label names: those are
+ * the callers', lib/labels.h). A spec holds only what some caller sets. Errors name the call and libpod's cause; a
  * 404 gives -ENOENT and a 409 -EEXIST so callers can tell them apart. */
 #ifndef AS_PODMAN_API_H
 #define AS_PODMAN_API_H
@@ -37,12 +38,11 @@ typedef struct podman_network_spec {
     const char *name;
     bool internal;
     bool dns_enabled;
-    const char *subnet;                 /* NULL: podman picks a free one */
     const podman_label_t *labels;
     size_t n_labels;
 } podman_network_spec_t;
 
-/* ret_subnet (may be NULL) receives the subnet podman assigned. */
+/* podman picks a free subnet; ret_subnet (may be NULL) receives it. */
 int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
                           char **ret_subnet, as_error_t **err);
 int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
@@ -100,13 +100,8 @@ typedef struct podman_container_spec {
     size_t n_mounts;
     const podman_named_volume_t *volumes;
     size_t n_volumes;
-    char *const *devices;               /* host device paths, NULL-terminated, may be NULL */
-    char *const *unmask;                /* paths to leave unmasked ("ALL"), may be NULL */
-    char *const *mask;                  /* extra paths to mask, may be NULL */
     const podman_label_t *sysctls;      /* namespaced sysctls, key = value */
     size_t n_sysctls;
-    const char *hostname;               /* may be NULL */
-    char *const *dns_servers;           /* outside a pod only; NULL-terminated, may be NULL */
     long long pids_limit;               /* cgroup pids.max; 0: podman's default */
     long long memory_limit;             /* bytes, 0: none */
     long long cpu_quota_us;             /* per 100 ms period; 0: none */
@@ -143,23 +138,6 @@ int podman_events_died(podman_api_t *api, char *const *containers, http_stream_t
                        as_error_t **err);
 int podman_container_running(podman_api_t *api, const char *id, bool *ret, as_error_t **err);
 
-typedef struct podman_exec_spec {
-    char *const *command;
-    char *const *env;
-    const char *user;
-    const char *work_dir;
-    bool attach_stdin;
-    bool terminal;
-} podman_exec_spec_t;
-
-int podman_exec_create(podman_api_t *api, const char *container, const podman_exec_spec_t *spec,
-                       char **ret_id, as_error_t **err);
-int podman_exec_start(podman_api_t *api, const char *exec_id, bool terminal,
-                      http_stream_t **ret, as_error_t **err);
-int podman_exec_resize(podman_api_t *api, const char *exec_id, unsigned rows, unsigned cols,
-                       as_error_t **err);
-int podman_exec_exit_code(podman_api_t *api, const char *exec_id, int *ret, as_error_t **err);
-
 int podman_volume_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
 /* options: the volume driver's, key = value (the local driver's "o" takes
  * "uid=N,gid=N": the owner of the new directory, in podman's user namespace,
@@ -186,7 +164,6 @@ typedef enum podman_kind {
 typedef struct podman_labelled {
     char *name;
     char *label_value;                  /* value of the label asked for */
-    char *pid;                          /* value of agent-sandbox.pid, or NULL */
 } podman_labelled_t;
 
 /* Every resource of `kind` carrying `label_key`, with that label's value. */

@@ -8,6 +8,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "config_lines.h"
 #include "util.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -104,41 +105,45 @@ int limits_parse_cpus(const char *s, const char *what, long long *ret, as_error_
     return 0;
 }
 
-int limits_parse_file(const char *filename, const char *text, limits_t *lim, as_error_t **err)
+/* One "NAME VALUE" line onto *lim. */
+static int parse_limit_line(const config_lines_t *it, const config_line_t *line, limits_t *lim,
+                            as_error_t **err)
 {
-    unsigned line_no = 0;
-    for (const char *line = text; line != NULL && *line != '\0';) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        line_no++;
-        char buf[256];
-        if (len >= sizeof(buf))
-            return as_error_make(err, EINVAL, "%s:%u: line too long", filename, line_no);
-        memcpy(buf, line, len);
-        buf[len] = '\0';
-        line = end ? end + 1 : NULL;
-        char *hash = strchr(buf, '#');
-        if (hash != NULL)
-            *hash = '\0';
-        char key[32], value[64], extra[8];
-        int n = sscanf(buf, " %31s %63s %7s", key, value, extra);
-        if (n <= 0)
+    if (line->problem != NULL)
+        return config_line_error(it, line, err, "%s", line->problem);
+    config_word_t w[2];
+    if (config_line_words(line, w, 2) != 2)
+        return config_line_error(it, line, err, "expected \"NAME VALUE\" (memory, pids or cpus)");
+    const struct {
+        const char *name;
+        int (*parse)(const char *s, const char *what, long long *ret, as_error_t **err);
+        long long *slot;
+    } limits[] = {
+        { "memory", limits_parse_memory, &lim->memory_bytes },
+        { "pids", limits_parse_pids, &lim->pids },
+        { "cpus", limits_parse_cpus, &lim->cpu_millis },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+        if (w[0].len != strlen(limits[i].name) || memcmp(w[0].text, limits[i].name, w[0].len) != 0)
             continue;
-        if (n != 2)
-            return as_error_make(err, EINVAL, "%s:%u: expected \"NAME VALUE\" (memory, pids or cpus)",
-                                 filename, line_no);
-        char what[300];
-        snprintf(what, sizeof(what), "%s:%u: %s", filename, line_no, key);
-        int r;
-        if (strcmp(key, "memory") == 0)
-            r = limits_parse_memory(value, what, &lim->memory_bytes, err);
-        else if (strcmp(key, "pids") == 0)
-            r = limits_parse_pids(value, what, &lim->pids, err);
-        else if (strcmp(key, "cpus") == 0)
-            r = limits_parse_cpus(value, what, &lim->cpu_millis, err);
-        else
-            r = as_error_make(err, EINVAL, "%s:%u: unknown limit \"%s\" (memory, pids or cpus)",
-                              filename, line_no, key);
+        _cleanup_free_ char *value = strndup(w[1].text, w[1].len);
+        _cleanup_free_ char *what = NULL;
+        if (value == NULL || asprintf(&what, "%s:%u: %s", it->file, line->number, limits[i].name) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+        return limits[i].parse(value, what, limits[i].slot, err);
+    }
+    return config_line_error(it, line, err, "unknown limit \"%.*s\" (memory, pids or cpus)",
+                             (int)(w[0].len < 64 ? w[0].len : 64), w[0].text);
+}
+
+int limits_parse_file(const char *filename, const char *text, size_t len, limits_t *lim,
+                      as_error_t **err)
+{
+    config_lines_t it;
+    config_line_t line;
+    config_lines_init(&it, filename, text, len);
+    while (config_lines_next(&it, &line)) {
+        int r = parse_limit_line(&it, &line, lim, err);
         if (r < 0)
             return r;
     }

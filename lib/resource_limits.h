@@ -36,9 +36,11 @@ int limits_parse_memory(const char *s, const char *what, long long *ret, as_erro
 int limits_parse_pids(const char *s, const char *what, long long *ret, as_error_t **err);
 int limits_parse_cpus(const char *s, const char *what, long long *ret, as_error_t **err);
 
-/* Applies a limits file's text ("memory 8G", "pids 4096", "cpus 2", '#'
- * comments) on top of *lim; errors name file:line. */
-int limits_parse_file(const char *filename, const char *text, limits_t *lim, as_error_t **err);
+/* Applies a limits file's text ("memory 8G", "pids 4096", "cpus 2"; the
+ * line syntax of every config file, lib/config_lines.h) on top of *lim;
+ * errors name file:line. */
+int limits_parse_file(const char *filename, const char *text, size_t len, limits_t *lim,
+                      as_error_t **err);
 
 /* Reads the host's cgroup set-up for the calling user. */
 void cgroup_caps_detect(cgroup_caps_t *ret);

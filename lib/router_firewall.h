@@ -2,8 +2,9 @@
  * nginx cannot filter the addresses its resolver returns, so the kernel
  * does: the router may reach its resolver on port 53, the networks the
  * allowlist names with allow-upstream-net, and public IPv4 over TCP; never
- * loopback, link-local (the metadata address), RFC 1918, CGNAT or other
- * special ranges, never anything over IPv6. */
+ * the refused ranges of lib/ipv4_net.h (loopback, link-local and the
+ * metadata address, RFC 1918, CGNAT and the other special ranges), never
+ * anything over IPv6. */
 #ifndef AS_ROUTER_FIREWALL_H
 #define AS_ROUTER_FIREWALL_H
 

@@ -166,12 +166,6 @@ int session_dir_remove(session_dir_t *d, as_error_t **err)
     return r;
 }
 
-int session_dir_write_file(const session_dir_t *d, const char *name, const char *text,
-                           as_error_t **err)
-{
-    return session_dir_write_file_mode(d->path, name, text, 0600, err);
-}
-
 int session_dir_write_file_mode(const char *dir, const char *name, const char *text, mode_t mode,
                                 as_error_t **err)
 {

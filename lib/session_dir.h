@@ -36,11 +36,9 @@ int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err);
 int session_dir_remove(session_dir_t *d, as_error_t **err);
 void session_dir_free(session_dir_t *d);
 
-/* Writes `text` to path/name (0600), through a temporary file and rename.
- * `name` may have one directory level ("router/nginx.conf"). */
-int session_dir_write_file(const session_dir_t *d, const char *name, const char *text,
-                           as_error_t **err);
-/* The same with a given mode (the router reads its files as another uid). */
+/* Writes `text` to dir/name with `mode` (the router reads its files as
+ * another uid), through a temporary file and rename. `name` may have one
+ * directory level ("router/nginx.conf"). */
 int session_dir_write_file_mode(const char *dir, const char *name, const char *text, mode_t mode,
                                 as_error_t **err);
 

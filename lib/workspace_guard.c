@@ -38,7 +38,7 @@ int ws_lock_tree(workspace_t *ws, as_error_t **err)
                 int e = errno;
                 close(fd);
                 if (e == EWOULDBLOCK) {
-                    ws_msg_t m;
+                    msg_t m;
                     int r = ws_refusal_start(&m, ws->launch_dir, ws->home, err);
                     if (r < 0)
                         return r;
@@ -52,7 +52,7 @@ int ws_lock_tree(workspace_t *ws, as_error_t **err)
                     fprintf(m.f, " [rule: %s].\nSessions may not overlap: each one's protected paths are "
                             "host paths the other's agent could change. Wait for it to end, or launch "
                             "from a directory outside its tree.", RULE_BUSY);
-                    return ws_msg_fail(&m, WORKSPACE_EBUSY, err);
+                    return msg_fail(&m, WORKSPACE_EBUSY, err);
                 }
             }
         }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "msg.h"
 #include "workspace.h"
 
 /* Marks the placeholders we create, so that the next session from the same
@@ -27,22 +28,12 @@ int ws_oom(as_error_t **err);
 
 /* ---- messages (workspace_msg.c) ---- */
 
-/* A path for the user: "~" for $HOME, control bytes escaped. */
+/* A path for the user (paths.h, path_put_for_user): "~" for $HOME as given
+ * or resolved, everything invisible escaped. */
 void ws_put_path(FILE *f, const char *home, const char *path);
 
-typedef struct ws_msg {
-    FILE *f;
-    char *buf;
-    size_t len;
-} ws_msg_t;
-
-int ws_msg_open(ws_msg_t *m, as_error_t **err);
-/* Closes the stream; *ret is the text. */
-int ws_msg_close(ws_msg_t *m, char **ret, as_error_t **err);
-/* Closes the stream into an error with `code`. */
-int ws_msg_fail(ws_msg_t *m, int code, as_error_t **err);
-/* Opens m with "refusing to launch from DIR: ". */
-int ws_refusal_start(ws_msg_t *m, const char *launch_dir, const char *home, as_error_t **err);
+/* Opens m (msg.h) with "refusing to launch from DIR: ". */
+int ws_refusal_start(msg_t *m, const char *launch_dir, const char *home, as_error_t **err);
 
 /* ---- the plan (workspace_plan.c) ---- */
 

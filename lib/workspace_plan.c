@@ -88,20 +88,15 @@ static int add_mount(workspace_t *ws, workspace_mount_kind_t kind, const char *a
 
 static char *note_text(const workspace_t *ws, const char *fmt_rel, const char *rel, const char *target)
 {
+    msg_t m;
     char *s = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&s, &len);
-    if (f == NULL)
+    if (msg_open(&m, NULL) < 0)
         return NULL;
-    path_put_escaped(f, rel, strlen(rel));
-    fputs(fmt_rel, f);
-    ws_put_path(f, ws->home, target);
-    fputs(")", f);
-    if (fclose(f) != 0) {
-        free(s);
-        return NULL;
-    }
-    return s;
+    path_put_escaped(m.f, rel, strlen(rel));
+    fputs(fmt_rel, m.f);
+    ws_put_path(m.f, ws->home, target);
+    fputs(")", m.f);
+    return msg_close(&m, &s, NULL) == 0 ? s : NULL;
 }
 
 /* Is a component of rel before its last one ".git" or ".hg"? Then a missing
@@ -342,8 +337,8 @@ int workspace_agent_mounts(const workspace_t *ws, agent_spec_t *a, as_error_t **
 
 int workspace_describe(const workspace_t *ws, char **ret, as_error_t **err)
 {
-    ws_msg_t m;
-    int r = ws_msg_open(&m, err);
+    msg_t m;
+    int r = msg_open(&m, err);
     if (r < 0)
         return r;
     for (size_t i = 0; i < ws->n_mounts; i++) {
@@ -361,7 +356,7 @@ int workspace_describe(const workspace_t *ws, char **ret, as_error_t **err)
     }
     for (size_t i = 0; i < ws->n_notes; i++)
         fprintf(m.f, "    note:    %s\n", ws->notes[i]);
-    return ws_msg_close(&m, ret, err);
+    return msg_close(&m, ret, err);
 }
 
 void workspace_free(workspace_t *ws)

@@ -141,8 +141,8 @@ static int report(const workspace_t *ws, const workspace_snapshot_t *after, cons
         *ret = NULL;
         return 0;
     }
-    ws_msg_t m;
-    int r = ws_msg_open(&m, err);
+    msg_t m;
+    int r = msg_open(&m, err);
     if (r < 0) {
         free(ch);
         return r;
@@ -165,14 +165,14 @@ static int report(const workspace_t *ws, const workspace_snapshot_t *after, cons
         fprintf(m.f, "%sthe check of executable files was partial: the tree has more than %d entries, "
                 "is deeper than %d levels or has unreadable directories.", sep, WALK_MAX_ENTRIES, WALK_MAX_DEPTH);
     free(ch);
-    return ws_msg_close(&m, ret, err);
+    return msg_close(&m, ret, err);
 }
 
 /* Removes the placeholders it may; *ret_kept names those left (or NULL). */
 static int placeholders_remove(workspace_t *ws, bool remove, char **ret_kept, as_error_t **err)
 {
-    ws_msg_t m;
-    int r = ws_msg_open(&m, err);
+    msg_t m;
+    int r = msg_open(&m, err);
     if (r < 0)
         return r;
     size_t n_kept = 0;
@@ -192,7 +192,7 @@ static int placeholders_remove(workspace_t *ws, bool remove, char **ret_kept, as
                      : " (the sandbox may still be running; remove them once it is gone "
                        "if they are still empty)", m.f);
     char *kept = NULL;
-    if ((r = ws_msg_close(&m, &kept, err)) < 0)
+    if ((r = msg_close(&m, &kept, err)) < 0)
         return r;
     if (n_kept == 0) {
         free(kept);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config_lines.h"
 #include "file_read.h"
 #include "paths.h"
 #include "util.h"
@@ -64,7 +65,7 @@ typedef struct parser {
     bool project;
     workspace_rules_t *rules;
     unsigned line;
-    const char *text;          /* the line as written (trimmed) */
+    const char *text;          /* the line's content (lib/config_lines.h) */
     size_t text_len;
 } parser_t;
 
@@ -83,7 +84,7 @@ void workspace_rules_free(workspace_rules_t *r)
 /* "refusing to launch from DIR: FILE:LINE: "TEXT": problem [rule: R].\nhint" */
 static int line_error(const parser_t *p, const char *rule, const char *problem, as_error_t **err)
 {
-    ws_msg_t m;
+    msg_t m;
     int r = ws_refusal_start(&m, p->cfg->launch_dir, p->cfg->home, err);
     if (r < 0)
         return r;
@@ -112,20 +113,12 @@ static int line_error(const parser_t *p, const char *rule, const char *problem, 
         ws_put_path(m.f, p->cfg->home, p->file);
         fputs(".", m.f);
     }
-    return ws_msg_fail(&m, WORKSPACE_EBADCONFIG, err);
+    return msg_fail(&m, WORKSPACE_EBADCONFIG, err);
 }
 
 static bool is_blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\r';
-}
-
-static bool has_control(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
-            return true;
-    return false;
 }
 
 static ssize_t find_rule(const workspace_rules_t *r, const char *path)
@@ -182,8 +175,6 @@ static int entry_check(const parser_t *p, const char *s, size_t n, char **ret, b
         return line_error(p, RULE_SYNTAX, "an absolute path; protected paths are relative to the launch directory", err);
     if (s[0] == '~')
         return line_error(p, RULE_SYNTAX, "a ~ path; protected paths are relative to the launch directory", err);
-    if (has_control(s, n))
-        return line_error(p, RULE_SYNTAX, "a control character", err);
     if (memchr(s, '*', n) || memchr(s, '?', n) || memchr(s, '[', n) || memchr(s, ']', n))
         return line_error(p, RULE_SYNTAX, "a wildcard or bracket; wildcards are not supported, list each path", err);
     if (n >= PATH_MAX)
@@ -224,8 +215,8 @@ static int section_matches(const parser_t *p, const char *s, size_t n, bool *ret
 {
     if (n == 0)
         return line_error(p, RULE_SYNTAX, "an empty section header", err);
-    if (has_control(s, n) || memchr(s, '\t', n))
-        return line_error(p, RULE_SYNTAX, "a control character in the section header", err);
+    if (memchr(s, '\t', n))      /* other control characters never get here (config_lines.h) */
+        return line_error(p, RULE_SYNTAX, "a tab in the section header", err);
     _cleanup_free_ char *abs = NULL;
     if (s[0] == '/') {
         abs = strndup(s, n);
@@ -308,12 +299,12 @@ static int path_line(parser_t *p, bool applies, as_error_t **err)
     }
     if (find_rule(p->rules, path) < 0 && p->rules->n >= WORKSPACE_MAX_PATHS)
         return line_error(p, RULE_TOO_MANY, "one path too many", err);
-    ws_msg_t m;
-    if ((r = ws_msg_open(&m, err)) < 0)
+    msg_t m;
+    if ((r = msg_open(&m, err)) < 0)
         return r;
     ws_put_path(m.f, p->cfg->home, p->file);
     fprintf(m.f, ":%u", p->line);
-    if ((r = ws_msg_close(&m, &origin, err)) < 0)
+    if ((r = msg_close(&m, &origin, err)) < 0)
         return r;
     return add_rule(p->rules, path, dir, false, origin, err);
 }
@@ -321,38 +312,17 @@ static int path_line(parser_t *p, bool applies, as_error_t **err)
 static int parse_file(parser_t *p, const char *text, size_t len, as_error_t **err)
 {
     bool in_section = false, applies = true;
-    size_t pos = 0;
-    p->line = 0;
-    while (pos < len) {
-        const char *start = text + pos;
-        const char *nl = memchr(start, '\n', len - pos);
-        size_t n = nl != NULL ? (size_t)(nl - start) : len - pos;
-        pos += n + 1;
-        p->line++;
-        p->text = start;
-        p->text_len = n;
-        if (memchr(start, '\0', n) != NULL) {
-            p->text_len = strnlen(start, n);
-            return line_error(p, RULE_SYNTAX, "an embedded NUL byte", err);
-        }
-        /* A comment starts at "#" that begins the line or follows a blank. */
-        for (size_t i = 0; i < n; i++)
-            if (start[i] == '#' && (i == 0 || is_blank(start[i - 1]))) {
-                n = i;
-                break;
-            }
-        while (n > 0 && is_blank(start[0])) {
-            start++;
-            n--;
-        }
-        while (n > 0 && is_blank(start[n - 1]))
-            n--;
-        if (n == 0)
-            continue;
-        p->text = start;
-        p->text_len = n;
+    config_lines_t it;
+    config_line_t l;
+    config_lines_init(&it, p->file, text, len);
+    while (config_lines_next(&it, &l)) {
+        p->line = l.number;
+        p->text = l.text;
+        p->text_len = l.len;
         int r;
-        if (start[0] == '[') {
+        if (l.problem != NULL) {
+            r = line_error(p, RULE_SYNTAX, l.problem, err);
+        } else if (l.text[0] == '[') {
             r = section_line(p, &applies, err);
             in_section = true;
         } else {
@@ -407,7 +377,7 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
 static int unreadable(const char *launch_dir, const char *home, const char *file, const char *reason,
                       bool project, as_error_t **err)
 {
-    ws_msg_t m;
+    msg_t m;
     int r = ws_refusal_start(&m, launch_dir, home, err);
     if (r < 0)
         return r;
@@ -419,7 +389,7 @@ static int unreadable(const char *launch_dir, const char *home, const char *file
     else
         fputs("Make it a readable regular file, or delete it to protect the default set only; "
               "while it exists but cannot be read, no session starts.", m.f);
-    return ws_msg_fail(&m, WORKSPACE_EBADCONFIG, err);
+    return msg_fail(&m, WORKSPACE_EBADCONFIG, err);
 }
 
 /* The project's file: inside the launch directory, so the agent may have put

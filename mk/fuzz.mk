@@ -5,7 +5,7 @@
 FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 60
 FUZZ_BUILD := build/fuzz
-FUZZ_LIB   := lib/allowlist.c lib/router_render.c lib/error.c
+FUZZ_LIB   := lib/allowlist.c lib/router_render.c lib/error.c lib/file_read.c lib/paths.c lib/ipv4_net.c lib/config_lines.c lib/msg.c
 FUZZ_FLAGS := -g -O1 -std=gnu17 -D_GNU_SOURCE -Ilib -Wall -Wextra -Werror \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 

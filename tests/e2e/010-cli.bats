@@ -1,5 +1,7 @@
 #!/usr/bin/env bats
-# The CLI's own surface: version and usage errors. No sandbox is started.
+# The CLI's own surface: version, usage and its errors, and how the options
+# of a session parse (one table, cmd/run_options.c). No sandbox is started:
+# --dry-run starts the private service and prints the plan, nothing more.
 
 load helpers
 
@@ -11,4 +13,63 @@ load helpers
 @test "--exec without a command is a usage error (64)" {
     run_x $EX_USAGE agent-sandbox --exec
     assert "$stderr" contains "--exec" "the error names the option"
+}
+
+@test "an option without its value is a usage error that names it (64)" {
+    local opt want
+    for opt in --env:NAME[=VALUE] --memory:SIZE --pids:N --cpus:N; do
+        run_x $EX_USAGE agent-sandbox --dry-run "${opt%%:*}"
+        assert "$stderr" == "agent-sandbox: error: ${opt%%:*} needs ${opt#*:}"
+    done
+    run_x $EX_USAGE agent-sandbox --env 1BAD --exec true
+    assert "$stderr" contains "--env 1BAD: expected NAME or NAME=VALUE"
+    run_x $EX_USAGE agent-sandbox --env=A-B=1 --exec true
+    assert "$stderr" contains "--env A-B=1: expected NAME or NAME=VALUE"
+    run_x $EX_USAGE env -u AS_SURELY_UNSET agent-sandbox --env AS_SURELY_UNSET --exec true
+    assert "$stderr" contains "--env AS_SURELY_UNSET: not set in your environment"
+}
+
+@test "--help and -h win over a malformed option before them, and end the options" {
+    local args
+    for args in "--help" "-h" "--env 1BAD --help" "--memory 8G -h --bogus" "--version --help"; do
+        # shellcheck disable=SC2086
+        run_x 0 agent-sandbox $args
+        if [ "$args" = "--version --help" ]; then
+            assert "$output" == "agent-sandbox $(<"$AS_TOP/VERSION")" "the first of the two wins"
+        else
+            assert "${lines[0]}" == "usage: agent-sandbox [OPTIONS] [--] [CLAUDE ARGS...]" "$args"
+        fi
+    done
+    # after the first non-option, --help is Claude's
+    run_x 0 agent-sandbox --dry-run --continue --help
+    assert "$output" contains "  command: claude --continue --help"
+}
+
+@test "the options in --help and in README are the same (one table)" {
+    local readme help
+    readme=$(sed -n '/^| option | meaning |/,/^$/p' "$AS_TOP/README.md" | grep -oE -- '`-[-a-z]+' | tr -d '`' | sort -u | xargs)
+    run_x 0 agent-sandbox --help
+    help=$(sed -n '/^options:/,/^$/p' <<<"$output" | grep -oE -- '(^  |, )-[-a-z]+' | sed 's/^[ ,]*//' | sort -u | xargs)
+    assert "$help" == "$readme" "--help's options vs README's"
+    assert "$help" contains "--exec" "the table is not empty"
+}
+
+@test "options parse into the plan: --env forms, NAME=VALUE inline, Claude's arguments, --" {
+    run_x 0 env AS_FROM_HOST=secret agent-sandbox --env A=1 --env=B=x=y --env AS_FROM_HOST \
+        --memory=1G --pids 128 --cpus=0.5 --dry-run --continue -p 'two words'
+    assert "$output" contains "  command: claude --continue -p two words"
+    assert "$output" =~ "  env: +A B AS_FROM_HOST( |$)" "the --env names, in order"
+    assert "$output" contains "memory 1024 MiB"
+    assert "$output" contains "processes 128"
+    assert "$output" contains "CPU 0.500"
+    assert "$output" !contains "secret" "values are not printed"
+    # -- ends the options: the rest is Claude's, options included
+    run_x 0 agent-sandbox --dry-run -- --dry-run --memory 1G
+    assert "$output" contains "  command: claude --dry-run --memory 1G"
+    # an option the CLI does not know is Claude's, and so is all after it
+    run_x 0 agent-sandbox --dry-run --model opus --env X=1
+    assert "$output" contains "  command: claude --model opus --env X=1"
+    # --exec takes the rest as the command, options included
+    run_x 0 agent-sandbox --dry-run --exec --env X=1
+    assert "$output" contains "  command: --env X=1"
 }

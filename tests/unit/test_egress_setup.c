@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "allowlist.h"
+#include "ipv4_net.h"
 #include "resolv_conf.h"
 #include "router_firewall.h"
 #include "session_router.h"
@@ -50,13 +51,20 @@ static void firewall_refuses_private_ranges_after_allowed_nets(void **state)
     assert_non_null(allowed);
     assert_non_null(refused);
     assert_true(allowed < refused);
-    static const char *const must_refuse[] = { "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-                                               "192.168.0.0/16", "100.64.0.0/10", NULL };
-    for (size_t i = 0; must_refuse[i] != NULL; i++) {
-        char line[80];
-        snprintf(line, sizeof(line), "-A OUTPUT -d %s -p tcp -j REJECT", must_refuse[i]);
-        assert_non_null(strstr(rules, line));
+    /* every range of the one table (lib/ipv4_net.h), in its order, and no other */
+    size_t n = 0, rejects = 0;
+    const refused_range_t *ranges = refused_ranges(&n);
+    const char *at = rules;
+    for (size_t i = 0; i < n; i++) {
+        char net[IPV4_NET_TEXT_MAX], line[80];
+        ipv4_net_format(ranges[i].net, net, sizeof(net));
+        snprintf(line, sizeof(line), "-A OUTPUT -d %s -p tcp -j REJECT --reject-with tcp-reset\n", net);
+        at = strstr(at, line);
+        assert_non_null(at);
     }
+    for (const char *p = rules; (p = strstr(p, "-j REJECT --reject-with tcp-reset")) != NULL; p++)
+        rejects++;
+    assert_int_equal(rejects, n);
     /* the last word: nothing but TCP leaves */
     assert_non_null(strstr(rules, "-A OUTPUT -p tcp -j ACCEPT\n-A OUTPUT -j REJECT"));
     assert_non_null(strstr(rules, "COMMIT\n"));

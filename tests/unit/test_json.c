@@ -61,16 +61,17 @@ static void unbalanced_document_fails(void **state)
 static void typed_reads_check_types(void **state)
 {
     (void)state;
-    json_t doc = NULL;
+    json_t *doc = NULL;
     as_error_t *err = NULL;
     assert_int_equal(json_parse("{\"s\":\"v\",\"i\":7,\"b\":true,\"a\":[1,\"two\"],\"o\":{\"k\":null}}",
                                 "test", &doc, &err), 0);
     assert_string_equal(json_get_str(doc, "s"), "v");
     assert_null(json_get_str(doc, "i"));           /* not a string */
     long long i = 0;
-    assert_true(json_get_int(doc, "i", &i));
+    assert_true(json_as_int(json_get(doc, "i"), &i));
     assert_int_equal(i, 7);
-    assert_false(json_get_int(doc, "s", &i));
+    assert_false(json_as_int(json_get(doc, "s"), &i));
+    assert_false(json_as_int(NULL, &i));
     bool b = false;
     assert_true(json_get_bool(doc, "b", &b));
     assert_true(b);
@@ -80,14 +81,18 @@ static void typed_reads_check_types(void **state)
     assert_int_equal(json_array_len(json_get(doc, "s")), 0);
     assert_null(json_get(json_get(doc, "a"), "k"));  /* array is not an object */
     assert_null(json_get(doc, "missing"));
-    assert_string_equal(json_object_key(json_get(doc, "o"), 0), "k");
+    assert_true(json_is_null(json_get(json_get(doc, "o"), "k")));
+    assert_false(json_is_null(json_get(doc, "o")));
+    assert_false(json_is_null(NULL));
+    assert_true(json_is_array(json_get(doc, "a")));
+    assert_false(json_is_array(json_get(doc, "o")));
     json_free(doc);
 }
 
 static void malformed_input_names_the_document(void **state)
 {
     (void)state;
-    json_t doc = NULL;
+    json_t *doc = NULL;
     as_error_t *err = NULL;
     assert_true(json_parse("{\"a\":", "the pod list", &doc, &err) < 0);
     assert_non_null(strstr(err->msg, "the pod list: malformed JSON"));

@@ -46,6 +46,7 @@ static const char *const BASE_FS[] = {
     "/tmp/x",
     "/tmp/link-proj -> /home/a/src/proj",
     "/tmp/bad\033[31mname",
+    "/tmp/a\xc2\x9b" "31m\xe2\x80\xae" "b\xff",
     "/var/tmp/x",
     "/run/user/1000",
     "/proc/1",
@@ -707,7 +708,7 @@ static void test_malformed_lines(void **state)
         check_bad_line(cases[i].text, strlen(cases[i].text), cases[i].line, cases[i].needle);
 
     static const char nul[] = "~/src\n/ho\0me\n";
-    check_bad_line(nul, sizeof(nul) - 1, 2, "\"/ho\\x00me\": an embedded NUL byte");
+    check_bad_line(nul, sizeof(nul) - 1, 2, "\"/ho\\x00me\": a NUL byte; a config file is text");
     /* A malformed line refuses even when an earlier line would allow. */
     launch_policy_file_t f = text_file("~/src\nnope\n");
     check_refused("/home/a/src/proj", &f, LAUNCH_POLICY_RULE_BAD_CONFIG, "Fix or remove that line");
@@ -725,6 +726,9 @@ static void test_control_bytes_escaped(void **state)
 {
     (void)state;
     check_refused("/tmp/bad\033[31mname", &ABSENT, LAUNCH_POLICY_RULE_SYSTEM_DIR, "/tmp/bad\\x1b[31mname");
+    /* the one escaper (paths.h): C1 controls, bidi overrides and stray bytes too */
+    check_refused("/tmp/a\xc2\x9b" "31m\xe2\x80\xae" "b\xff", &ABSENT, LAUNCH_POLICY_RULE_SYSTEM_DIR,
+                  "/tmp/a\\u{009B}31m\\u{202E}b\\xff");
 }
 
 /* ---- errors ------------------------------------------------------------ */

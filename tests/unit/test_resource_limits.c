@@ -58,19 +58,44 @@ static void file_overrides_and_names_lines(void **state)
     (void)state;
     limits_t lim = { .memory_bytes = 1, .pids = 2, .cpu_millis = 3 };
     as_error_t *err = NULL;
-    assert_int_equal(limits_parse_file("limits", "# mine\nmemory 4G  # half\n\npids none\ncpus 2\n",
-                                       &lim, &err), 0);
+    const char *text = "# mine\nmemory 4G  # half\n\npids none\r\ncpus 2\n";
+    assert_int_equal(limits_parse_file("limits", text, strlen(text), &lim, &err), 0);
     assert_int_equal(lim.memory_bytes, 4LL << 30);
     assert_int_equal(lim.pids, 0);
     assert_int_equal(lim.cpu_millis, 2000);
-    assert_true(limits_parse_file("limits", "memory 4G\nswap 1G\n", &lim, &err) < 0);
-    assert_string_equal(err->msg, "limits:2: unknown limit \"swap\" (memory, pids or cpus)");
+    static const struct { const char *text, *message; } bad[] = {
+        { "memory 4G\nswap 1G\n", "limits:2: unknown limit \"swap\" (memory, pids or cpus)" },
+        { "pids 1 2\n", "limits:1: expected \"NAME VALUE\" (memory, pids or cpus)" },
+        { "\n\ncpus lots\n", "limits:3: cpus: \"lots\" is not a number of CPUs such as 2 or 0.5, or none" },
+        { "memory\n", "limits:1: expected \"NAME VALUE\" (memory, pids or cpus)" },
+        { "pids 4096\x1b\n", "limits:1: a control character (0x1b)" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_true(limits_parse_file("limits", bad[i].text, strlen(bad[i].text), &lim, &err) < 0);
+        assert_string_equal(err->msg, bad[i].message);
+        as_error_free(&err);
+    }
+    static const char nul[] = "cpus 2\npids 1\0 24\n";
+    assert_true(limits_parse_file("limits", nul, sizeof(nul) - 1, &lim, &err) < 0);
+    assert_string_equal(err->msg, "limits:2: a NUL byte; a config file is text");
     as_error_free(&err);
-    assert_true(limits_parse_file("limits", "pids 1 2\n", &lim, &err) < 0);
-    assert_non_null(strstr(err->msg, "limits:1:"));
-    as_error_free(&err);
-    assert_true(limits_parse_file("limits", "\n\ncpus lots\n", &lim, &err) < 0);
-    assert_non_null(strstr(err->msg, "limits:3: cpus"));
+}
+
+/* The comment rule of every config file (lib/config_lines.h): a # starts a
+ * comment at the start of a line or after a blank, nowhere else. */
+static void limits_comment_rule(void **state)
+{
+    (void)state;
+    limits_t lim = {0};
+    as_error_t *err = NULL;
+    const char *text = "#memory 1G\n  # pids 64\ncpus 1.5\t#cpus 3\nmemory 2G # 4G\n";
+    assert_int_equal(limits_parse_file("limits", text, strlen(text), &lim, &err), 0);
+    assert_int_equal(lim.memory_bytes, 2LL << 30);
+    assert_int_equal(lim.cpu_millis, 1500);
+    assert_int_equal(lim.pids, 0);
+    text = "memory 2G#4G\n";
+    assert_true(limits_parse_file("limits", text, strlen(text), &lim, &err) < 0);
+    assert_string_equal(err->msg, "limits:1: memory: \"2G#4G\" is not a size such as 512M or 8G, or none");
     as_error_free(&err);
 }
 
@@ -101,6 +126,7 @@ int main(void)
         cmocka_unit_test(sizes),
         cmocka_unit_test(pids_and_cpus),
         cmocka_unit_test(file_overrides_and_names_lines),
+        cmocka_unit_test(limits_comment_rule),
         cmocka_unit_test(unapplied_limits_are_named),
     };
     return cmocka_run_group_tests_name("resource_limits", tests, NULL, NULL);

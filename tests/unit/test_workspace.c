@@ -203,7 +203,8 @@ static void syntax_errors_name_file_line_and_rule(void **state)
         { "*.json\n", ":1: \"*.json\"", "wildcards are not supported" },
         { ".claude/settings?.json\n", ":1:", "wildcards are not supported" },
         { "!\n", ":1: \"!\"", "nothing after the !" },
-        { "a\033[31mb\n", ":1: \"a\\x1b[31mb\"", "a control character" },
+        { "a\033[31mb\n", ":1: \"a\\x1b[31mb\"", "a control character (0x1b)" },
+        { "[~/src/\tp]\n", ":1:", "a tab in the section header" },
         { "[~/src/p\n", ":1:", "without its closing ]" },
         { "[src/p]\n", ":1:", "a relative section header" },
         { "[~bob/p]\n", ":1:", "the ~user/ form is not supported" },
@@ -222,7 +223,7 @@ static void syntax_errors_name_file_line_and_rule(void **state)
     }
     static const char nul[] = "fine\nbad\0byte\n";
     char *msg = build_fails(nul, sizeof(nul) - 1, NULL);
-    assert_contains(msg, ":2: \"bad\": an embedded NUL byte");
+    assert_contains(msg, ":2: \"bad\\x00byte\": a NUL byte; a config file is text");
     free(msg);
 }
 

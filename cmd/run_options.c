@@ -1,0 +1,224 @@
+/* The options of a session: one table for the parser and the usage text. */
+#include "run_options.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "strv.h"
+#include "util.h"
+
+typedef enum opt_id {
+    OPT_EXEC, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_HELP, OPT_VERSION,
+} opt_id_t;
+
+static const struct option {
+    opt_id_t id;
+    const char *name;        /* "--exec" */
+    const char *alias;       /* "-h", or NULL */
+    const char *value;       /* what it takes ("SIZE"), or NULL; --exec takes the rest */
+    const char *help;
+} options[] = {
+    { OPT_EXEC,    "--exec",    NULL, "COMMAND...",   "run COMMAND instead of claude" },
+    { OPT_ENV,     "--env",     NULL, "NAME[=VALUE]", "pass NAME into the sandbox (repeatable)" },
+    { OPT_DRY_RUN, "--dry-run", NULL, NULL,           "print the session plan and exit" },
+    { OPT_MEMORY,  "--memory",  NULL, "SIZE",         "memory limit (8G, 512M, none; default 3/4 of RAM)" },
+    { OPT_PIDS,    "--pids",    NULL, "N",            "process limit (default 4096, none)" },
+    { OPT_CPUS,    "--cpus",    NULL, "N",            "CPU limit (1.5, none; default none)" },
+    { OPT_HELP,    "--help",    "-h", NULL,           "print this text" },
+    { OPT_VERSION, "--version", NULL, NULL,           "print the version" },
+};
+
+/* The option `arg` names, and its value when written `--name=value`. */
+static const struct option *find_option(const char *arg, const char **ret_inline)
+{
+    *ret_inline = NULL;
+    for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
+        const struct option *o = &options[i];
+        size_t n = strlen(o->name);
+        if (strcmp(arg, o->name) == 0 || (o->alias != NULL && strcmp(arg, o->alias) == 0))
+            return o;
+        if (o->value != NULL && o->id != OPT_EXEC && strncmp(arg, o->name, n) == 0 && arg[n] == '=') {
+            *ret_inline = arg + n + 1;
+            return o;
+        }
+    }
+    return NULL;
+}
+
+/* --env NAME takes the host's value; --env NAME=VALUE sets one. */
+static int env_option(run_options_t *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (len == 0 || (arg[0] >= '0' && arg[0] <= '9') ||
+        strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") < len) {
+        report("error: --env %s: expected NAME or NAME=VALUE with NAME of letters, digits and _, not starting with a digit", arg);
+        return -EINVAL;
+    }
+    if (eq != NULL)
+        return strv_push(&o->env, arg);
+    const char *value = getenv(arg);
+    if (value == NULL) {
+        report("error: --env %s: not set in your environment", arg);
+        return -EINVAL;
+    }
+    _cleanup_free_ char *entry = NULL;
+    if (asprintf(&entry, "%s=%s", arg, value) < 0)
+        return -ENOMEM;
+    return strv_push(&o->env, entry);
+}
+
+static bool env_named(char *const *env, const char *name, size_t len)
+{
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        if (strncmp(env[i], name, len) == 0 && env[i][len] == '=')
+            return true;
+    return false;
+}
+
+extern char **environ;
+
+/* Terminal and locale settings are passed; nothing else of the host's
+ * environment is, unless named with --env. */
+static int env_defaults(run_options_t *o)
+{
+    for (char **e = environ; *e != NULL; e++) {
+        const char *eq = strchr(*e, '=');
+        if (eq == NULL)
+            continue;
+        size_t len = (size_t)(eq - *e);
+        bool wanted = (len == 4 && strncmp(*e, "TERM", 4) == 0) ||
+                      (len == 9 && strncmp(*e, "COLORTERM", 9) == 0) ||
+                      (len == 4 && strncmp(*e, "LANG", 4) == 0) ||
+                      strncmp(*e, "LC_", 3) == 0;
+        if (wanted && !env_named(o->env, *e, len) && strv_push(&o->env, *e) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* The options before the command: syntax only, nothing applied yet. The
+ * --env values go to env_args; *ret_next is where the command starts. */
+static int scan(int argc, char **argv, run_options_t *o, const char **env_args, int *ret_next)
+{
+    int i = 1, n_env = 0;
+    for (; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        const char *inline_value = NULL;
+        const struct option *opt = find_option(argv[i], &inline_value);
+        if (opt == NULL)
+            break;                       /* the rest is Claude's */
+        if (opt->id == OPT_HELP || opt->id == OPT_VERSION) {
+            *o = (run_options_t){ .help = opt->id == OPT_HELP, .version = opt->id == OPT_VERSION };
+            return 1;
+        }
+        if (opt->id == OPT_EXEC) {
+            o->exec = true;
+            i++;
+            break;
+        }
+        const char *value = inline_value;
+        if (opt->value != NULL && value == NULL) {
+            if (++i >= argc) {
+                report("error: %s needs %s", opt->name, opt->value);
+                return -EINVAL;
+            }
+            value = argv[i];
+        }
+        switch (opt->id) {
+        case OPT_ENV:     env_args[n_env++] = value; break;
+        case OPT_DRY_RUN: o->dry_run = true; break;
+        case OPT_MEMORY:  o->memory = value; break;
+        case OPT_PIDS:    o->pids = value; break;
+        case OPT_CPUS:    o->cpus = value; break;
+        default:          break;
+        }
+    }
+    if (o->exec && i >= argc) {
+        report("error: --exec needs a command");
+        return -EINVAL;
+    }
+    env_args[n_env] = NULL;
+    *ret_next = i;
+    return 0;
+}
+
+int run_options_parse(int argc, char **argv, run_options_t *ret)
+{
+    run_options_t o = { 0 };
+    _cleanup_free_ const char **env_args = calloc((size_t)argc + 1, sizeof(char *));
+    int next = argc;
+    if (env_args == NULL)
+        return -ENOMEM;
+    int r = scan(argc, argv, &o, env_args, &next);
+    if (r != 0) {
+        if (r > 0)
+            *ret = o;
+        return r > 0 ? 0 : r;
+    }
+    for (size_t i = 0; r == 0 && env_args[i] != NULL; i++)
+        r = env_option(&o, env_args[i]);
+    if (r == 0 && !o.exec)
+        r = strv_push(&o.command, "claude");
+    for (int i = next; r == 0 && i < argc; i++)
+        r = strv_push(&o.command, argv[i]);
+    if (r == 0)
+        r = env_defaults(&o);
+    if (r < 0) {
+        run_options_clear(&o);
+        return r;
+    }
+    *ret = o;
+    return 0;
+}
+
+void run_options_clear(run_options_t *o)
+{
+    strv_free(o->command);
+    strv_free(o->env);
+    o->command = o->env = NULL;
+}
+
+void run_options_usage(FILE *f)
+{
+    fputs("usage: agent-sandbox [OPTIONS] [--] [CLAUDE ARGS...]\n"
+          "       agent-sandbox [OPTIONS] --exec COMMAND [ARGS...]\n"
+          "       agent-sandbox verify [--json]\n"
+          "       agent-sandbox cleanup [--homes]\n"
+          "\n"
+          "Runs Claude Code, or COMMAND, in a rootless podman sandbox that sees only\n"
+          "the current directory.\n"
+          "\n"
+          "options:\n", f);
+    for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
+        char left[40];
+        snprintf(left, sizeof(left), "%s%s%s%s%s", options[i].name, options[i].alias ? ", " : "",
+                 options[i].alias ? options[i].alias : "", options[i].value ? " " : "",
+                 options[i].value ? options[i].value : "");
+        fprintf(f, "  %-18s  %s\n", left, options[i].help);
+    }
+    fputs("\n"
+          "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n"
+          "\n"
+          "exit status: the command's own (128+N when signal N ended it; 141 when the\n"
+          "reader of its output went away), or one of the CLI's:\n"
+          "   64  bad arguments\n"
+          "   65  a config file is unreadable or malformed\n"
+          "   66  the sandbox or router image is missing\n"
+          "   69  the private podman service did not start\n"
+          "   70  internal error\n"
+          "   71  the sandbox could not be set up (the command never started)\n"
+          "   74  the command's output could not be written (disk full, I/O error)\n"
+          "   75  the command's exit status is lost: the podman service or its monitor died\n"
+          "   76  the command's container was removed from outside the session\n"
+          "   77  the launch directory was refused, or run as root\n"
+          "   78  no runtime directory (XDG_RUNTIME_DIR unset, /run/user/UID unusable)\n"
+          "  126  the command cannot be executed in the sandbox\n"
+          "  127  the command was not found in the sandbox\n"
+          "  128+N  interrupted by signal N before the command started\n", f);
+}

@@ -1,0 +1,35 @@
+/* The options of the default command (a session), in one table that the
+ * parser and the usage text both read (cmd/run_options.c). Parsing stops at
+ * the first argument that is not one of them, at `--` or after `--exec`:
+ * the rest is Claude's arguments, or the command. --help/-h and --version
+ * win over anything before them that is malformed. */
+#ifndef AS_RUN_OPTIONS_H
+#define AS_RUN_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#ifndef AS_IMAGE_TAG
+#define AS_IMAGE_TAG "dev"
+#endif
+#define DEFAULT_IMAGE "localhost/agent-sandbox:" AS_IMAGE_TAG
+#define DEFAULT_ROUTER_IMAGE "localhost/agent-sandbox-router:" AS_IMAGE_TAG
+#define DEFAULT_EGRESS_NETWORK "agent-sandbox-egress"
+
+typedef struct run_options {
+    bool help, version;      /* print that and exit; nothing else is set */
+    bool exec;
+    bool dry_run;
+    const char *memory, *pids, *cpus;   /* as given, or NULL */
+    char **command;          /* NULL-terminated, owned: "claude" ARGS..., or COMMAND ARGS... */
+    char **env;              /* KEY=VALUE, NULL-terminated, owned */
+} run_options_t;
+
+/* 0 and *ret filled; -EINVAL after reporting a usage error; -ENOMEM. */
+int run_options_parse(int argc, char **argv, run_options_t *ret);
+void run_options_clear(run_options_t *o);
+
+/* The usage text, its option lines made from the table. */
+void run_options_usage(FILE *f);
+
+#endif

@@ -1,0 +1,28 @@
+/* A message or a generated text built with stdio in memory: the one copy
+ * of the open_memstream pattern. Write freely to m.f; a failed write (out
+ * of memory) sticks to the stream and is found once, when it is closed. */
+#ifndef AS_MSG_H
+#define AS_MSG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+
+typedef struct msg {
+    FILE *f;
+    char *buf;
+    size_t len;
+} msg_t;
+
+/* -ENOMEM when no stream can be had. */
+int msg_open(msg_t *m, as_error_t **err);
+/* Closes the stream: *ret_text is the text (empty, never NULL, when nothing
+ * was written); -ENOMEM when any write failed. */
+int msg_close(msg_t *m, char **ret_text, as_error_t **err);
+/* Closes the stream into an error with `code` whose message is the text. */
+int msg_fail(msg_t *m, int code, as_error_t **err);
+/* Closes the stream and drops the text, on a path that does not need it. */
+void msg_discard(msg_t *m);
+
+#endif
