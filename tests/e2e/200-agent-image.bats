@@ -22,7 +22,7 @@ teardown() {
 
 @test "agent-sandbox -- --version prints the pinned Claude Code version, with no network" {
     local pinned
-    pinned=$(sed -n 's/^version[[:space:]]*//p' "$AS_TOP/sandbox-image/claude-code.version")
+    pinned=$(sed -n 's/^version[[:space:]]*//p' "$AS_TOP/sandbox-image/agents/claude.version")
     assert "$pinned" =~ '^[0-9]+\.[0-9]+\.[0-9]+' "the pinned version"
     run_x 0 agent-sandbox -- --version
     assert "$output" == "$pinned (Claude Code)"
