@@ -6,17 +6,14 @@ load helpers
 
 setup() {
     as_setup
-    AS_HOME_VOLUME=as-e2e-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
-    export AGENT_SANDBOX_HOME_VOLUME=$AS_HOME_VOLUME
-    # No allowed name: nothing but the pod is reachable.
-    : >"$AS_RUN_DIR/allowed-hosts"
-    export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/allowed-hosts
+    home_volume_setup
+    allow_nothing
 }
 
 teardown() {
     local rc=0
     as_teardown || rc=1
-    $PODMAN volume rm -f "$AS_HOME_VOLUME" >/dev/null 2>&1 || true
+    home_volume_teardown
     return $rc
 }
 

@@ -7,8 +7,7 @@ load tmux
 
 setup() {
     as_setup
-    AS_HOME_VOLUME=as-e2e-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
-    export AGENT_SANDBOX_HOME_VOLUME=$AS_HOME_VOLUME
+    home_volume_setup
     tmux_setup
 }
 
@@ -16,7 +15,7 @@ teardown() {
     local rc=0
     tmux_teardown "^$AGENT_SANDBOX_BIN --exec bash" || rc=1
     as_teardown || rc=1
-    $PODMAN volume rm -f "$AS_HOME_VOLUME" >/dev/null 2>&1 || true
+    home_volume_teardown
     return $rc
 }
 

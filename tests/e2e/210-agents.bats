@@ -11,11 +11,8 @@ load tmux
 
 setup() {
     as_setup
-    AS_HOME_VOLUME=as-e2e-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
-    export AGENT_SANDBOX_HOME_VOLUME=$AS_HOME_VOLUME
-    # No allowed name: the agents start with no way out at all.
-    : >"$AS_RUN_DIR/allowed-hosts"
-    export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/allowed-hosts
+    home_volume_setup
+    allow_nothing
     tmux_setup
 }
 
@@ -24,7 +21,7 @@ teardown() {
     tmux_teardown "^$AGENT_SANDBOX_BIN --exec " || rc=1
     [ -z "${AS_HTTP_PID:-}" ] || kill "$AS_HTTP_PID" 2>/dev/null || true
     as_teardown || rc=1
-    $PODMAN volume rm -f "$AS_HOME_VOLUME" >/dev/null 2>&1 || true
+    home_volume_teardown
     return $rc
 }
 
@@ -70,55 +67,51 @@ first_screen() {
     die "$1 is still running 10 s after a SIGHUP:"$'\n'"$($PODMAN top "$agent" pid args)"
 }
 
+# version_offline NAME FORMAT: with no allowed name, `--exec NAME --version`
+# prints the pinned version in NAME's own FORMAT (printf, %s the version).
+version_offline() {
+    use_agent "$1"
+    run_x 0 agent-sandbox --exec "$1" --version
+    assert "$output" == "$(printf "$2" "$AS_PINNED")"
+}
+
 @test "claude: --exec claude --version prints the pinned version, with no network" {
-    use_agent claude
-    run_x 0 agent-sandbox --exec claude --version
-    assert "$output" == "$AS_PINNED (Claude Code)"
+    version_offline claude '%s (Claude Code)'
 }
 
 @test "claude: its first screen in tmux" {
-    use_agent claude
     # Offline it says it cannot reach api.anthropic.com, and ends.
-    first_screen claude "Welcome to Claude Code v$AS_PINNED"
+    use_agent claude && first_screen claude "Welcome to Claude Code v$AS_PINNED"
 }
 
 @test "codex: --exec codex --version prints the pinned version, with no network" {
-    use_agent codex
-    run_x 0 agent-sandbox --exec codex --version
-    assert "$output" == "codex-cli $AS_PINNED"
+    version_offline codex 'codex-cli %s'
 }
 
 @test "codex: its first screen in tmux offers the sign-in routes" {
-    use_agent codex
-    first_screen codex 'Sign in with Device Code'
+    use_agent codex && first_screen codex 'Sign in with Device Code'
 }
 
 @test "gemini: --exec gemini --version prints the pinned version, with Node.js from the npm registry" {
-    use_agent gemini
-    run_x 0 agent-sandbox --exec gemini --version
-    assert "$output" == "$AS_PINNED"
+    version_offline gemini '%s'
     local node
-    node=$(awk '$1 == "tarball" && $2 == "node" && $3 == "linux-x64" { print $5 }' \
+    node=$(awk -v p="$("$AS_TOP/sandbox-image/agent-fetch" --platform)" '$1 == "tarball" && $2 == "node" && $3 == p { print $5 }' \
         "$AS_TOP/sandbox-image/agents/gemini.version")
     run_x 0 agent-sandbox --exec node --version
     assert "$output" == "v$node" "the pinned node"
 }
 
 @test "gemini: its first screen in tmux" {
-    use_agent gemini
     # A new launch directory: Gemini CLI first asks whether to trust it.
-    first_screen gemini 'Do you trust the files in this folder\?'
+    use_agent gemini && first_screen gemini 'Do you trust the files in this folder\?'
 }
 
 @test "opencode: --exec opencode --version prints the pinned version, with no network" {
-    use_agent opencode
-    run_x 0 agent-sandbox --exec opencode --version
-    assert "$output" == "$AS_PINNED"
+    version_offline opencode '%s'
 }
 
 @test "opencode: its first screen in tmux" {
-    use_agent opencode
-    first_screen opencode 'Ask anything'
+    use_agent opencode && first_screen opencode 'Ask anything'
 }
 
 @test "threat 20: no setuid or setgid file in any built agent image; telemetry off in its settings" {
