@@ -69,7 +69,9 @@ unit: $(UNIT_BINS)
 	    else $$t; fi; \
 	done
 
-# Installs the CLI, the default config, the build contexts of both images
+# Installs the CLI, the default config (the allowlist, and each agent's
+# profile and allowlist: DATADIR/agents/, DATADIR/allowed-hosts.d/), the
+# build contexts of both images
 # (DATADIR/images/{sandbox,router}/, so the CLI can build missing images), the
 # README and license, and the man page (docs/agent-sandbox.1) and shell
 # completions (completions/agent-sandbox.bash, _agent-sandbox,
@@ -84,6 +86,10 @@ COMPLETIONS_FISH ?= $(PREFIX)/share/fish/vendor_completions.d/agent-sandbox.fish
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/agent-sandbox
 	install -D -m 0644 config/allowed-hosts $(DESTDIR)$(DATADIR)/allowed-hosts
+	@set -e; for f in config/agents/* config/allowed-hosts.d/*; do \
+	    echo "install -D -m 0644 $$f $(DESTDIR)$(DATADIR)/$${f#config/}"; \
+	    install -D -m 0644 "$$f" "$(DESTDIR)$(DATADIR)/$${f#config/}"; \
+	done
 	@set -e; for img in sandbox router; do \
 	    [ -d $$img-image ] || continue; \
 	    (cd $$img-image && find . \( -type f -o -type l \) -print) | sort | while IFS= read -r f; do \

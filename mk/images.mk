@@ -2,17 +2,25 @@
 #
 #   <name>-image/packages --mmdebstrap--> build/images/<name>-rootfs.tar
 #     --podman import--> base image --podman build <name>-image/Containerfile--> image
+#   sandbox image (AGENTS empty) --podman build, AGENTS=NAME--> one image per agent
 #
-#   make images                          both images, into the invoking user's
-#                                        podman storage (run it as that user)
+#   make images                          the router, the shared sandbox image
+#                                        and Claude Code's, into the invoking
+#                                        user's podman storage (run it as
+#                                        that user)
+#   make images AGENTS="claude codex"    those agents' images (names:
+#                                        sandbox-image/agents/*.version;
+#                                        docs/agents.md)
 #   make images SANDBOX_IMAGE=... ROUTER_IMAGE=...
 #   make images BASE_IMAGE=docker.io/library/debian:bookworm
-#                                        build both on a registry image instead
+#                                        build on a registry image instead
 #                                        of the local mmdebstrap bases
-#   make bump-claude [VERSION=x]         pin Claude Code x (default: the npm
-#                                        registry's latest) in
-#                                        sandbox-image/claude-code.version
-#   make -s claude-version               print the pinned Claude Code version
+#   make bump-agent NAME=x [VERSION=y]   pin agent x at version y (default: the
+#                                        npm registry's latest) in
+#                                        sandbox-image/agents/x.version
+#   make bump-claude [VERSION=y]         the same for Claude Code
+#   make -s agent-version NAME=x         print the pinned version of agent x
+#   make -s claude-version               the same for Claude Code
 #
 # Each step runs only when its inputs changed (stamps under build/images/).
 # Next to each stamp an .args file holds the step's parameters; it is checked
@@ -20,13 +28,19 @@
 # missing from podman storage, so a new name, `podman rmi` or
 # `podman system reset` leads to a rebuild of just what is gone.
 #
-# Claude Code: sandbox-image/claude-code.version is the one place its version
-# is written (with the digest of each platform's tarball). The sandbox build
-# mounts build/images/claude-code/, where sandbox-image/claude-code-fetch
-# downloads the pinned tarball from the npm registry once (186 MB, kept across
-# builds like the root file systems) and checks its digest.
+# Agents: sandbox-image/agents/NAME.version is the one place an agent's
+# version is written (with the digest of each tarball it needs). Each
+# agent's image is a thin layer on the shared image COMMON_IMAGE, named
+# AGENT_IMAGE_PREFIX-NAME:TAG; Claude Code's is also SANDBOX_IMAGE, the
+# CLI's default. Its build mounts build/images/agents/, where
+# sandbox-image/agent-fetch downloads the pinned tarballs from the npm
+# registry once (kept across builds like the root file systems) and checks
+# their digests.
 
 SANDBOX_IMAGE      ?= localhost/agent-sandbox:$(or $(IMAGE_TAG),dev)
+COMMON_IMAGE       ?= localhost/agent-sandbox-common:$(or $(IMAGE_TAG),dev)
+AGENT_IMAGE_PREFIX ?= localhost/agent-sandbox
+AGENTS             ?= claude
 ROUTER_IMAGE       ?= localhost/agent-sandbox-router:$(or $(IMAGE_TAG),dev)
 DEBIAN_SUITE       ?= bookworm
 SANDBOX_BASE_IMAGE ?= localhost/agent-sandbox-base:$(DEBIAN_SUITE)
@@ -44,7 +58,7 @@ IMAGES_DIR  := build/images
 IMAGE_NAMES := sandbox router
 IMAGE_LABEL := agent-sandbox.image
 
-image_sandbox = $(SANDBOX_IMAGE)
+image_sandbox = $(COMMON_IMAGE)
 image_router  = $(ROUTER_IMAGE)
 base_sandbox  = $(SANDBOX_BASE_IMAGE)
 base_router   = $(ROUTER_BASE_IMAGE)
@@ -68,15 +82,19 @@ MMDEBSTRAP_OPTS := --mode=unshare --variant=essential --format=tar \
     --dpkgopt='path-exclude=/usr/share/locale/*' \
     --customize-hook='rm -f "$$1/etc/hostname" "$$1/etc/resolv.conf"'
 
-CLAUDE_CODE_PIN      := sandbox-image/claude-code.version
-CLAUDE_CODE_FETCH    := NPM_REGISTRY=$(NPM_REGISTRY) sandbox-image/claude-code-fetch
-CLAUDE_CODE_VERSION  := $(shell sed -n 's/^version[[:space:]]*//p' $(CLAUDE_CODE_PIN))
-CLAUDE_CODE_PLATFORM := $(shell sandbox-image/claude-code-fetch --platform 2>/dev/null)
-CLAUDE_CODE_DIR      := $(IMAGES_DIR)/claude-code
-CLAUDE_CODE_TGZ      := $(CLAUDE_CODE_DIR)/claude-code-$(CLAUDE_CODE_PLATFORM)-$(CLAUDE_CODE_VERSION).tgz
+AGENT_DIR    := sandbox-image/agents
+AGENT_CACHE  := $(IMAGES_DIR)/agents
+AGENT_FETCH  := NPM_REGISTRY=$(NPM_REGISTRY) sandbox-image/agent-fetch
+AGENT_KNOWN  := $(patsubst $(AGENT_DIR)/%.version,%,$(wildcard $(AGENT_DIR)/*.version))
+$(foreach a,$(AGENTS),$(if $(filter $(a),$(AGENT_KNOWN)),,\
+    $(error AGENTS: no agent '$(a)'; the agents are: $(AGENT_KNOWN))))
+agent_version = $(shell sed -n 's/^version[[:space:]]*//p' $(AGENT_DIR)/$(1).version)
+# The image names of agent $(1): its own, and SANDBOX_IMAGE for Claude Code.
+agent_images  = $(AGENT_IMAGE_PREFIX)-$(1):$(or $(IMAGE_TAG),dev) $(if $(filter claude,$(1)),$(SANDBOX_IMAGE))
 
-# Extra `podman build` options of each image.
-build_opts_sandbox = --volume $(abspath $(CLAUDE_CODE_DIR)):/var/cache/agent-sandbox/claude-code:ro,z
+# Extra `podman build` options of each image: the shared sandbox image holds
+# no agent.
+build_opts_sandbox = --build-arg AGENTS=
 build_opts_router  =
 
 ROOTFS_TARS  := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%-rootfs.tar)
@@ -85,25 +103,28 @@ BASE_STAMPS  := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%-base.stamp)
 BASE_ARGS    := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%-base.args)
 IMAGE_STAMPS := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%.stamp)
 IMAGE_ARGS   := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%.args)
+AGENT_STAMPS := $(AGENTS:%=$(IMAGES_DIR)/agent-%.stamp)
+AGENT_ARGS   := $(AGENTS:%=$(IMAGES_DIR)/agent-%.args)
 
 # The parameters of each step, as written to its .args file.
 rootfs_args = suite=$(DEBIAN_SUITE) mirror=$(DEBIAN_MIRROR) opts=$(MMDEBSTRAP_OPTS)
 base_args   = base=$(base_$*)
 image_args  = image=$(image_$*) from=$(call from,$*) version=$(VERSION)
+agent_args  = images=$(call agent_images,$*) from=$(COMMON_IMAGE) version=$(VERSION)
 
-# $(call update_args,FILE,TEXT[,IMAGE]): rewrite FILE if TEXT differs from its
-# content; touch it if IMAGE is not in podman storage.
+# $(call update_args,FILE,TEXT[,IMAGES]): rewrite FILE if TEXT differs from its
+# content; touch it if one of IMAGES is not in podman storage.
 squote      = '$(subst ','\'',$(1))'
 update_args = mkdir -p $(dir $(1)); \
     printf '%s\n' $(call squote,$(2)) | cmp -s - $(1) || printf '%s\n' $(call squote,$(2)) >$(1); \
-    $(if $(3),$(PODMAN) image exists $(3) || touch $(1))
+    $(foreach i,$(3),$(PODMAN) image exists $(i) || touch $(1);)
 
-.PHONY: images images-force clean-images bump-claude claude-version
+.PHONY: images images-force clean-images bump-agent bump-claude agent-version claude-version
 
-images: $(IMAGE_STAMPS)
+images: $(IMAGE_STAMPS) $(AGENT_STAMPS)
 	@$(PODMAN) image prune -f --filter label=$(IMAGE_LABEL) >/dev/null
-	@for i in $(SANDBOX_IMAGE) $(ROUTER_IMAGE); do \
-	    $(PODMAN) images --format 'images: {{.Repository}}:{{.Tag}}  {{.ID}}  {{.Size}}' $$i; done
+	@for i in $(ROUTER_IMAGE) $(COMMON_IMAGE) $(foreach a,$(AGENTS),$(call agent_images,$(a))); do \
+	    $(PODMAN) images --format 'images: {{.Repository}}:{{.Tag}}  {{.ID}}  {{.Size}}' $$i; done | awk '!seen[$$0]++'
 
 $(ROOTFS_ARGS): $(IMAGES_DIR)/%-rootfs.args: images-force
 	@$(call update_args,$@,$(rootfs_args))
@@ -113,6 +134,9 @@ $(BASE_ARGS): $(IMAGES_DIR)/%-base.args: images-force
 
 $(IMAGE_ARGS): $(IMAGES_DIR)/%.args: images-force
 	@$(call update_args,$@,$(image_args),$(image_$*))
+
+$(AGENT_ARGS): $(IMAGES_DIR)/agent-%.args: images-force
+	@$(call update_args,$@,$(agent_args),$(call agent_images,$*))
 
 $(ROOTFS_TARS): $(IMAGES_DIR)/%-rootfs.tar: %-image/packages $(IMAGES_DIR)/%-rootfs.args
 	@echo "images: mmdebstrap $(DEBIAN_SUITE) root file system for $* (about 20 s)"
@@ -140,25 +164,43 @@ $(IMAGE_STAMPS): $(IMAGES_DIR)/%.stamp: %-image/Containerfile $(IMAGES_DIR)/%.ar
 	    -t $(image_$*) -f $*-image/Containerfile $*-image && \
 	echo "images: $(image_$*) built in $$(( $$(date +%s) - start )) s"
 	@touch $@
-$(IMAGES_DIR)/sandbox.stamp: $(shell find sandbox-image -type f 2>/dev/null) $(CLAUDE_CODE_TGZ)
+# The shared image holds no agent: an agent's pin, its fetch and install do
+# not change it.
+$(IMAGES_DIR)/sandbox.stamp: $(shell find sandbox-image -type f ! -path '$(AGENT_DIR)/*' ! -name 'agent-*' 2>/dev/null)
 $(IMAGES_DIR)/router.stamp: $(shell find router-image -type f 2>/dev/null)
 
-# The pinned Claude Code tarball, downloaded once and checked against the pin.
-$(CLAUDE_CODE_TGZ): $(CLAUDE_CODE_PIN) sandbox-image/claude-code-fetch
-	@$(CLAUDE_CODE_FETCH) $(CLAUDE_CODE_PIN) $(CLAUDE_CODE_DIR) >/dev/null
+# An agent's image: its pinned tarballs, downloaded once into AGENT_CACHE and
+# checked against the pin, unpacked in a layer on the shared image.
+$(AGENT_STAMPS): $(IMAGES_DIR)/agent-%.stamp: $(AGENT_DIR)/%.version $(IMAGES_DIR)/agent-%.args \
+        $(IMAGES_DIR)/sandbox.stamp sandbox-image/Containerfile sandbox-image/agent-fetch sandbox-image/agent-install
+	@$(AGENT_FETCH) $< $(AGENT_CACHE) >/dev/null
+	@echo "images: podman build $(call agent_images,$*) from $(COMMON_IMAGE)"
+	@start=$$(date +%s); \
+	$(PODMAN) build --layers=false --pull=never \
+	    --build-arg BASE_IMAGE=$(COMMON_IMAGE) --build-arg AGENTS=$* \
+	    --label $(IMAGE_LABEL)=agent-$* --label agent-sandbox.agent=$* --label agent-sandbox.version=$(VERSION) \
+	    --volume $(abspath $(AGENT_CACHE)):/var/cache/agent-sandbox/agents:ro,z \
+	    $(addprefix -t ,$(call agent_images,$*)) -f sandbox-image/Containerfile sandbox-image && \
+	echo "images: agent $* ($(call agent_version,$*)) built in $$(( $$(date +%s) - start )) s"
 	@touch $@
 
-# Rewrites the pin only; the next `make images` downloads and rebuilds. VERSION
-# counts only when given on the command line (the project's own VERSION is
-# not Claude Code's).
+# Rewrite the pin only; the next `make images AGENTS=NAME` downloads and
+# rebuilds. VERSION counts only when given on the command line (the
+# project's own VERSION is not the agent's).
+agent_pin = $(AGENT_DIR)/$(or $(NAME),$(error NAME: which agent? one of $(AGENT_KNOWN))).version
+bump-agent:
+	@$(AGENT_FETCH) --bump $(agent_pin) $(if $(filter command line,$(origin VERSION)),$(VERSION))
 bump-claude:
-	@$(CLAUDE_CODE_FETCH) --bump $(CLAUDE_CODE_PIN) $(if $(filter command line,$(origin VERSION)),$(VERSION))
+	@$(MAKE) --no-print-directory bump-agent NAME=claude
 
+agent-version:
+	@sed -n 's/^version[[:space:]]*//p' $(agent_pin)
 claude-version:
-	@echo '$(CLAUDE_CODE_VERSION)'
+	@echo '$(call agent_version,claude)'
 
 # Removes the images and their cache (not run by `make clean`, which only
 # removes build/).
 clean-images:
-	-$(PODMAN) rmi -f $(SANDBOX_IMAGE) $(ROUTER_IMAGE) $(SANDBOX_BASE_IMAGE) $(ROUTER_BASE_IMAGE) 2>/dev/null
+	-$(PODMAN) rmi -f $(foreach a,$(AGENT_KNOWN),$(call agent_images,$(a))) $(COMMON_IMAGE) $(ROUTER_IMAGE) \
+	    $(SANDBOX_BASE_IMAGE) $(ROUTER_BASE_IMAGE) 2>/dev/null
 	rm -rf $(IMAGES_DIR)

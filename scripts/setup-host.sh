@@ -26,7 +26,7 @@ PACKAGES=(
     # make bench: the process-level peer it compares with (srt) needs them
     bubblewrap ripgrep
 )
-# npm: claude-code-fetch asks it which registry to download from. Any npm on
+# npm: agent-fetch asks it which registry to download from. Any npm on
 # PATH does; Debian's is installed only where there is none, since a newer
 # Node.js from elsewhere (NodeSource's nodejs package, say) ships its own npm
 # and conflicts with Debian's.

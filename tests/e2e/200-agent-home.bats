@@ -10,8 +10,7 @@ load helpers
 
 setup() {
     as_setup
-    AS_HOME_VOLUME=as-e2e-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
-    export AGENT_SANDBOX_HOME_VOLUME=$AS_HOME_VOLUME
+    home_volume_setup
     AS_PREFIX=as-e2e-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
     AS_OTHER_DIR=
 }
@@ -20,8 +19,7 @@ teardown() {
     local rc=0
     [ -n "$AS_OTHER_DIR" ] && { rm -rf "$AS_OTHER_DIR" 2>/dev/null || $PODMAN unshare rm -rf "$AS_OTHER_DIR"; }
     as_teardown || rc=1
-    # The home volumes outlive sessions by design; the test's own go now.
-    $PODMAN volume rm -f "$AS_HOME_VOLUME" >/dev/null 2>&1 || true
+    home_volume_teardown
     $PODMAN volume ls -q | grep "^$AS_PREFIX-" | xargs -r $PODMAN volume rm -f >/dev/null 2>&1 || true
     return $rc
 }

@@ -6,23 +6,20 @@ load helpers
 
 setup() {
     as_setup
-    AS_HOME_VOLUME=as-e2e-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
-    export AGENT_SANDBOX_HOME_VOLUME=$AS_HOME_VOLUME
-    # No allowed name: nothing but the pod is reachable.
-    : >"$AS_RUN_DIR/allowed-hosts"
-    export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/allowed-hosts
+    home_volume_setup
+    allow_nothing
 }
 
 teardown() {
     local rc=0
     as_teardown || rc=1
-    $PODMAN volume rm -f "$AS_HOME_VOLUME" >/dev/null 2>&1 || true
+    home_volume_teardown
     return $rc
 }
 
 @test "agent-sandbox -- --version prints the pinned Claude Code version, with no network" {
     local pinned
-    pinned=$(sed -n 's/^version[[:space:]]*//p' "$AS_TOP/sandbox-image/claude-code.version")
+    pinned=$(sed -n 's/^version[[:space:]]*//p' "$AS_TOP/sandbox-image/agents/claude.version")
     assert "$pinned" =~ '^[0-9]+\.[0-9]+\.[0-9]+' "the pinned version"
     run_x 0 agent-sandbox -- --version
     assert "$output" == "$pinned (Claude Code)"

@@ -11,18 +11,14 @@ load helpers
 
 setup() {
     as_setup
-    AS_HOME_VOLUME=as-e2e-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
-    export AGENT_SANDBOX_HOME_VOLUME=$AS_HOME_VOLUME
-    # No allowed name: the tests need no network beyond the pod.
-    : >"$AS_RUN_DIR/allowed-hosts"
-    export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/allowed-hosts
+    home_volume_setup
+    allow_nothing
 }
 
 teardown() {
     local rc=0
     as_teardown || rc=1
-    # The home volume outlives sessions by design; the test's own goes now.
-    $PODMAN volume rm -f "$AS_HOME_VOLUME" >/dev/null 2>&1 || true
+    home_volume_teardown
     return $rc
 }
 

@@ -3,48 +3,20 @@
 # driven with send-keys and read with capture-pane.
 
 load helpers
+load tmux
 
 setup() {
     as_setup
-    AS_HOME_VOLUME=as-e2e-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
-    export AGENT_SANDBOX_HOME_VOLUME=$AS_HOME_VOLUME
-    # A tmux server of this test alone, without any user configuration.
-    AS_TMUX=(tmux -L "as-e2e-$(basename "$AS_DIR")" -f /dev/null)
+    home_volume_setup
+    tmux_setup
 }
 
 teardown() {
-    local rc=0 n
-    # A CLI still running in the pane gets SIGHUP and tears down.
-    "${AS_TMUX[@]}" kill-server >/dev/null 2>&1 || true
-    for ((n = 0; n < 200; n++)); do
-        pgrep -u "$(id -u)" -f -- "^$AGENT_SANDBOX_BIN --exec bash" >/dev/null || break
-        sleep 0.1
-    done
+    local rc=0
+    tmux_teardown "^$AGENT_SANDBOX_BIN --exec bash" || rc=1
     as_teardown || rc=1
-    $PODMAN volume rm -f "$AS_HOME_VOLUME" >/dev/null 2>&1 || true
+    home_volume_teardown
     return $rc
-}
-
-# pane: the visible text of the pane (tmux drops trailing blanks of each
-# line), trailing blank lines dropped.
-pane() {
-    "${AS_TMUX[@]}" capture-pane -p -t as | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
-}
-
-# keys TEXT: type TEXT and Enter.
-keys() {
-    "${AS_TMUX[@]}" send-keys -t as -l "$1"
-    "${AS_TMUX[@]}" send-keys -t as Enter
-}
-
-# wait_pane REGEX [SECS]: until a line of the pane matches REGEX (grep -E).
-wait_pane() {
-    local re=$1 secs=${2:-30} n
-    for ((n = 0; n < secs * 10; n++)); do
-        pane | grep -Eq -- "$re" && return 0
-        sleep 0.1
-    done
-    die "the pane shows no line matching /$re/ after ${secs}s:"$'\n'"$(pane)"
 }
 
 @test "--exec bash in tmux: a prompt, the window size follows, exit 7 gives 7, the terminal is restored" {

@@ -338,5 +338,22 @@ as_teardown() {
     return $rc
 }
 
+# home_volume_setup: this test's sessions share a home volume of their own,
+# $AS_HOME_VOLUME; home volumes outlive sessions by design, so the test's
+# teardown removes it with home_volume_teardown.
+home_volume_setup() {
+    AS_HOME_VOLUME=as-e2e-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
+    export AGENT_SANDBOX_HOME_VOLUME=$AS_HOME_VOLUME
+}
+home_volume_teardown() {
+    $PODMAN volume rm -f "$AS_HOME_VOLUME" >/dev/null 2>&1 || true
+}
+
+# allow_nothing: an empty allowlist; nothing but the pod is reachable.
+allow_nothing() {
+    : >"$AS_RUN_DIR/allowed-hosts"
+    export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/allowed-hosts
+}
+
 setup() { as_setup; }
 teardown() { as_teardown; }

@@ -69,13 +69,13 @@ run time: rootless user namespaces|newuidmap|usr/bin/newuidmap
 run time: rootless user namespaces|newgidmap|usr/bin/newgidmap
 images: root file systems (make images)|mmdebstrap|
 images: mmdebstrap'"'"'s unshare mode, and tests|mount|usr/bin/mount bin/mount
-images: claude-code-fetch asks npm for the registry|npm|usr/bin/npm
+images: agent-fetch asks npm for the registry|npm|usr/bin/npm
 images: npm runs on node|node|usr/bin/node usr/bin/nodejs
-images: claude-code-fetch downloads|curl|usr/bin/curl
+images: agent-fetch downloads|curl|usr/bin/curl
 images: TLS to the npm registry|ca-certificates|usr/sbin/update-ca-certificates
-images: claude-code-fetch --bump, setup-host.sh, tests|python3|usr/bin/python3
-images: claude-code-fetch digests|sha512sum|
-images: claude-code-fetch digests|base64|
+images: agent-fetch --bump, setup-host.sh, tests|python3|usr/bin/python3
+images: agent-fetch digests|sha512sum|
+images: agent-fetch digests|base64|
 tests: the e2e suite|bats|
 tests: the fake internet'"'"'s CA|openssl|
 tests: the service is the only program run|strace|

@@ -98,6 +98,9 @@ has() { grep -qxF "$1" "$TMP/rpm-files" || { echo "not in the RPM: $1"; return 1
 check "RPM has /usr/bin/agent-sandbox" has /usr/bin/agent-sandbox
 check "RPM has the default config /usr/share/agent-sandbox/allowed-hosts" has /usr/share/agent-sandbox/allowed-hosts
 check "RPM has the license" has /usr/share/licenses/agent-sandbox/LICENSE
+for f in config/agents/* config/allowed-hosts.d/*; do
+    check "RPM has the agent file /usr/share/agent-sandbox/${f#config/}" has "/usr/share/agent-sandbox/${f#config/}"
+done
 lic=$(rpm -qLp "$RPM" 2>/dev/null)
 check "LICENSE is marked %license" test "$lic" = /usr/share/licenses/agent-sandbox/LICENSE
 if [ -f README.md ]; then

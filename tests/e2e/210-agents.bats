@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# The agents' images (docs/agents.md): each built agent runs in the sandbox
+# at its pinned version with no network, draws its first screen in a real
+# terminal, and its image has nothing to escalate to and its telemetry off.
+# An agent whose image was not built (`make images AGENTS=NAME`) is skipped
+# with the command that builds it. And agent-fetch, which brings every
+# agent's tarballs, takes nothing whose digest differs from the pin.
+
+load helpers
+load tmux
+
+setup() {
+    as_setup
+    home_volume_setup
+    allow_nothing
+    tmux_setup
+}
+
+teardown() {
+    local rc=0
+    tmux_teardown "^$AGENT_SANDBOX_BIN --exec " || rc=1
+    [ -z "${AS_HTTP_PID:-}" ] || kill "$AS_HTTP_PID" 2>/dev/null || true
+    as_teardown || rc=1
+    home_volume_teardown
+    return $rc
+}
+
+# The image tag of this build: the one of AGENT_SANDBOX_IMAGE when set
+# (make e2e SANDBOX_IMAGE=...), else the development builds' "dev".
+image_tag() {
+    local image=${AGENT_SANDBOX_IMAGE:-localhost/agent-sandbox:dev}
+    echo "${image##*:}"
+}
+
+# use_agent NAME: run sessions in NAME's image (mk/images.mk names it), or
+# skip this test when it was not built. Sets AS_PINNED, its pinned version.
+use_agent() {
+    local image
+    image=localhost/agent-sandbox-$1:$(image_tag)
+    AS_PINNED=$(sed -n 's/^version[[:space:]]*//p' "$AS_TOP/sandbox-image/agents/$1.version")
+    assert "$AS_PINNED" =~ '^[0-9]+\.[0-9]+\.[0-9]+' "the pinned version of $1"
+    $PODMAN image exists "$image" || skip "no image $image: \`make images AGENTS=$1\` builds it"
+    export AGENT_SANDBOX_IMAGE=$image
+}
+
+# first_screen NAME REGEX: `agent-sandbox --exec NAME` in a 100x30 terminal
+# draws a line matching REGEX within 60 s (the screen goes into the test's
+# output, the TAP stream, either way), and the agent ends on a SIGHUP.
+first_screen() {
+    "${AS_TMUX[@]}" new-session -d -s as -x 100 -y 30 \
+        "cd '$AS_DIR' && exec env AGENT_SANDBOX_IMAGE='$AGENT_SANDBOX_IMAGE' '$AGENT_SANDBOX_BIN' --exec $1"
+    local rc=0
+    wait_pane "$2" 60 || rc=1
+    { echo "# $1's first screen:"; pane | sed 's/^/#   /'; } >&3
+    [ $rc = 0 ] || return 1
+    # A closed terminal: the CLI passes the SIGHUP on to the agent, once.
+    # Sent here straight to the agent, so that nothing else (a write to the
+    # closed terminal failing) can end the session in its stead.
+    # (Claude Code, offline, ends by itself after its first screen.)
+    local agent n
+    agent=$($PODMAN ps --filter label=agent-sandbox.session --format '{{.Names}}' | grep -e '-agent$' || true)
+    [ -z "$agent" ] || $PODMAN kill --signal HUP "$agent" >/dev/null 2>&1 || true
+    for ((n = 0; n < 100; n++)); do
+        pgrep -u "$(id -u)" -f -- "^$AGENT_SANDBOX_BIN --exec $1" >/dev/null || return 0
+        sleep 0.1
+    done
+    die "$1 is still running 10 s after a SIGHUP:"$'\n'"$($PODMAN top "$agent" pid args)"
+}
+
+# version_offline NAME FORMAT: with no allowed name, `--exec NAME --version`
+# prints the pinned version in NAME's own FORMAT (printf, %s the version).
+version_offline() {
+    use_agent "$1"
+    run_x 0 agent-sandbox --exec "$1" --version
+    assert "$output" == "$(printf "$2" "$AS_PINNED")"
+}
+
+@test "claude: --exec claude --version prints the pinned version, with no network" {
+    version_offline claude '%s (Claude Code)'
+}
+
+@test "claude: its first screen in tmux" {
+    # Offline it says it cannot reach api.anthropic.com, and ends.
+    use_agent claude && first_screen claude "Welcome to Claude Code v$AS_PINNED"
+}
+
+@test "codex: --exec codex --version prints the pinned version, with no network" {
+    version_offline codex 'codex-cli %s'
+}
+
+@test "codex: its first screen in tmux offers the sign-in routes" {
+    use_agent codex && first_screen codex 'Sign in with Device Code'
+}
+
+@test "gemini: --exec gemini --version prints the pinned version, with Node.js from the npm registry" {
+    version_offline gemini '%s'
+    local node
+    node=$(awk -v p="$("$AS_TOP/sandbox-image/agent-fetch" --platform)" '$1 == "tarball" && $2 == "node" && $3 == p { print $5 }' \
+        "$AS_TOP/sandbox-image/agents/gemini.version")
+    run_x 0 agent-sandbox --exec node --version
+    assert "$output" == "v$node" "the pinned node"
+}
+
+@test "gemini: its first screen in tmux" {
+    # A new launch directory: Gemini CLI first asks whether to trust it.
+    use_agent gemini && first_screen gemini 'Do you trust the files in this folder\?'
+}
+
+@test "opencode: --exec opencode --version prints the pinned version, with no network" {
+    version_offline opencode '%s'
+}
+
+@test "opencode: its first screen in tmux" {
+    use_agent opencode && first_screen opencode 'Ask anything'
+}
+
+@test "threat 20: no setuid or setgid file in any built agent image; telemetry off in its settings" {
+    local name image built=
+    for name in claude codex gemini opencode; do
+        image=localhost/agent-sandbox-$name:$(image_tag)
+        $PODMAN image exists "$image" || continue
+        built="$built $name"
+        run_x 0 $PODMAN run --rm --network none --user 0:0 "$image" \
+            sh -c 'find / -xdev -perm /6000; echo "find: $?"'
+        assert "$output" == "find: 0" "setuid/setgid files in $image"
+    done
+    [ -n "$built" ] || skip "no agent image built (make images)"
+    # The switches agent-install writes, read back from each built image.
+    local -A want=(
+        [codex]='grep -A1 -x "\[analytics\]" /etc/codex/config.toml'
+        [gemini]='grep -o "\"usageStatisticsEnabled\": false" /etc/gemini-cli/settings.json'
+        [opencode]='grep -o "\"autoupdate\": false" /etc/opencode/opencode.json'
+    )
+    local -A expect=(
+        [codex]=$'[analytics]\nenabled = false'
+        [gemini]='"usageStatisticsEnabled": false'
+        [opencode]='"autoupdate": false'
+    )
+    for name in $built; do
+        [ -n "${want[$name]:-}" ] || continue
+        run_x 0 $PODMAN run --rm --network none "localhost/agent-sandbox-$name:$(image_tag)" sh -c "${want[$name]}"
+        assert "$output" == "${expect[$name]}" "$name's telemetry switch"
+    done
+}
+
+@test "crush: no image can be built, and agent-fetch says why" {
+    run_x 1 "$AS_TOP/sandbox-image/agent-fetch" "$AS_TOP/sandbox-image/agents/crush.version" "$AS_RUN_DIR/cache"
+    assert "$stderr" contains "no npm-registry route to Crush's binary"
+    assert "$(ls -A "$AS_RUN_DIR/cache" 2>/dev/null)" == "" "files fetched for crush"
+}
+
+# serve DIR: an HTTP server on loopback for DIR, as a fake npm registry;
+# sets AS_REGISTRY to its URL.
+serve() {
+    python3 -c '
+import functools, http.server, sys
+h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+s = http.server.HTTPServer(("127.0.0.1", 0), h)
+print(s.server_address[1], flush=True)
+s.serve_forever()' "$1" >"$AS_RUN_DIR/port" 2>/dev/null &
+    AS_HTTP_PID=$!
+    local n
+    for ((n = 0; n < 100; n++)); do [ -s "$AS_RUN_DIR/port" ] && break; sleep 0.1; done
+    [ -s "$AS_RUN_DIR/port" ] || die "the test's HTTP server did not start"
+    AS_REGISTRY=http://127.0.0.1:$(head -n 1 "$AS_RUN_DIR/port")
+}
+
+@test "agent-fetch takes a tarball only when its digest is the pinned one, and then from its cache" {
+    local reg=$AS_RUN_DIR/registry cache=$AS_RUN_DIR/cache good integrity
+    mkdir -p "$reg/@as-test/agent/-"
+    good=$AS_RUN_DIR/good.tgz
+    printf 'the pinned tarball\n' >"$good"
+    integrity=sha512-$(openssl dgst -sha512 -binary "$good" | base64 -w0)
+    printf '%s\n' 'package @as-test/agent' 'version 1.0.0' \
+        "tarball agent any @as-test/agent 1.0.0 $integrity" >"$AS_RUN_DIR/pin"
+    serve "$reg"
+
+    # The registry serves other bytes: refused, nothing kept.
+    printf 'something else\n' >"$reg/@as-test/agent/-/agent-1.0.0.tgz"
+    NPM_REGISTRY=$AS_REGISTRY run_x 1 "$AS_TOP/sandbox-image/agent-fetch" "$AS_RUN_DIR/pin" "$cache"
+    assert "$stderr" contains "does not match the digest pinned in $AS_RUN_DIR/pin"
+    assert "$(ls -A "$cache")" == "" "files kept after a digest mismatch"
+
+    # The pinned bytes: downloaded, under npm's own file name.
+    cp "$good" "$reg/@as-test/agent/-/agent-1.0.0.tgz"
+    NPM_REGISTRY=$AS_REGISTRY run_x 0 "$AS_TOP/sandbox-image/agent-fetch" "$AS_RUN_DIR/pin" "$cache"
+    assert "$output" == "agent $cache/as-test-agent-1.0.0.tgz"
+    cmp "$good" "$cache/as-test-agent-1.0.0.tgz"
+
+    # No registry at all: the cached copy serves; a changed one is refused.
+    kill "$AS_HTTP_PID"
+    NPM_REGISTRY=http://127.0.0.1:9 run_x 0 "$AS_TOP/sandbox-image/agent-fetch" "$AS_RUN_DIR/pin" "$cache"
+    assert "$output" == "agent $cache/as-test-agent-1.0.0.tgz"
+    printf 'tampered\n' >>"$cache/as-test-agent-1.0.0.tgz"
+    NPM_REGISTRY=http://127.0.0.1:9 run_x 1 "$AS_TOP/sandbox-image/agent-fetch" "$AS_RUN_DIR/pin" "$cache"
+    assert "$stderr" contains "download of http://127.0.0.1:9/@as-test/agent/-/agent-1.0.0.tgz failed"
+}
