@@ -177,14 +177,16 @@ static void container_of(const char *line, char *name, size_t n)
         snprintf(name, n, "%.*s", (int)strcspn(c + 12, "/?"), c + 12);
 }
 
-/* The forwarder proves the path at once; anything else says nothing. */
+/* The forwarder proves the path once started; anything else says nothing. */
 static void default_attach(stub_libpod_t *s, int fd, const char *container, bool input_only, void *ctx)
 {
-    (void)s;
     (void)ctx;
     stub_send_upgrade(fd);
     if (input_only || strstr(container, "forwarder") == NULL)
         return;
+    char started[300];
+    snprintf(started, sizeof(started), "/containers/%s/start", container);
+    stub_libpod_wait_count(s, "POST", started, 1, 10);
     stub_send_frame(fd, 1, "agent-sandbox-forwarder: ready\n");
     char junk[256];
     while (read(fd, junk, sizeof(junk)) > 0) { }    /* until the CLI lets go */
