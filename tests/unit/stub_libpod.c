@@ -181,12 +181,16 @@ static void container_of(const char *line, char *name, size_t n)
 static void default_attach(stub_libpod_t *s, int fd, const char *container, bool input_only, void *ctx)
 {
     (void)ctx;
+    /* this session's start, counted before the client can send it: the
+     * ones before were other sessions' (and what came with the 101 head
+     * would be read only on the client's next poll) */
+    char started[300];
+    snprintf(started, sizeof(started), "/containers/%s/start", container);
+    int before = stub_libpod_count(s, "POST", started);
     stub_send_upgrade(fd);
     if (input_only || strstr(container, "forwarder") == NULL)
         return;
-    char started[300];
-    snprintf(started, sizeof(started), "/containers/%s/start", container);
-    stub_libpod_wait_count(s, "POST", started, 1, 10);
+    stub_libpod_wait_count(s, "POST", started, before + 1, 10);
     stub_send_frame(fd, 1, "agent-sandbox-forwarder: ready\n");
     char junk[256];
     while (read(fd, junk, sizeof(junk)) > 0) { }    /* until the CLI lets go */
