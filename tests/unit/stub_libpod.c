@@ -306,6 +306,11 @@ static void *accept_loop(void *arg)
 
 int stub_libpod_start(stub_libpod_t **ret)
 {
+    return stub_libpod_start_at(NULL, ret);
+}
+
+int stub_libpod_start_at(const char *socket_path, stub_libpod_t **ret)
+{
     stub_libpod_t *s = calloc(1, sizeof(*s));
     if (s == NULL)
         return -ENOMEM;
@@ -314,7 +319,10 @@ int stub_libpod_start(stub_libpod_t **ret)
         free(s);
         return -errno;
     }
-    snprintf(s->sock, sizeof(s->sock), "%s/api.sock", s->dir);
+    if (socket_path != NULL)
+        snprintf(s->sock, sizeof(s->sock), "%s", socket_path);
+    else
+        snprintf(s->sock, sizeof(s->sock), "%s/api.sock", s->dir);
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", s->sock);
     s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -18,6 +18,8 @@ typedef void (*stub_attach_fn)(stub_libpod_t *stub, int fd, const char *containe
                                void *ctx);
 
 int stub_libpod_start(stub_libpod_t **ret);
+/* Listening on a given socket path instead (a fake `podman system service`). */
+int stub_libpod_start_at(const char *socket_path, stub_libpod_t **ret);
 /* Every client connection must be closed first. */
 void stub_libpod_stop(stub_libpod_t *stub);
 const char *stub_libpod_socket(const stub_libpod_t *stub);
