@@ -566,9 +566,13 @@ static int run_with(const run_request_t *o, const run_inputs_t *ri)
     as_error_t *err = NULL;
     char id[SESSION_ID_LEN + 1];
     cli_backend_t b = {0};
-    if (session_id_generate(id, &err) < 0 || backend_open(id, ri->signals, &b, &err) < 0) {
+    if (session_id_generate(id, &err) < 0) {
         report_error(&err);
         return EXIT_INTERNAL;
+    }
+    if (backend_open(id, ri->signals, &b, &err) < 0) {
+        report_error(&err);          /* where the service would listen */
+        return EXIT_NO_SERVICE;
     }
     /* The launch policy first: a refusal the cached storage location can
      * answer starts no podman at all. */
