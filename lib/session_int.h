@@ -42,6 +42,7 @@ struct session {
     bg_job_t router_job, agent_job;
     http_stream_t *forwarder_output; /* attached before its start, until it is ready */
     char *agent_id;
+    http_stream_t *agent_out, *agent_in;   /* attached in set-up, taken by session_run */
     /* while the agent runs */
     const attach_io_t *io;
     int forwarded;           /* terminating signals forwarded to the agent so far */
@@ -54,6 +55,10 @@ int bg_start(bg_job_t *j, podman_api_t *api, int (*fn)(podman_api_t *, void *, a
              void *arg, const char *what, as_error_t **err);
 /* Waits for the job; its error (prefixed with its `what`) is added to *err. */
 int bg_join(bg_job_t *j, as_error_t **err);
+
+/* Attaches to the agent's container (not started): its output, and
+ * without a TTY its stdin on a connection of its own (attach_pump). */
+int session_attach_agent(podman_api_t *api, session_t *s, as_error_t **err);
 
 /* Adds *more to *into ("first; second"), so that no failure is dropped. */
 void session_error_add(as_error_t **into, as_error_t **more);

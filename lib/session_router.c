@@ -126,6 +126,22 @@ static int router_stopped(const egress_spec_t *e, as_error_t **err)
                          why[0] ? why : "it left no log line");
 }
 
+/* Until the stream or a signal has something, or wait_ms pass. */
+static int wait_readable(http_stream_t *stream, const signal_source_t *signals, long wait_ms,
+                         bool *ret_readable, as_error_t **err)
+{
+    struct pollfd pfd[2] = {
+        { .fd = http_stream_fd(stream), .events = POLLIN },
+        { .fd = signal_source_fd(signals), .events = POLLIN },
+    };
+    if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, (int)wait_ms) < 0 && errno != EINTR)
+        return as_error_errno(err, errno, "waiting for the forwarder");
+    if (pfd[1].revents & POLLIN)
+        while (signal_source_next(signals) != 0) { }   /* the terminating flag says what matters */
+    *ret_readable = (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+    return 0;
+}
+
 /* The router stopped: its own last words say why. */
 static bool router_gone(podman_api_t *api, const char *router)
 {
@@ -143,6 +159,8 @@ int router_wait_ready(podman_api_t *api, const router_wait_t *w, http_stream_t *
     frame_parser_t parser = {0};
     collected_t c = { .len = 0 };
     c.text[0] = '\0';
+    bool readable = true;
+    int r;
     for (;;) {
         if (strstr(c.text, READY_LINE) != NULL)
             return 0;
@@ -160,19 +178,14 @@ int router_wait_ready(podman_api_t *api, const router_wait_t *w, http_stream_t *
                 return router_stopped(w->egress, err);
             next_check = now + 1000;
         }
-        struct pollfd pfd[2] = {
-            { .fd = http_stream_fd(forwarder_output), .events = POLLIN },
-            { .fd = signal_source_fd(w->signals), .events = POLLIN },
-        };
         long wait = next_check - now < deadline - now ? next_check - now : deadline - now;
-        if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, (int)wait) < 0 && errno != EINTR)
-            return as_error_errno(err, errno, "waiting for the forwarder");
-        if (pfd[1].revents & POLLIN)
-            while (signal_source_next(w->signals) != 0) { }   /* the flag above says what matters */
-        if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+        if (!readable && (r = wait_readable(forwarder_output, w->signals, wait, &readable, err)) < 0)
+            return r;
+        if (!readable)
             continue;
         char buf[4096];
         ssize_t got = http_stream_recv(forwarder_output, buf, sizeof(buf), err);
+        readable = got > 0;          /* read on until it has no more (some may have come with the head) */
         if (got == -EAGAIN)
             continue;
         if (got < 0)
@@ -184,8 +197,7 @@ int router_wait_ready(podman_api_t *api, const router_wait_t *w, http_stream_t *
             return as_error_make(err, EPERM, "the egress path is not confined as planned: %s",
                                  c.len ? last_line(&c) : "the forwarder stopped without a word");
         }
-        int r = frame_parser_feed(&parser, buf, (size_t)got, collect, &c, err);
-        if (r < 0)
+        if ((r = frame_parser_feed(&parser, buf, (size_t)got, collect, &c, err)) < 0)
             return r;
     }
 }

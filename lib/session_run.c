@@ -70,20 +70,6 @@ static void on_output_lost(int errnum, bool again, void *ctx)
     as_error_free(&e);           /* the agent may already be gone */
 }
 
-/* Without a TTY, stdin goes up a connection of its own (attach_pump). */
-static int attach_agent(session_t *s, http_stream_t **ret_out, http_stream_t **ret_in, as_error_t **err)
-{
-    http_stream_t *out = NULL, *in = NULL;
-    int r = podman_container_attach(s->api, s->agent_id, s->plan->tty, &out, err);
-    if (r == 0 && !s->plan->tty && (r = podman_container_attach_input(s->api, s->agent_id, &in, err)) < 0)
-        http_stream_free(out);
-    if (r < 0)
-        return r;
-    *ret_out = out;
-    *ret_in = in;
-    return 0;
-}
-
 /* How long a removal from outside may take to finish after the exit it caused. */
 #define REMOVAL_WAIT_MS 3000L
 
@@ -128,10 +114,11 @@ static int agent_end(session_t *s, session_result_t *res, as_error_t **err)
 
 int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_error_t **err)
 {
-    http_stream_t *stream = NULL, *input = NULL;
-    int r = attach_agent(s, &stream, &input, err);
+    /* attached during set-up, before its start: no output is missed */
+    int r = s->agent_out == NULL ? session_attach_agent(s->api, s, err) : 0;
     if (r < 0)
         return r;
+    http_stream_t *stream = steal_pointer(&s->agent_out), *input = steal_pointer(&s->agent_in);
     r = podman_container_start(s->api, s->agent_id, err);
     if (r < 0) {
         http_stream_free(stream);

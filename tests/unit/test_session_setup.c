@@ -21,6 +21,7 @@
 #include "session.h"
 #include "session_plan.h"
 #include "stub_libpod.h"
+#include "util.h"
 
 typedef struct fixture {
     stub_libpod_t *stub;
@@ -200,7 +201,7 @@ static void teardown_goes_on_and_reports_every_failure(void **state)
     assert_int_equal(stub_libpod_count(f->stub, "DELETE", "-router?"), 1);
     assert_int_equal(stub_libpod_count(f->stub, "DELETE", "/networks/"), 1);
     char *left = session_leftovers(f->s);
-    assert_string_equal(left, "container agent-sandbox-" ID "-forwarder\ncontainer agent-sandbox-" ID "-agent\n"
+    assert_string_equal(left, "container agent-sandbox-" ID "-agent\ncontainer agent-sandbox-" ID "-forwarder\n"
                               "pod agent-sandbox-" ID "\nnetwork agent-sandbox-" ID "-net\n");
     free(left);
     /* a second try, once podman lets go, removes the rest */
@@ -236,6 +237,32 @@ static void not_ready(stub_libpod_t *s, int fd, const char *container, bool inpu
     stub_send_frame(fd, 1, "agent-sandbox-forwarder: not ready: probe: nothing listens on 127.0.0.2:443 yet\n");
 }
 
+/* The ready line in the same read as the 101 head: still seen at once
+ * (it waits for no poll that would never fire). */
+static void ready_with_head(stub_libpod_t *s, int fd, const char *container, bool input_only, void *ctx)
+{
+    (void)s; (void)container; (void)input_only; (void)ctx;
+    static const char both[] = "HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\n"
+                               "Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n"
+                               "\1\0\0\0\0\0\0\x1f" "agent-sandbox-forwarder: ready\n";
+    stub_send(fd, both, sizeof(both) - 1);
+    char junk[256];
+    while (read(fd, junk, sizeof(junk)) > 0) { }
+}
+
+static void ready_line_with_the_head_is_seen(void **state)
+{
+    fixture_t *f = *state;
+    stub_libpod_on_attach(f->stub, "-forwarder", ready_with_head, NULL);
+    new_session(f, NULL);
+    as_error_t *err = NULL;
+    long t0 = monotonic_ms();
+    if (session_setup(f->s, &err) < 0)
+        fail_msg("%s", err->msg);
+    assert_true(monotonic_ms() - t0 < 1000);
+    assert_torn_down(f);
+}
+
 static void forwarder_not_ready_fails_closed(void **state)
 {
     fixture_t *f = *state;
@@ -259,6 +286,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(teardown_goes_on_and_reports_every_failure, fixture_up, fixture_down),
         cmocka_unit_test_setup_teardown(interrupted_set_up_is_undone, fixture_up, fixture_down),
         cmocka_unit_test_setup_teardown(forwarder_not_ready_fails_closed, fixture_up, fixture_down),
+        cmocka_unit_test_setup_teardown(ready_line_with_the_head_is_seen, fixture_up, fixture_down),
     };
     return cmocka_run_group_tests_name("session_setup", tests, NULL, NULL);
 }
