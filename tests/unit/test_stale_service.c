@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "service.h"
+#include "session_dir.h"
 #include "stale.h"
 #include "stub_libpod.h"
 
@@ -208,6 +209,28 @@ static void sweep_removes_the_dead_only_and_goes_past_failures(void **state)
     stub_libpod_stop(stub);
 }
 
+/* Regression: a refusal before the lock's path was made freed an
+ * uninitialised pointer (a jump past a cleanup variable); the e2e test
+ * crashed now and then, valgrind and ASan see it every time. */
+static void session_dir_refuses_a_long_socket_path(void **state)
+{
+    (void)state;
+    char runtime[256], *saved = getenv("XDG_RUNTIME_DIR") ? strdup(getenv("XDG_RUNTIME_DIR")) : NULL;
+    snprintf(runtime, sizeof(runtime), "%s/%0120d", bin_dir, 0);
+    assert_int_equal(mkdir(runtime, 0700), 0);
+    setenv("XDG_RUNTIME_DIR", runtime, 1);
+    session_dir_t *d = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(session_dir_create("0123456789ab", &d, &err), -ENAMETOOLONG);
+    assert_non_null(strstr(err->msg, "over the 107 a unix socket allows"));
+    as_error_free(&err);
+    if (saved != NULL)
+        setenv("XDG_RUNTIME_DIR", saved, 1);
+    else
+        unsetenv("XDG_RUNTIME_DIR");
+    free(saved);
+}
+
 int main(int argc, char **argv)
 {
     const char *slash = strrchr(argv[0], '/');
@@ -220,6 +243,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(service_start_is_interruptible),
         cmocka_unit_test(stubborn_service_is_killed),
         cmocka_unit_test(sweep_removes_the_dead_only_and_goes_past_failures),
+        cmocka_unit_test(session_dir_refuses_a_long_socket_path),
     };
     return cmocka_run_group_tests_name("stale_service", tests, fake_on_path, fake_off_path);
 }
