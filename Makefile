@@ -32,6 +32,9 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/obj/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# Helpers the unit tests share (the stub libpod server): every other .c there.
+UNIT_HELPER_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(UNIT_SRCS),$(sort $(wildcard tests/unit/*.c))))
+UNIT_HELPERS := $(BUILD)/libunithelpers.a
 LIBAS     := $(BUILD)/libagentsandbox.a
 BIN       := $(BUILD)/agent-sandbox
 
@@ -57,9 +60,15 @@ $(LIBAS): $(LIB_OBJS)
 $(BIN): $(CMD_OBJS) $(LIBAS)
 	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(LIBAS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIBAS)
+$(UNIT_HELPERS): $(UNIT_HELPER_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(LIBAS) $(LDFLAGS) $(LDLIBS) -lcmocka
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# The tests that read the source tree (the router image's scripts) find it here.
+$(BUILD)/tests/%: tests/unit/%.c $(LIBAS) $(UNIT_HELPERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -DAS_SOURCE_DIR='"$(CURDIR)"' -MMD -MP -o $@ $< $(UNIT_HELPERS) $(LIBAS) $(LDFLAGS) $(LDLIBS) -lcmocka
 
 # Unit tests; VALGRIND=1 runs each under memcheck and fails on any leak.
 unit: $(UNIT_BINS)
@@ -116,5 +125,5 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_HELPER_OBJS:.o=.d) $(UNIT_BINS:=.d)
 include $(sort $(wildcard mk/*.mk))

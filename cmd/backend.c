@@ -80,18 +80,32 @@ static int service_in(cli_backend_t *b, as_error_t **err)
     _cleanup_free_ char *log = NULL;
     if (asprintf(&log, "%s/service.log", b->dir->path) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    return podman_service_start(b->dir->socket_path, log, SERVICE_START_TIMEOUT_MS,
+    return podman_service_start(b->dir->socket_path, log, SERVICE_START_TIMEOUT_MS, b->signals,
                                 &b->service, &b->api, err);
 }
 
-int backend_start(const char *id, cli_backend_t *ret, as_error_t **err)
+int backend_open(const char *id, const signal_source_t *signals, cli_backend_t *ret, as_error_t **err)
 {
-    cli_backend_t b = {0};
+    cli_backend_t b = { .signals = signals };
     int r = session_dir_create(id, &b.dir, err);
     if (r < 0)
         return as_error_prefix(err, "creating the session directory");
-    r = service_in(&b, err);
-    if (r < 0) {
+    *ret = b;
+    return 0;
+}
+
+int backend_service(cli_backend_t *b, as_error_t **err)
+{
+    return b->service != NULL ? 0 : service_in(b, err);
+}
+
+int backend_start(const char *id, const signal_source_t *signals, cli_backend_t *ret, as_error_t **err)
+{
+    cli_backend_t b = {0};
+    int r = backend_open(id, signals, &b, err);
+    if (r < 0)
+        return r;
+    if ((r = backend_service(&b, err)) < 0) {
         backend_stop(&b);
         return r;
     }

@@ -9,6 +9,7 @@
 #include "podman_api.h"
 #include "service.h"
 #include "session_dir.h"
+#include "signal_source.h"
 
 /* The CLI's own failures; the agent's exit code is passed through as is.
  * Kept apart from the shell's 126/127 and 128+N, and documented in README
@@ -39,11 +40,13 @@ void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "agent-sandbox: error: <err>" and frees it. */
 void report_error(as_error_t **err);
 
-/* A session directory and a private service listening in it. */
+/* A session directory and a private service listening in it (once started:
+ * a launch the policy refuses never starts one). */
 typedef struct cli_backend {
     session_dir_t *dir;
-    podman_service_t *service;
+    podman_service_t *service;       /* NULL until backend_service */
     podman_api_t *api;
+    const signal_source_t *signals;  /* interrupt the service's start; may be NULL */
 } cli_backend_t;
 
 /* Settles the runtime directory before anything else needs it: a set
@@ -52,7 +55,11 @@ typedef struct cli_backend {
  * saying so. 0, or an exit code after reporting (EXIT_NO_RUNTIME_DIR). */
 int runtime_dir_settle(void);
 
-int backend_start(const char *id, cli_backend_t *ret, as_error_t **err);
+/* The session directory alone; then the service in it (a no-op once it
+ * runs); backend_start does both. */
+int backend_open(const char *id, const signal_source_t *signals, cli_backend_t *ret, as_error_t **err);
+int backend_service(cli_backend_t *b, as_error_t **err);
+int backend_start(const char *id, const signal_source_t *signals, cli_backend_t *ret, as_error_t **err);
 /* Whether the service still answers (it may be dying unreaped). */
 bool backend_usable(cli_backend_t *b);
 /* Restart the service in the same directory (the first one died). */
@@ -65,14 +72,20 @@ void sweep_stale(cli_backend_t *b, bool verbose);
 
 /* Applies the launch policy to the current directory, and checks that
  * podman can mount it (a path within PATH_MAX, the same directory in
- * podman's mount namespace). 0 and the resolved directory (to mount) when
- * allowed; otherwise an exit code, reported. */
-int launch_check(const cli_backend_t *b, char **ret_dir);
+ * podman's mount namespace). The private service is started only when the
+ * decision needs podman (no cached storage location, or a refusal that
+ * rests on the cached one) or once the launch is allowed: a refused launch
+ * the cache can answer starts no podman. 0 and the resolved directory (to
+ * mount) when allowed, with the service running; otherwise an exit code,
+ * reported. */
+int launch_check(cli_backend_t *b, char **ret_dir);
 
 /* The session's allowlist (override, user file, or the default copied into
  * place on first run). 0, or an exit code after reporting. */
 struct allowlist;
 int allowlist_config_load(struct allowlist **ret);
+
+struct session_plan;
 
 /* One session: the command, its environment and where its I/O goes. */
 typedef struct run_request {
@@ -83,6 +96,10 @@ typedef struct run_request {
     bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
     bool private_home;       /* an empty home of its own, no volume (verify) */
     const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
+    /* Called with the complete plan before set-up (verify derives what it
+     * expects from it); may be NULL. */
+    void (*on_plan)(const struct session_plan *plan, void *ctx);
+    void *on_plan_ctx;
 } run_request_t;
 
 /* Runs a session to its end; returns the agent's exit code or the CLI's. */

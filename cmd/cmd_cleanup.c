@@ -64,7 +64,7 @@ int cmd_cleanup(int argc, char **argv)
     char id[SESSION_ID_LEN + 1];
     as_error_t *err = NULL;
     cli_backend_t b = {0};
-    if (session_id_generate(id, &err) < 0 || backend_start(id, &b, &err) < 0) {
+    if (session_id_generate(id, &err) < 0 || backend_start(id, NULL, &b, &err) < 0) {
         report_error(&err);
         return EXIT_NO_SERVICE;
     }

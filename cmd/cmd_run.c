@@ -20,6 +20,7 @@
 #include "strv.h"
 #include "session_logs.h"
 #include "session_plan.h"
+#include "signal_source.h"
 #include "signals.h"
 #include "terminal.h"
 #include "util.h"
@@ -144,10 +145,6 @@ static int teardown(session_t *s, cli_backend_t *b)
     }
     return 0;
 }
-
-static int run_with(const run_request_t *o, const char *image, const char *router_image,
-                    const char *egress, const char *resolver, const allowlist_t *allowlist,
-                    const limits_t *limits, const cgroup_caps_t *cgroups);
 
 /* The init could not execute the command: say so, naming it, and return
  * what a shell would (127 not found, 126 not executable). */
@@ -275,6 +272,42 @@ static int home_inputs(const run_request_t *o, const char *workdir, session_inpu
     return 0;
 }
 
+/* What a session is made of besides the request: read once, before the
+ * service starts. */
+typedef struct run_inputs {
+    const char *image, *router_image, *egress;
+    char resolver[16];
+    allowlist_t *allowlist;
+    limits_t limits;
+    cgroup_caps_t cgroups;
+    const signal_source_t *signals;
+} run_inputs_t;
+
+static int run_with(const run_request_t *o, const run_inputs_t *ri);
+
+/* The images, the egress network, the host's resolver, the limits and the
+ * allowlist. 0 or an exit code, reported. */
+static int read_inputs(const run_request_t *o, run_inputs_t *ri)
+{
+    as_error_t *err = NULL;
+    ri->image = env_or("AGENT_SANDBOX_IMAGE", DEFAULT_IMAGE);
+    ri->router_image = env_or("AGENT_SANDBOX_ROUTER_IMAGE", DEFAULT_ROUTER_IMAGE);
+    ri->egress = env_or("AGENT_SANDBOX_EGRESS_NETWORK", DEFAULT_EGRESS_NETWORK);
+    const char *resolver_env = getenv("AGENT_SANDBOX_RESOLVER");
+    if (resolver_env != NULL && resolver_env[0] != '\0') {
+        snprintf(ri->resolver, sizeof(ri->resolver), "%s", resolver_env);
+        if (strlen(resolver_env) >= sizeof(ri->resolver)) {
+            report("error: AGENT_SANDBOX_RESOLVER=%s is not an IPv4 address", resolver_env);
+            return EXIT_USAGE;
+        }
+    } else if (resolv_conf_host_resolver(ri->resolver, &err) < 0) {
+        report_error(&err);
+        return EXIT_CONFIG;
+    }
+    int rc = limits_config_load(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
+    return rc != 0 ? rc : allowlist_config_load(&ri->allowlist);
+}
+
 int run_session(const run_request_t *o)
 {
     as_error_t *err = NULL;
@@ -289,117 +322,107 @@ int run_session(const run_request_t *o)
         report_error(&err);
         return EXIT_INTERNAL;
     }
-
-    const char *image = env_or("AGENT_SANDBOX_IMAGE", DEFAULT_IMAGE);
-    const char *router_image = env_or("AGENT_SANDBOX_ROUTER_IMAGE", DEFAULT_ROUTER_IMAGE);
-    const char *egress = env_or("AGENT_SANDBOX_EGRESS_NETWORK", DEFAULT_EGRESS_NETWORK);
-    char resolver[16];
-    const char *resolver_env = getenv("AGENT_SANDBOX_RESOLVER");
-    if (resolver_env != NULL && resolver_env[0] != '\0') {
-        snprintf(resolver, sizeof(resolver), "%s", resolver_env);
-        if (strlen(resolver_env) >= sizeof(resolver)) {
-            report("error: AGENT_SANDBOX_RESOLVER=%s is not an IPv4 address", resolver_env);
-            return EXIT_USAGE;
-        }
-    } else if (resolv_conf_host_resolver(resolver, &err) < 0) {
-        report_error(&err);
-        return EXIT_CONFIG;
-    }
-    limits_t limits;
-    cgroup_caps_t cgroups;
-    int limits_rc = limits_config_load(o->memory, o->pids, o->cpus, &limits, &cgroups);
-    if (limits_rc != 0)
-        return limits_rc;
-    allowlist_t *allowlist = NULL;
-    int load_rc = allowlist_config_load(&allowlist);
-    if (load_rc != 0)
-        return load_rc;
-    int rc = run_with(o, image, router_image, egress, resolver, allowlist, &limits, &cgroups);
-    allowlist_free(allowlist);
+    run_inputs_t ri = { .signals = signals_source() };
+    int rc = read_inputs(o, &ri);
+    if (rc == 0)
+        rc = run_with(o, &ri);
+    allowlist_free(ri.allowlist);
     return rc;
 }
 
-static int run_with(const run_request_t *o, const char *image, const char *router_image,
-                    const char *egress, const char *resolver, const allowlist_t *allowlist,
-                    const limits_t *limits, const cgroup_caps_t *cgroups)
+/* The plan of this session: every spec, from the inputs (and the
+ * workspace's mounts, as they are now). 0 or an exit code, reported. */
+static int plan_session(const run_request_t *o, const run_inputs_t *ri, const cli_backend_t *b,
+                        const char *workdir, const workspace_t *ws, session_plan_t **ret)
 {
     as_error_t *err = NULL;
-    char id[SESSION_ID_LEN + 1];
-    if (session_id_generate(id, &err) < 0) {
-        report_error(&err);
-        return EXIT_INTERNAL;
-    }
-    bool tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd);
-
-    /* The private service comes first: the launch policy needs podman's
-     * storage location. It creates no container, pod or network. */
-    cli_backend_t b = {0};
-    if (backend_start(id, &b, &err) < 0) {
-        report_error(&err);
-        return signals_terminating() ? 128 + signals_terminating() : EXIT_NO_SERVICE;
-    }
-    _cleanup_free_ char *workdir = NULL;
-    session_plan_t *plan = NULL;
-    int rc = launch_check(&b, &workdir);
-    __attribute__((cleanup(workspace_freep))) workspace_t *ws = NULL;
-    if (rc == 0)
-        rc = workspace_check_load(workdir, &ws);
-    if (rc != 0) {
-        backend_stop(&b);
-        return rc;
-    }
     session_inputs_t in = {
-        .id = id, .cli_pid = getpid(), .workdir = workdir, .image = image,
-        .command = o->command, .tty = tty, .env = o->env, .session_dir = b.dir->path,
-        .router_image = router_image, .egress_network = egress, .resolver = resolver,
-        .allowlist = allowlist, .limits = *limits, .cgroups = *cgroups, .workspace = ws,
+        .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image,
+        .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
+        .env = o->env, .session_dir = b->dir->path,
+        .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
+        .allowlist = ri->allowlist, .limits = ri->limits, .cgroups = ri->cgroups, .workspace = ws,
     };
     home_names_t homes = {0};
-    if ((rc = home_inputs(o, workdir, &in, &homes)) != 0 || session_plan_build(&in, &plan, &err) < 0) {
-        if (rc == 0) {
-            report_error(&err);
-            rc = EXIT_USAGE;
-        }
-        home_names_clear(&homes);
-        backend_stop(&b);
-        return rc;
+    int rc = home_inputs(o, workdir, &in, &homes);
+    if (rc == 0 && session_plan_build(&in, ret, &err) < 0) {
+        report_error(&err);
+        rc = EXIT_USAGE;
     }
     home_names_clear(&homes);     /* the plan holds copies */
-    if (o->dry_run) {
-        rc = print_plan(plan, ws);
-        session_plan_free(plan);
-        backend_stop(&b);
-        return rc;
-    }
-    sweep_stale(&b, false);
+    return rc;
+}
 
+/* Set-up, the agent's run and teardown, whatever happens: the agent's exit
+ * code or the CLI's. */
+static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backend_t *b,
+                       const char *workdir, workspace_t *ws)
+{
+    as_error_t *err = NULL;
+    session_plan_t *plan = NULL;
     session_t *s = NULL;
-    if ((rc = check_image(&b, image, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
-        (rc = check_image(&b, router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
-        goto out;
+    int rc;
+    if ((rc = check_image(b, ri->image, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
+        (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
+        return rc;
     /* placeholders for protected paths that do not exist yet, and the
-     * snapshot the end-of-session check compares with */
-    if ((rc = workspace_check_begin(ws)) != 0)
+     * snapshot the end-of-session check compares with; the plan takes the
+     * mounts as they are then */
+    if ((rc = workspace_check_begin(ws)) != 0 || (rc = plan_session(o, ri, b, workdir, ws, &plan)) != 0)
         goto out;
-    if (session_new(b.api, plan, &s, &err) < 0 || session_setup(s, &err) < 0) {
-        rc = signals_terminating() ? 128 + signals_terminating() : EXIT_SETUP;
+    if (o->on_plan != NULL)
+        o->on_plan(plan, o->on_plan_ctx);
+    if (session_new(b->api, plan, ri->signals, &s, &err) < 0 || session_setup(s, &err) < 0) {
+        int sig = signal_source_terminating(ri->signals);
+        rc = sig != 0 ? 128 + sig : EXIT_SETUP;
         as_error_prefix(&err, "setting up the sandbox");
         report_error(&err);
         goto out;
     }
-
-    rc = run_agent(o, &b, s, tty);
+    rc = run_agent(o, b, s, plan->tty);
 out:
     terminal_restore();
-    bool gone = s == NULL || teardown(s, &b) == 0;
+    bool gone = s == NULL || teardown(s, b) == 0;
     if (!gone && rc == 0)
         rc = EXIT_SETUP;
     workspace_check_end(ws, gone);
     if (s != NULL)
-        keep_router_logs(b.dir);
+        keep_router_logs(b->dir);
     session_free(s);
-    backend_stop(&b);
     session_plan_free(plan);
+    return rc;
+}
+
+static int run_with(const run_request_t *o, const run_inputs_t *ri)
+{
+    as_error_t *err = NULL;
+    char id[SESSION_ID_LEN + 1];
+    cli_backend_t b = {0};
+    if (session_id_generate(id, &err) < 0) {
+        report_error(&err);
+        return EXIT_INTERNAL;
+    }
+    if (backend_open(id, ri->signals, &b, &err) < 0) {
+        report_error(&err);          /* where the service would listen */
+        return EXIT_NO_SERVICE;
+    }
+    /* The launch policy first: a refusal the cached storage location can
+     * answer starts no podman at all. */
+    _cleanup_free_ char *workdir = NULL;
+    __attribute__((cleanup(workspace_freep))) workspace_t *ws = NULL;
+    int rc = launch_check(&b, &workdir);
+    if (rc == 0)
+        rc = workspace_check_load(workdir, &ws);
+    if (rc == 0 && o->dry_run) {
+        session_plan_t *plan = NULL;
+        if ((rc = plan_session(o, ri, &b, workdir, ws, &plan)) == 0)
+            rc = print_plan(plan, ws);
+        session_plan_free(plan);
+    } else if (rc == 0) {
+        sweep_stale(&b, false);
+        rc = run_planned(o, ri, &b, workdir, ws);
+    }
+    backend_stop(&b);
     return rc;
 }
 

@@ -9,15 +9,19 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "agent_spec.h"
 #include "allowlist.h"
 #include "cli.h"
+#include "session_plan.h"
+#include "strv.h"
 #include "util.h"
 #include "verify.h"
 
 extern char **environ;
 
 #define SECRET_NAME "AGENT_SANDBOX_VERIFY_SECRET"
+
+static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,
+                 const char *first, bool json);
 
 static int random_hex(char *buf, size_t bytes)
 {
@@ -59,6 +63,21 @@ static char *first_allowed(void)
     return name;
 }
 
+/* The mount points of the host paths the session gives the agent, from
+ * its own plan: verify expects exactly these. */
+static void keep_host_mounts(const session_plan_t *plan, void *ctx)
+{
+    char ***ret = ctx;
+    const char **points = NULL;
+    as_error_t *err = NULL;
+    if (session_plan_host_mounts(plan, &points, &err) < 0) {
+        as_error_free(&err);
+        return;                  /* then nothing is expected: any host mount fails */
+    }
+    *ret = strv_copy((char *const *)points);
+    free(points);
+}
+
 int cmd_verify(int argc, char **argv)
 {
     bool json = false;
@@ -93,9 +112,10 @@ int cmd_verify(int argc, char **argv)
     char *command[] = { "/bin/bash", "--noprofile", "--norc", "-c", (char *)verify_probe_script(),
                         "verify", first ? first : "-", (char *)home, nonce, NULL };
     char *env[] = { "PATH=/usr/bin:/bin", NULL };
+    char **host_mounts = NULL;
     run_request_t req = {
         .command = command, .env = env, .in_fd = -1, .out_fd = out, .err_fd = errfd,
-        .allow_tty = false, .private_home = true,
+        .allow_tty = false, .private_home = true, .on_plan = keep_host_mounts, .on_plan_ctx = &host_mounts,
     };
     if (!json)
         report("verify: starting a session in %s and probing it...", workdir);   /* escaped */
@@ -103,16 +123,23 @@ int cmd_verify(int argc, char **argv)
     _cleanup_free_ char *output = read_all(out);
     close(out);
     close(errfd);
-    if (rc != 0 || output == NULL) {
+    if (rc != 0 || output == NULL || host_mounts == NULL) {
+        strv_free(host_mounts);
         report("error: verify: the probe session did not complete (exit %d); nothing was verified", rc);
         return rc != 0 ? rc : EXIT_INTERNAL;
     }
+    rc = judge(output, workdir, host_mounts, secret, first, json);
+    strv_free(host_mounts);
+    return rc;
+}
 
-    /* the mounts the CLI itself makes: the rendered name files (the home is a tmpfs) */
-    char *const extra[] = { "/etc/hosts", "/etc/resolv.conf", NULL };
+static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,
+                 const char *first, bool json)
+{
+    const char *home = getenv("HOME");
     char *const passed[] = { NULL };
     verify_expect_t x = {
-        .workdir = workdir, .extra_mountpoints = extra, .host_env = environ, .passed_env = passed,
+        .workdir = workdir, .extra_mountpoints = host_mounts, .host_env = environ, .passed_env = passed,
         .secret = secret, .host_home = home, .first_allowed = first,
     };
     as_error_t *err = NULL;
@@ -127,7 +154,7 @@ int cmd_verify(int argc, char **argv)
     fputs(text, stdout);
     if (json)
         fputc('\n', stdout);
-    rc = rep->passed ? 0 : 1;
+    int rc = rep->passed ? 0 : 1;
     verify_report_free(rep);
     return rc;
 }

@@ -15,6 +15,14 @@
 #include "user_dirs.h"
 #include "util.h"
 
+/* The service failed to start: an interrupted start is the signal's exit. */
+static int service_failed(const cli_backend_t *b, as_error_t **err)
+{
+    report_error(err);
+    int sig = signal_source_terminating(b->signals);
+    return sig != 0 ? 128 + sig : EXIT_NO_SERVICE;
+}
+
 /* podman's storage location, from podman; remembered for the next session. */
 static int storage_root_asked(const cli_backend_t *b, char **ret, as_error_t **err)
 {
@@ -27,35 +35,53 @@ static int storage_root_asked(const cli_backend_t *b, char **ret, as_error_t **e
     return 0;
 }
 
-/* podman's storage location: cached while no storage.conf changes. */
-static int storage_root(const cli_backend_t *b, char **ret, bool *ret_cached, as_error_t **err)
+/* podman's storage location: cached while no storage.conf changes, else
+ * asked of the service (started for it). 0 or an exit code, reported. */
+static int storage_root(cli_backend_t *b, char **ret, bool *ret_cached)
 {
-    *ret_cached = graphroot_cache_get(b->dir->base, ret, err) == 0;
+    as_error_t *err = NULL;
+    *ret_cached = graphroot_cache_get(b->dir->base, ret, &err) == 0;
     if (*ret_cached)
         return 0;
-    as_error_free(err);
-    return storage_root_asked(b, ret, err);
+    as_error_free(&err);
+    if (backend_service(b, &err) < 0)
+        return service_failed(b, &err);
+    if (storage_root_asked(b, ret, &err) < 0) {
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    return 0;
 }
 
 /* The policy's decision. A refusal as podman's storage that rests on the
- * cached location is checked with podman itself first: a wrong cached path
- * must not refuse a legitimate launch. */
-static int decide(const cli_backend_t *b, launch_policy_input_t *in, bool cached,
-                  launch_policy_result_t **ret, as_error_t **err)
+ * cached location is checked with podman itself first (its service started
+ * for it): a wrong cached path must not refuse a legitimate launch. Any
+ * other decision needs no podman. 0 or an exit code, reported. */
+static int decide(cli_backend_t *b, launch_policy_input_t *in, bool cached,
+                  launch_policy_result_t **ret)
 {
-    int r = launch_policy_decide(in, ret, err);
-    if (r < 0 || !cached || (*ret)->rule != LAUNCH_POLICY_RULE_PODMAN_STORAGE)
-        return r;
-    _cleanup_free_ char *asked = NULL;
-    if ((r = storage_root_asked(b, &asked, err)) < 0)
-        return r;
-    if (strcmp(asked, in->graphroot) == 0)
-        return 0;
-    launch_policy_result_free(ret);
-    in->graphroot = asked;
-    r = launch_policy_decide(in, ret, err);
-    in->graphroot = NULL;
-    return r;
+    as_error_t *err = NULL;
+    int r = launch_policy_decide(in, ret, &err);
+    if (r == 0 && cached && (*ret)->rule == LAUNCH_POLICY_RULE_PODMAN_STORAGE) {
+        _cleanup_free_ char *asked = NULL;
+        if (backend_service(b, &err) < 0) {
+            launch_policy_result_free(ret);
+            return service_failed(b, &err);
+        }
+        if ((r = storage_root_asked(b, &asked, &err)) == 0 && strcmp(asked, in->graphroot) != 0) {
+            launch_policy_result_free(ret);
+            in->graphroot = asked;
+            r = launch_policy_decide(in, ret, &err);
+            in->graphroot = NULL;
+        }
+    }
+    if (r < 0) {
+        launch_policy_result_free(ret);
+        as_error_prefix(&err, "checking the launch directory");
+        report_error(&err);
+        return EXIT_REFUSED;
+    }
+    return 0;
 }
 
 /* Longer than PATH_MAX, a path cannot be mounted (nor resolved). */
@@ -90,7 +116,7 @@ static int check_reachable(const cli_backend_t *b, const char *dir)
     return EXIT_REFUSED;
 }
 
-int launch_check(const cli_backend_t *b, char **ret_dir)
+int launch_check(cli_backend_t *b, char **ret_dir)
 {
     as_error_t *err = NULL;
     const char *home = getenv("HOME");
@@ -107,10 +133,9 @@ int launch_check(const cli_backend_t *b, char **ret_dir)
         return refuse_long(cwd);
     _cleanup_free_ char *graphroot = NULL;
     bool cached = false;
-    if (storage_root(b, &graphroot, &cached, &err) < 0) {
-        report_error(&err);
-        return EXIT_SETUP;
-    }
+    int rc = storage_root(b, &graphroot, &cached);
+    if (rc != 0)
+        return rc;
     _cleanup_free_ char *config_dir = NULL, *file_path = NULL, *runtime_dir = NULL;
     int r = user_config_dir(&config_dir, &err);
     if (r == 0)
@@ -137,19 +162,17 @@ int launch_check(const cli_backend_t *b, char **ret_dir)
         .allowed_paths = file,
     };
     launch_policy_result_t *res = NULL;
-    r = decide(b, &in, cached, &res, &err);
+    rc = decide(b, &in, cached, &res);
     launch_policy_file_free(&file);
-    if (r < 0) {
-        as_error_prefix(&err, "checking the launch directory");
-        report_error(&err);
-        return EXIT_REFUSED;
-    }
+    if (rc != 0)
+        return rc;
     for (size_t i = 0; i < res->n_warnings; i++)
         report("warning: %s", res->warnings[i]);
-    int rc = 0;
     if (!launch_policy_allowed(res)) {
         report("%s", res->message);
         rc = res->rule == LAUNCH_POLICY_RULE_BAD_CONFIG ? EXIT_CONFIG : EXIT_REFUSED;
+    } else if (backend_service(b, &err) < 0) {
+        rc = service_failed(b, &err);
     } else if ((rc = check_reachable(b, res->resolved_dir)) == 0) {
         *ret_dir = steal_pointer(&res->resolved_dir);
     }

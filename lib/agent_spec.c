@@ -2,12 +2,16 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "egress_spec.h"
+#include "util.h"
 #include "workspace.h"
 
 static char *const cap_drop_all[] = { "all", NULL };
 static char *const bind_rw[] = { "rw", "rbind", "rprivate", NULL };
+static char *const bind_ro[] = { "ro", "rbind", "rprivate", NULL };
 /* Nothing of the image is copied into the shared volume: another image's
  * files at AGENT_HOME must not land in every later session's home. */
 static char *const home_options[] = { "rw", "nocopy", NULL };
@@ -76,6 +80,32 @@ static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **er
     return home_env_add(p, a, err);
 }
 
+/* The protected paths of the launch directory and the pins above them. */
+static int workspace_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
+{
+    podman_mount_t *v = NULL;
+    size_t n = 0;
+    int r = workspace_agent_mounts(p->workspace, &v, &n, err);
+    for (size_t i = 0; r == 0 && i < n; i++)
+        r = agent_spec_add_mount(a, &v[i], err);
+    free(v);
+    return r;
+}
+
+/* Only the allowed names, nothing of the host's (no host.containers.internal);
+ * only the router as resolver. Both read-only, rendered by the CLI. */
+static int egress_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
+{
+    if (p->egress == NULL)
+        return 0;
+    podman_mount_t hosts = { .source = p->egress->hosts_path, .destination = "/etc/hosts",
+                             .type = "bind", .options = bind_ro };
+    podman_mount_t resolv = { .source = p->egress->resolv_path, .destination = "/etc/resolv.conf",
+                              .type = "bind", .options = bind_ro };
+    int r = agent_spec_add_mount(a, &hosts, err);
+    return r < 0 ? r : agent_spec_add_mount(a, &resolv, err);
+}
+
 int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **err)
 {
     memset(ret, 0, sizeof(*ret));
@@ -92,7 +122,7 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
         .init = true,
         .cap_drop = cap_drop_all,
         .labels = p->labels,
-        .n_labels = 2,
+        .n_labels = ARRAY_SIZE(p->labels),
     };
     /* Limits the host can enforce. The process limit is also RLIMIT_NPROC,
      * which the kernel counts per user namespace: it holds for nested
@@ -117,7 +147,8 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     /* Its own /tmp: empty at the start, gone with the container. */
     static char *const tmp_opts[] = { "rw", "nosuid", "nodev", "mode=1777", "size=1g", NULL };
     podman_mount_t tmp = { .destination = "/tmp", .type = "tmpfs", .options = tmp_opts };
-    if ((r = agent_spec_add_mount(ret, &workdir, err)) < 0 || (r = agent_spec_add_mount(ret, &tmp, err)) < 0)
+    if ((r = agent_spec_add_mount(ret, &workdir, err)) < 0 || (r = agent_spec_add_mount(ret, &tmp, err)) < 0 ||
+        (r = workspace_mounts(p, ret, err)) < 0)
         return r;
-    return workspace_agent_mounts(p->workspace, ret, err);
+    return egress_mounts(p, ret, err);
 }

@@ -36,7 +36,10 @@ typedef struct agent_spec {
     char *env[AGENT_MAX_ENV + 2];       /* the plan's env, HOME and the login's, NULL-terminated */
 } agent_spec_t;
 
-/* Fills *ret; its strings point into the plan, valid while the plan lives.
+/* Fills *ret; its strings point into the plan (and its workspace), valid
+ * while they live. Every mount is there: the launch directory, /tmp, the
+ * workspace's protected paths and pins, the home and login, and with a
+ * router the rendered /etc/hosts and /etc/resolv.conf.
  * With a home volume (or a private home) in the plan, it is mounted at
  * AGENT_HOME and HOME points there unless the plan's env sets HOME itself;
  * a login volume is mounted at AGENT_LOGIN_DIR and named by AGENT_LOGIN_ENV. */

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "signals.h"
 #include "util.h"
 
 int frame_parser_feed(frame_parser_t *p, const char *buf, size_t len,
@@ -224,8 +223,8 @@ static void read_input(pump_t *p)
 static void on_signals(pump_t *p)
 {
     int signo;
-    while ((signo = signals_next()) != 0)
-        if (p->hooks != NULL && p->hooks->on_signal != NULL)
+    while ((signo = signal_source_next(p->hooks->signals)) != 0)
+        if (p->hooks->on_signal != NULL)
             p->hooks->on_signal(signo, p->hooks->ctx);
 }
 
@@ -271,8 +270,8 @@ static void fill_pollfds(const pump_t *p, struct pollfd *fds)
         fds[I_IN] = (struct pollfd){ .fd = http_stream_fd(p->in), .events = POLLIN | (pending ? POLLOUT : 0) };
     if (p->in_open && !pending)
         fds[I_STDIN] = (struct pollfd){ .fd = p->io->in_fd, .events = POLLIN };
-    if (signals_fd() >= 0)
-        fds[I_SIG] = (struct pollfd){ .fd = signals_fd(), .events = POLLIN };
+    if (p->hooks != NULL && signal_source_fd(p->hooks->signals) >= 0)
+        fds[I_SIG] = (struct pollfd){ .fd = signal_source_fd(p->hooks->signals), .events = POLLIN };
     if (p->watch != NULL)
         fds[I_WATCH] = (struct pollfd){ .fd = http_stream_fd(p->watch), .events = POLLIN };
 }

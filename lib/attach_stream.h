@@ -12,6 +12,7 @@
 #include "error.h"
 #include "exec_failure.h"
 #include "http.h"
+#include "signal_source.h"
 
 typedef struct frame_parser {
     unsigned char head[8];
@@ -38,7 +39,9 @@ typedef struct attach_io {
 } attach_io_t;
 
 typedef struct attach_hooks {
-    /* Every signal caught while pumping (SIGWINCH included). */
+    /* Where signals come from (may be NULL: none), and what to do with
+     * every one caught while pumping (SIGWINCH included). */
+    const signal_source_t *signals;
     void (*on_signal)(int signo, void *ctx);
     /* A second stream to watch (may be NULL): on_watch is called once when
      * it delivers anything or closes. */

@@ -81,7 +81,8 @@ bool podman_service_alive(podman_service_t *s)
 }
 
 int podman_service_start(const char *socket_path, const char *log_path, long timeout_ms,
-                         podman_service_t **ret, podman_api_t **ret_api, as_error_t **err)
+                         const signal_source_t *signals, podman_service_t **ret,
+                         podman_api_t **ret_api, as_error_t **err)
 {
     podman_service_t *s = calloc(1, sizeof(*s));
     if (s == NULL)
@@ -125,7 +126,7 @@ int podman_service_start(const char *socket_path, const char *log_path, long tim
                               last ? ": " : "", last ? last : "");
             goto fail;
         }
-        if (signals_terminating()) {
+        if (signal_source_terminating(signals) != 0) {
             r = as_error_make(err, EINTR, "interrupted while the podman service was starting");
             goto fail;
         }

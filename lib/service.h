@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "podman_api.h"
+#include "signal_source.h"
 
 typedef struct podman_service {
     pid_t pid;
@@ -19,10 +20,13 @@ typedef struct podman_service {
     bool reaped;
 } podman_service_t;
 
-/* Starts the service and waits, until `timeout_ms` has passed, for its
- * /_ping to answer. On failure the service's own last words are quoted. */
+/* Starts `podman` (found on PATH) and waits, until `timeout_ms` has passed,
+ * for its /_ping to answer; a terminating signal from `signals` (may be
+ * NULL) stops the wait with -EINTR. On failure the service's own last
+ * words are quoted. */
 int podman_service_start(const char *socket_path, const char *log_path, long timeout_ms,
-                         podman_service_t **ret, podman_api_t **ret_api, as_error_t **err);
+                         const signal_source_t *signals, podman_service_t **ret,
+                         podman_api_t **ret_api, as_error_t **err);
 /* False once the process has exited (it is then reaped). */
 bool podman_service_alive(podman_service_t *s);
 /* SIGTERM, then SIGKILL after `timeout_ms`; reaps it. */

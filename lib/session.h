@@ -1,6 +1,9 @@
-/* The executor: turns a session plan into API calls, recording every
- * resource it creates so that teardown can walk the record backwards, on
- * every path (done, failed half-way, interrupted). */
+/* The executor: walks a session plan (session_plan.h) as a list of steps,
+ * each recording its undo before it creates anything, so that teardown can
+ * undo exactly what was done, on every path (done, failed half-way,
+ * interrupted). Independent steps run at once on threads of their own: the
+ * router starts while the pod and the forwarder are made; the agent is
+ * created (never started) while the egress path proves itself. */
 #ifndef AS_SESSION_H
 #define AS_SESSION_H
 
@@ -8,14 +11,20 @@
 #include "error.h"
 #include "podman_api.h"
 #include "session_plan.h"
+#include "signal_source.h"
 
 typedef struct session session_t;
 
-int session_new(podman_api_t *api, const session_plan_t *plan, session_t **ret, as_error_t **err);
+/* The plan is bound (session_plan_bind) during set-up: it must outlive the
+ * session. `signals` (may be NULL) interrupt set-up and reach the agent. */
+int session_new(podman_api_t *api, session_plan_t *plan, const signal_source_t *signals,
+                session_t **ret, as_error_t **err);
 void session_free(session_t *s);
 
-/* Creates the network, the pod and the agent container. Stops early, with
- * -EINTR, when a terminating signal has arrived. */
+/* Creates the network, the router, the pod, the forwarder and the agent
+ * container, and proves the egress path (the agent is not started). Stops
+ * early, with -EINTR, when a terminating signal has arrived. When steps that
+ * ran at once both fail, the error names each. */
 int session_setup(session_t *s, as_error_t **err);
 
 typedef enum session_end {
@@ -40,8 +49,10 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
  * is then closed, and the user should hear of it. */
 void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx);
 
-/* Removes what setup created, newest first. Keeps going past failures and
- * reports the first; a resource already gone counts as removed. */
+/* Undoes what set-up did, newest first; the router and the pod go at once.
+ * Keeps going past failures and reports every one (joined in one error);
+ * what could not be removed stays recorded (session_leftovers). A resource
+ * already gone counts as removed. */
 int session_teardown(session_t *s, as_error_t **err);
 
 /* The API to use for teardown, when the first service died. */

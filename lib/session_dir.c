@@ -66,6 +66,8 @@ void session_dir_free(session_dir_t *d)
 
 int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err)
 {
+    /* before any goto: a jump past a cleanup variable frees garbage */
+    _cleanup_free_ char *tmp = NULL, *lock = NULL;
     session_dir_t *d = calloc(1, sizeof(*d));
     if (d == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
@@ -74,7 +76,6 @@ int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err)
     int r = session_base_dir(&d->base, err);
     if (r < 0)
         goto fail;
-    _cleanup_free_ char *tmp = NULL;
     if (asprintf(&d->path, "%s/%s", d->base, id) < 0 ||
         asprintf(&d->socket_path, "%s/podman.sock", d->path) < 0 ||
         asprintf(&tmp, "%s/.new-%s", d->base, id) < 0) {
@@ -91,7 +92,6 @@ int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err)
         r = as_error_errno(err, errno, "creating %s", tmp);
         goto fail;
     }
-    _cleanup_free_ char *lock = NULL;
     if (asprintf(&lock, "%s/lock", tmp) < 0) {
         rmdir(tmp);
         r = as_error_make(err, ENOMEM, "out of memory");

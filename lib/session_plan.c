@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent_spec.h"
+#include "egress_spec.h"
 #include "strv.h"
 #include "util.h"
 
@@ -71,7 +73,37 @@ void session_plan_free(session_plan_t *p)
     free(p->resolver);
     strv_free(p->command);
     strv_free(p->env);
+    egress_spec_free(p->egress);
+    free(p->agent_spec);
     free(p);
+}
+
+/* No IPv6 at all in the pod, not even link-local. */
+static const podman_label_t pod_sysctls[] = {
+    { "net.ipv6.conf.all.disable_ipv6", "1" },
+    { "net.ipv6.conf.default.disable_ipv6", "1" },
+};
+
+/* The network, the pod, the egress path and the agent. */
+static int build_specs(session_plan_t *p, as_error_t **err)
+{
+    bool egress = p->router_image != NULL;
+    p->network_spec = (podman_network_spec_t){
+        .name = p->network, .internal = true, .dns_enabled = false,
+        .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
+    };
+    /* with a router, its address is the one DNS server: bound from the subnet */
+    p->pod_spec = (podman_pod_spec_t){
+        .name = p->pod, .network = p->network, .userns_keep_id = true, .no_manage_hosts = egress,
+        .sysctls = pod_sysctls, .n_sysctls = ARRAY_SIZE(pod_sysctls),
+        .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
+    };
+    int r;
+    if (egress && (r = egress_spec_build(p, &p->egress, err)) < 0)
+        return r;
+    if ((p->agent_spec = calloc(1, sizeof(*p->agent_spec))) == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    return agent_spec_build(p, p->agent_spec, err);
 }
 
 int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
@@ -141,80 +173,37 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     p->workspace = in->workspace;
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
+    int r = build_specs(p, err);
+    if (r < 0) {
+        session_plan_free(p);
+        return r;
+    }
     *ret = p;
     return 0;
 }
 
-int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)
+int session_plan_bind(session_plan_t *p, const char *subnet, as_error_t **err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return as_error_errno(err, errno, "describing the plan");
-    fprintf(f, "session:   %s (cli pid %s)\n", p->id, p->pid);
-    fprintf(f, "network:   %s (internal, no DNS, no route out)\n", p->network);
-    if (p->router_image != NULL) {
-        fprintf(f, "router:    %s (image %s; on the session network and %s)\n", p->router,
-                p->router_image, p->egress_network);
-        fprintf(f, "  resolver for upstream names: %s\n", p->resolver);
-        fprintf(f, "  allowed: %zu name(s), %zu upstream net(s)\n",
-                p->allowlist ? p->allowlist->n_entries : 0, p->allowlist ? p->allowlist->n_nets : 0);
-        for (size_t i = 0; p->allowlist != NULL && i < p->allowlist->n_entries; i++) {
-            const allowlist_entry_t *e = &p->allowlist->entries[i];
-            fprintf(f, "    %s%s", e->wildcard ? "." : "", e->name);
-            for (size_t k = 0; k < e->n_ports; k++)
-                fprintf(f, "%s%u", k == 0 ? " + ports " : ",", e->ports[k].port);
-            fprintf(f, "\n");
-        }
-        fprintf(f, "forwarder: %s (in the pod; loopback listeners to the router)\n", p->forwarder);
-    }
-    fprintf(f, "pod:       %s (userns keep-id)\n", p->pod);
-    fprintf(f, "agent:     %s\n", p->agent);
-    fprintf(f, "  image:   %s\n", p->image);
-    fprintf(f, "  mount:   %s (rw, the only host path)\n", p->workdir);
-    if (p->private_home)
-        fprintf(f, "  home:    an empty tmpfs of its own (no volume)\n");
-    else if (p->home_volume != NULL && p->home_project != NULL)
-        fprintf(f, "  home:    volume %s (this launch directory's own)\n", p->home_volume);
-    else if (p->home_volume != NULL)
-        fprintf(f, "  home:    volume %s (named by AGENT_SANDBOX_HOME_VOLUME, used as is)\n",
-                p->home_volume);
-    if (p->login_volume != NULL)
-        fprintf(f, "  login:   volume %s (Claude's credentials, shared by every project)\n",
-                p->login_volume);
-    fprintf(f, "  workdir: %s\n", p->workdir);
-    fprintf(f, "  tty:     %s\n", p->tty ? "yes" : "no");
-    fprintf(f, "  caps:    none; no-new-privileges\n");
-    fprintf(f, "  limits:  memory ");
-    if (p->limits.memory_bytes > 0)
-        fprintf(f, "%lld MiB%s", p->limits.memory_bytes >> 20, p->cgroups.memory ? "" : " (not applied)");
-    else
-        fprintf(f, "unlimited");
-    fprintf(f, ", processes ");
-    if (p->limits.pids > 0)
-        fprintf(f, "%lld%s", p->limits.pids, p->cgroups.pids ? "" : " (as RLIMIT_NPROC)");
-    else
-        fprintf(f, "unlimited");
-    fprintf(f, ", CPU ");
-    if (p->limits.cpu_millis > 0)
-        fprintf(f, "%lld.%03lld%s\n", p->limits.cpu_millis / 1000, p->limits.cpu_millis % 1000,
-                p->cgroups.cpu ? "" : " (not applied)");
-    else
-        fprintf(f, "unlimited\n");
-    fprintf(f, "  command:");
-    for (size_t i = 0; p->command[i] != NULL; i++)
-        fprintf(f, " %s", p->command[i]);
-    fprintf(f, "\n  env:    ");
-    for (size_t i = 0; p->env[i] != NULL; i++) {
-        const char *eq = strchr(p->env[i], '=');
-        fprintf(f, " %.*s", (int)(eq - p->env[i]), p->env[i]);   /* names only: values may be secrets */
-    }
-    fprintf(f, "\n");
-    if (fclose(f) != 0) {
-        free(text);
-        return as_error_make(err, ENOMEM, "describing the plan: out of memory");
-    }
-    *ret = text;
+    if (p->egress == NULL)
+        return 0;
+    int r = egress_spec_bind(p->egress, p, subnet, err);
+    if (r < 0)
+        return r;
+    p->pod_dns[0] = p->egress->router_ip;
+    p->pod_spec.dns_servers = p->pod_dns;
+    return 0;
+}
+
+int session_plan_host_mounts(const session_plan_t *p, const char ***ret, as_error_t **err)
+{
+    const agent_spec_t *a = p->agent_spec;
+    const char **v = calloc(a->n_mounts + 1, sizeof(char *));
+    if (v == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_mounts; i++)
+        if (strcmp(a->mounts[i].type, "bind") == 0)
+            v[n++] = a->mounts[i].destination;
+    *ret = v;
     return 0;
 }

@@ -1,6 +1,11 @@
-/* A session, first as pure data: every name, label, mount and setting the
- * executor will ask podman for, computed from the inputs before any API call.
- * Printable (--dry-run) and unit-tested without podman. */
+/* A session, first as pure data: every network, pod and container spec the
+ * executor will ask podman for (router, forwarder and agent, with every
+ * mount, sysctl, label and variable), computed from the inputs before any
+ * API call. Only what podman returns is missing: the session network's
+ * subnet, and what follows from it (the router's address, the pod's DNS
+ * server, the forwarder's arguments, the rendered router files), filled in
+ * by session_plan_bind, pure as well. Printable (--dry-run) and
+ * unit-tested without podman; lib/session walks it. */
 #ifndef AS_SESSION_PLAN_H
 #define AS_SESSION_PLAN_H
 
@@ -34,7 +39,8 @@ typedef struct session_inputs {
     const char *resolver;        /* IPv4 address the router resolves upstream names with */
     const allowlist_t *allowlist;/* borrowed: must outlive the plan */
     /* workspace protection */
-    const struct workspace *workspace; /* borrowed, may be NULL: must outlive the plan */
+    const struct workspace *workspace; /* borrowed, may be NULL: must outlive the plan, and
+                                        * be begun (workspace_begin) first: its mounts are taken */
     /* resource limits, and what the host lets podman enforce */
     limits_t limits;
     cgroup_caps_t cgroups;
@@ -68,10 +74,25 @@ typedef struct session_plan {
     limits_t limits;
     cgroup_caps_t cgroups;
     podman_label_t labels[2];
+    /* the specs; their strings point into the plan */
+    podman_network_spec_t network_spec;
+    podman_pod_spec_t pod_spec;
+    char *pod_dns[2];                 /* the router's address once bound, NULL-terminated */
+    struct egress_spec *egress;       /* the router and forwarder; NULL without a router */
+    struct agent_spec *agent_spec;
 } session_plan_t;
 
 int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err);
 void session_plan_free(session_plan_t *p);
+
+/* Fills in what follows from the subnet podman assigned the session
+ * network (egress_spec_bind, and the pod's DNS server). Pure. */
+int session_plan_bind(session_plan_t *p, const char *subnet, as_error_t **err);
+
+/* The mount points in the agent of every host path it is given (bind
+ * mounts: the launch directory, the workspace's own, the rendered name
+ * files), NULL-terminated; the strings point into the plan. For verify. */
+int session_plan_host_mounts(const session_plan_t *p, const char ***ret, as_error_t **err);
 
 /* Human-readable description, for --dry-run. */
 int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err);

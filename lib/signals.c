@@ -38,22 +38,27 @@ int signals_install(as_error_t **err)
     return 0;
 }
 
-int signals_fd(void)
+static int next_caught(void *ctx)
 {
-    return pipe_fds[0];
-}
-
-int signals_next(void)
-{
+    (void)ctx;
     unsigned char b;
     if (pipe_fds[0] < 0 || read(pipe_fds[0], &b, 1) != 1)
         return 0;
     return b;
 }
 
-int signals_terminating(void)
+static int terminating_seen(void *ctx)
 {
+    (void)ctx;
     return terminating;
+}
+
+static signal_source_t source = { .fd = -1, .next = next_caught, .terminating = terminating_seen };
+
+const signal_source_t *signals_source(void)
+{
+    source.fd = pipe_fds[0];
+    return &source;
 }
 
 void signals_reset_for_child(void)

@@ -4,15 +4,13 @@
 #define AS_SIGNALS_H
 
 #include "error.h"
+#include "signal_source.h"
 
 /* Catches SIGINT, SIGTERM, SIGHUP and SIGWINCH; ignores SIGPIPE. */
 int signals_install(as_error_t **err);
-/* Readable when a signal has arrived. */
-int signals_fd(void);
-/* Next pending signal, or 0 when none. */
-int signals_next(void);
-/* A terminating signal (INT, TERM, HUP) seen so far, or 0. */
-int signals_terminating(void);
+/* The process's signals as an event source (signal_source.h), for the
+ * modules that wait; valid once installed. */
+const signal_source_t *signals_source(void);
 /* Restore default dispositions (for a child before exec). */
 void signals_reset_for_child(void);
 

@@ -154,6 +154,26 @@ static bool session_live(const char *base, const char *id, const char *own_id)
     return held;
 }
 
+static int remove_one(podman_api_t *api, podman_kind_t kind, const char *name, as_error_t **err)
+{
+    switch (kind) {
+    case PODMAN_CONTAINERS: return podman_container_remove(api, name, err);
+    case PODMAN_PODS:       return podman_pod_remove(api, name, err);
+    case PODMAN_NETWORKS:   return podman_network_remove(api, name, err);
+    default:                return podman_volume_remove(api, name, err);
+    }
+}
+
+/* The first failure is the one reported; the sweep goes on past it. */
+static void keep_first(int *first, as_error_t **err, int r, as_error_t **e)
+{
+    if (*first != 0)
+        return;
+    *first = r;
+    as_error_free(err);
+    *err = steal_pointer(e);
+}
+
 int stale_sweep(podman_api_t *api, const char *base, const char *own_id,
                 stale_report_t *ret, as_error_t **err)
 {
@@ -168,30 +188,20 @@ int stale_sweep(podman_api_t *api, const char *base, const char *own_id,
         size_t n = 0;
         as_error_t *e = NULL;
         int r = podman_list_labelled(api, order[k], LABEL_SESSION, &list, &n, &e);
+        if (r < 0)
+            keep_first(&first, err, r, &e);
         for (size_t i = 0; r == 0 && i < n; i++) {
             if (session_live(base, list[i].label_value, own_id))
                 continue;
             idset_add(&dead, list[i].label_value);
-            switch (order[k]) {
-            case PODMAN_CONTAINERS: r = podman_container_remove(api, list[i].name, &e); break;
-            case PODMAN_PODS:       r = podman_pod_remove(api, list[i].name, &e); break;
-            case PODMAN_NETWORKS:   r = podman_network_remove(api, list[i].name, &e); break;
-            case PODMAN_VOLUMES:    r = podman_volume_remove(api, list[i].name, &e); break;
-            }
-            if (r == -ENOENT) {       /* removed meanwhile with its pod */
-                as_error_free(&e);
-                r = 0;
-            } else if (r == 0) {
+            int rr = remove_one(api, order[k], list[i].name, &e);
+            if (rr == 0)
                 rep.resources++;
-            }
+            else if (rr != -ENOENT)          /* -ENOENT: removed meanwhile with its pod */
+                keep_first(&first, err, rr, &e);
+            as_error_free(&e);
         }
         podman_labelled_free(list, n);
-        if (r < 0 && first == 0) {
-            first = r;
-            as_error_free(err);
-            *err = e;
-            e = NULL;
-        }
         as_error_free(&e);
     }
     /* Directories last: a live session's directory is locked before it makes
@@ -199,12 +209,8 @@ int stale_sweep(podman_api_t *api, const char *base, const char *own_id,
     idset_t live = {0};
     as_error_t *dir_err = NULL;
     int r = sweep_dirs(base, own_id, &live, &rep, &dir_err);
-    if (r < 0 && first == 0) {
-        first = r;
-        as_error_free(err);
-        *err = dir_err;
-        dir_err = NULL;
-    }
+    if (r < 0)
+        keep_first(&first, err, r, &dir_err);
     as_error_free(&dir_err);
     rep.sessions = dead.n;
     idset_clear(&live);

@@ -27,7 +27,8 @@ typedef struct verify_report {
 
 typedef struct verify_expect {
     const char *workdir;               /* the one host directory */
-    char *const *extra_mountpoints;    /* other mount points the CLI made (files it rendered) */
+    char *const *extra_mountpoints;    /* the mount points of the host paths the plan gives
+                                        * the agent (session_plan_host_mounts) */
     char *const *host_env;             /* the CLI's environment, NAME=VALUE */
     char *const *passed_env;           /* what it passed in, NAME=VALUE */
     const char *secret;                /* a value in the CLI's environment only */

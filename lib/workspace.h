@@ -26,8 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent_spec.h"
 #include "error.h"
+#include "podman_api.h"
 
 #define WORKSPACE_USER_FILE    "protected-paths"                  /* in the config directory */
 #define WORKSPACE_PROJECT_FILE ".agent-sandbox/protected-paths"   /* under the launch dir */
@@ -132,8 +132,9 @@ int workspace_plan(const char *launch_dir, const char *home, workspace_rules_t *
  * left, plans again, records the before-state and creates the placeholders. */
 int workspace_begin(workspace_t *ws, as_error_t **err);
 
-/* Appends the read-only and pin mounts to the agent's spec (ws may be NULL). */
-int workspace_agent_mounts(const workspace_t *ws, agent_spec_t *a, as_error_t **err);
+/* The read-only and pin mounts for the agent, parents first, as a plain list
+ * (*ret malloc'd, its strings pointing into ws; ws may be NULL: none). */
+int workspace_agent_mounts(const workspace_t *ws, podman_mount_t **ret, size_t *ret_n, as_error_t **err);
 
 /* After teardown: removes the placeholders it created (only when
  * remove_placeholders, i.e. the container is gone, and only those still

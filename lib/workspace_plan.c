@@ -318,20 +318,23 @@ int workspace_plan(const char *launch_dir, const char *home, workspace_rules_t *
 }
 /* ---- the rest ---------------------------------------------------------- */
 
-int workspace_agent_mounts(const workspace_t *ws, agent_spec_t *a, as_error_t **err)
+int workspace_agent_mounts(const workspace_t *ws, podman_mount_t **ret, size_t *ret_n, as_error_t **err)
 {
     static char *const ro[] = { "ro", "rbind", "rprivate", NULL };
     static char *const rw[] = { "rw", "rbind", "rprivate", NULL };
-    for (size_t i = 0; ws != NULL && i < ws->n_mounts; i++) {
+    size_t n = ws != NULL ? ws->n_mounts : 0;
+    podman_mount_t *v = calloc(n + 1, sizeof(*v));
+    if (v == NULL)
+        return ws_oom(err);
+    for (size_t i = 0; i < n; i++) {
         const workspace_mount_t *m = &ws->mounts[i];
-        podman_mount_t pm = {
+        v[i] = (podman_mount_t){
             .source = m->path, .destination = m->path, .type = "bind",
             .options = m->kind == WORKSPACE_READ_ONLY ? ro : rw,
         };
-        int r = agent_spec_add_mount(a, &pm, err);
-        if (r < 0)
-            return r;
     }
+    *ret = v;
+    *ret_n = n;
     return 0;
 }
 

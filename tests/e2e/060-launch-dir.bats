@@ -4,7 +4,8 @@
 # the launch directory; a path over PATH_MAX, a directory podman's mount
 # namespace sees otherwise, and a directory the user cannot write each get a
 # message naming the directory and what to do (exit 77); a wrong cached
-# storage location cannot refuse a launch.
+# storage location cannot refuse a launch; a refusal the cache can answer
+# starts no podman at all (issue 12).
 
 load helpers
 
@@ -80,4 +81,23 @@ teardown() {
     assert "$output" == ran
     assert "$stderr" !contains "podman's storage"
     assert "$(tail -n 1 "$cache")" =~ " $real\$|^$real\$" "the cache holds podman's answer again"
+}
+
+@test "issue 12: a refused launch that the cached storage location can answer starts no podman" {
+    run_x 0 agent-sandbox --memory none --exec true          # fills the cache
+    [ -s "$AS_SESSIONS_DIR/graphroot" ] || die "no graphroot cache"
+    # podman on PATH, recording each run, then the real one
+    local bin=$BATS_TEST_TMPDIR/bin ran=$BATS_TEST_TMPDIR/podman-ran real
+    real=$(command -v podman)
+    mkdir -p "$bin"
+    printf '#!/bin/sh\necho "$*" >>%s\nexec %s "$@"\n' "$ran" "$real" >"$bin/podman"
+    chmod +x "$bin/podman"
+    cd "$HOME"                     # the policy refuses the home itself
+    PATH=$bin:$PATH run_x $EX_REFUSED agent-sandbox --memory none --exec true
+    assert "$stderr" contains "[rule: home-or-parent]"
+    cd "$AS_DIR"
+    [ ! -e "$ran" ] || die "podman ran for a launch the cache could refuse: $(cat "$ran")"
+    # an allowed launch starts it, through the same PATH
+    PATH=$bin:$PATH run_x 0 agent-sandbox --memory none --exec true
+    [ -s "$ran" ] || die "the recording podman was not the one started"
 }

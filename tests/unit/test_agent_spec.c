@@ -218,16 +218,15 @@ static void too_many_env_entries(void **state)
     }
     big[AGENT_MAX_ENV] = NULL;
 
-    /* AGENT_MAX_ENV entries and HOME: one too many */
+    /* AGENT_MAX_ENV entries and HOME: one too many, refused with the plan */
     session_inputs_t in = inputs();
     in.env = big;
-    session_plan_t *p = plan_of(in);
+    session_plan_t *p = NULL;
     agent_spec_t a;
     as_error_t *err = NULL;
-    assert_int_equal(agent_spec_build(p, &a, &err), -E2BIG);
+    assert_int_equal(session_plan_build(&in, &p, &err), -E2BIG);
     assert_non_null(strstr(err->msg, "environment variables"));
     as_error_free(&err);
-    session_plan_free(p);
 
     /* one fewer fits, HOME last */
     big[AGENT_MAX_ENV - 1] = NULL;

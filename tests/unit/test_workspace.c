@@ -938,7 +938,11 @@ static void agent_gets_the_mounts(void **state)
     assert_string_equal(pin->options[0], "rw");
     assert_int_equal(a.n_mounts, 2 + ws->n_mounts);     /* workdir, /tmp, ours */
     session_plan_free(p);
-    assert_int_equal(workspace_agent_mounts(NULL, &a, &err), 0);
+    podman_mount_t *none = NULL;
+    size_t n = 1;
+    assert_int_equal(workspace_agent_mounts(NULL, &none, &n, &err), 0);
+    assert_int_equal(n, 0);
+    free(none);
     workspace_free(ws);
 }
 

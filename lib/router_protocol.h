@@ -1,0 +1,45 @@
+/* The protocol between the CLI and the router image's scripts
+ * (router-image/bin/), written down once: docs/router-protocol.md says what
+ * each string means. tests/unit/test_router_protocol.c reads the scripts and
+ * checks that they carry these same strings. */
+#ifndef AS_ROUTER_PROTOCOL_H
+#define AS_ROUTER_PROTOCOL_H
+
+/* The entry points, in the router image. */
+#define ROUTER_PROTO_ROUTER_BIN     "/usr/local/bin/agent-sandbox-router"
+#define ROUTER_PROTO_FORWARDER_BIN  "/usr/local/bin/agent-sandbox-forwarder"
+
+/* The forwarder's arguments:
+ *   --probe DENIED [NAME IP] -- LISTEN_IP:PORT=TARGET_IP:PORT...
+ * and what it prints on its stdout: the ready line once the probe passed,
+ * or one "not ready: <why>" line before it exits. */
+#define ROUTER_PROTO_PROBE_FLAG     "--probe"
+#define ROUTER_PROTO_ARGS_END       "--"
+#define ROUTER_PROTO_READY_LINE     "agent-sandbox-forwarder: ready"
+#define ROUTER_PROTO_NOT_READY      "agent-sandbox-forwarder: not ready: "
+/* A name nothing may resolve: the probe's denied name. */
+#define ROUTER_PROTO_PROBE_DENIED   "denied-probe.agent-sandbox.invalid"
+/* The pod's loopback address of every name without extra ports; the probe
+ * asks the router's proxy there for its own 403. */
+#define ROUTER_PROTO_SHARED_IP      "127.0.0.2"
+
+/* The router's mounts, its configuration files and its logs. */
+#define ROUTER_CONF_DIR             "/etc/agent-sandbox-router"
+#define ROUTER_LOG_DIR              "/var/log/agent-sandbox"
+#define ROUTER_RUN_DIR              "/run/agent-sandbox/nginx"
+/* The servers log into pipes here; the router's bounded writers copy at most
+ * ROUTER_LOG_MAX_BYTES (session_logs.h, the router's one argument) of each
+ * into ROUTER_LOG_DIR. */
+#define ROUTER_LOG_PIPES            ROUTER_RUN_DIR "/log-pipes"
+#define ROUTER_FILE_DNSMASQ         "dnsmasq.conf"
+#define ROUTER_FILE_NGINX           "nginx.conf"
+#define ROUTER_FILE_IPTABLES        "iptables.rules"
+#define ROUTER_FILE_IP6TABLES       "ip6tables.rules"
+#define ROUTER_LOG_DNS              "dns.log"
+#define ROUTER_LOG_EGRESS           "egress.log"
+#define ROUTER_LOG_NGINX_ERROR      "nginx-error.log"
+
+/* The forwarder's own tmpfs, where it writes its relay's configuration. */
+#define FORWARDER_RUN_DIR           "/run/agent-sandbox"
+
+#endif

@@ -1,0 +1,104 @@
+/* The C side and the router image's scripts speak one protocol
+ * (lib/router_protocol.h, docs/router-protocol.md): each string the CLI
+ * relies on is checked in the script that must carry it, read from the
+ * source tree (AS_SOURCE_DIR, or the directory given as argv[1]). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "router_protocol.h"
+#include "router_render.h"
+#include "session_logs.h"
+
+static const char *source_dir = AS_SOURCE_DIR;
+
+static char *script(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/router-image/bin/%s", source_dir, name);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        fail_msg("cannot read %s", path);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+#define assert_carries(text, name, s) \
+    do { if (strstr((text), (s)) == NULL) fail_msg("%s does not carry \"%s\"", (name), (s)); } while (0)
+
+static void entry_points_are_the_scripts(void **state)
+{
+    (void)state;
+    const char *bins[] = { ROUTER_PROTO_ROUTER_BIN, ROUTER_PROTO_FORWARDER_BIN };
+    for (size_t i = 0; i < 2; i++) {
+        assert_true(strncmp(bins[i], "/usr/local/bin/", 15) == 0);
+        script(bins[i] + 15);       /* fails when absent */
+    }
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/router-image/Containerfile", source_dir);
+    FILE *f = fopen(path, "re");
+    assert_non_null(f);
+    char buf[8192];
+    buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+    fclose(f);
+    assert_carries(buf, "Containerfile", "COPY bin/ /usr/local/bin/");
+}
+
+static void forwarder_speaks_the_protocol(void **state)
+{
+    (void)state;
+    const char *fw = script("agent-sandbox-forwarder");
+    assert_carries(fw, "the forwarder", "echo \"" ROUTER_PROTO_READY_LINE "\"");
+    assert_carries(fw, "the forwarder", "echo \"" ROUTER_PROTO_NOT_READY);
+    assert_carries(fw, "the forwarder", "\"${1:-}\" = " ROUTER_PROTO_PROBE_FLAG);
+    assert_carries(fw, "the forwarder", "\"$1\" != " ROUTER_PROTO_ARGS_END);
+    assert_carries(fw, "the forwarder", "run=" FORWARDER_RUN_DIR "\n");
+    assert_carries(fw, "the forwarder", "[[ $spec =~ ^$ipv4:[0-9]{1,5}=$ipv4:[0-9]{1,5}$ ]]");
+    const char *probe = script("agent-sandbox-probe");
+    assert_carries(probe, "the probe", "[ \"$l\" = " ROUTER_PROTO_SHARED_IP ":80 ]");
+    assert_carries(probe, "the probe", "/dev/tcp/" ROUTER_PROTO_SHARED_IP "/80");
+    /* the renderers' shared address is the protocol's */
+    assert_string_equal(ROUTER_POD_SHARED_IP, ROUTER_PROTO_SHARED_IP);
+}
+
+static void router_reads_the_files_the_cli_writes(void **state)
+{
+    (void)state;
+    const char *router = script("agent-sandbox-router");
+    assert_carries(router, "the router", "conf=" ROUTER_CONF_DIR "\n");
+    assert_carries(router, "the router", "\"$conf/" ROUTER_FILE_IPTABLES "\"");
+    assert_carries(router, "the router", "\"$conf/" ROUTER_FILE_IP6TABLES "\"");
+    const char *run = script("agent-sandbox-router-run");
+    assert_carries(run, "the router's runner", "conf=" ROUTER_CONF_DIR " logs=" ROUTER_LOG_DIR
+                   " pipes=" ROUTER_LOG_PIPES "\n");
+    assert_carries(run, "the router's runner", "\"$conf/" ROUTER_FILE_DNSMASQ "\"");
+    assert_carries(run, "the router's runner", "\"$conf/" ROUTER_FILE_NGINX "\"");
+    assert_carries(run, "the router's runner",
+                   "for log in " ROUTER_LOG_DNS " " ROUTER_LOG_EGRESS " " ROUTER_LOG_NGINX_ERROR "; do");
+    /* the logs the CLI keeps are the ones the router writes */
+    assert_int_equal(ROUTER_LOG_FILES, 3);
+    assert_string_equal(router_log_files[0], ROUTER_LOG_DNS);
+    assert_string_equal(router_log_files[1], ROUTER_LOG_EGRESS);
+    assert_string_equal(router_log_files[2], ROUTER_LOG_NGINX_ERROR);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        source_dir = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(entry_points_are_the_scripts),
+        cmocka_unit_test(forwarder_speaks_the_protocol),
+        cmocka_unit_test(router_reads_the_files_the_cli_writes),
+    };
+    return cmocka_run_group_tests_name("router_protocol", tests, NULL, NULL);
+}

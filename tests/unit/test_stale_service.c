@@ -1,0 +1,249 @@
+/* The stale sweep against the stub libpod server, and the private
+ * service's start and stop with a fake `podman` on PATH: this very test
+ * binary, run as "podman", serving the stub on the socket it is given. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "service.h"
+#include "session_dir.h"
+#include "stale.h"
+#include "stub_libpod.h"
+
+/* ---- the fake podman ---------------------------------------------------- */
+
+/* podman system service --time=0 unix://PATH, as FAKE_PODMAN says:
+ * "serve" (default), "fail" (a message and status 125), "mute" (never
+ * listens), "stubborn" (serves, and ignores SIGTERM). */
+static int fake_podman(int argc, char **argv)
+{
+    const char *mode = getenv("FAKE_PODMAN");
+    mode = mode != NULL ? mode : "serve";
+    if (argc != 5 || strcmp(argv[1], "system") != 0 || strcmp(argv[2], "service") != 0 ||
+        strncmp(argv[4], "unix://", 7) != 0)
+        return 2;
+    if (strcmp(mode, "fail") == 0) {
+        fprintf(stderr, "Error: fake podman refuses\n");
+        return 125;
+    }
+    if (strcmp(mode, "stubborn") == 0)
+        signal(SIGTERM, SIG_IGN);
+    stub_libpod_t *stub = NULL;
+    if (strcmp(mode, "mute") != 0 && stub_libpod_start_at(argv[4] + 7, &stub) < 0)
+        return 1;
+    for (;;)
+        pause();
+}
+
+static char bin_dir[64];
+
+static int fake_on_path(void **state)
+{
+    (void)state;
+    char self[PATH_MAX], link[128];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    strcpy(bin_dir, "/tmp/fake_podman.XXXXXX");
+    if (n < 0 || mkdtemp(bin_dir) == NULL)
+        return -1;
+    self[n] = '\0';
+    snprintf(link, sizeof(link), "%s/podman", bin_dir);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s:%s", bin_dir, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    return symlink(self, link) < 0 || setenv("PATH", path, 1) < 0 ? -1 : 0;
+}
+
+static int fake_off_path(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", bin_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void start(const char *mode, const signal_source_t *signals, int expect, podman_service_t **ret,
+                  podman_api_t **ret_api, as_error_t **err)
+{
+    char sock[128], log[128];
+    snprintf(sock, sizeof(sock), "%s/podman.sock", bin_dir);
+    snprintf(log, sizeof(log), "%s/service.log", bin_dir);
+    unlink(sock);
+    setenv("FAKE_PODMAN", mode, 1);
+    assert_int_equal(podman_service_start(sock, log, 3000, signals, ret, ret_api, err), expect);
+}
+
+static void service_starts_answers_and_stops(void **state)
+{
+    (void)state;
+    podman_service_t *svc = NULL;
+    podman_api_t *api = NULL;
+    as_error_t *err = NULL;
+    start("serve", NULL, 0, &svc, &api, &err);
+    assert_true(podman_service_alive(svc));
+    assert_int_equal(podman_ping(api, 1000, &err), 0);
+    assert_int_equal(podman_service_stop(svc, 5000, &err), 0);
+    assert_false(podman_service_alive(svc));
+    assert_true(WIFSIGNALED(svc->exit_status) && WTERMSIG(svc->exit_status) == SIGTERM);
+    podman_api_free(api);
+    podman_service_free(svc);
+}
+
+static void service_that_exits_is_quoted(void **state)
+{
+    (void)state;
+    podman_service_t *svc = NULL;
+    podman_api_t *api = NULL;
+    as_error_t *err = NULL;
+    start("fail", NULL, -ECHILD, &svc, &api, &err);
+    assert_non_null(strstr(err->msg, "exited at start (status 125): Error: fake podman refuses"));
+    as_error_free(&err);
+}
+
+static int always_int(void *ctx)
+{
+    (void)ctx;
+    return SIGINT;
+}
+
+static void service_start_is_interruptible(void **state)
+{
+    (void)state;
+    signal_source_t sig = { .fd = -1, .terminating = always_int };
+    podman_service_t *svc = NULL;
+    podman_api_t *api = NULL;
+    as_error_t *err = NULL;
+    start("mute", &sig, -EINTR, &svc, &api, &err);
+    as_error_free(&err);
+}
+
+static void stubborn_service_is_killed(void **state)
+{
+    (void)state;
+    podman_service_t *svc = NULL;
+    podman_api_t *api = NULL;
+    as_error_t *err = NULL;
+    start("stubborn", NULL, 0, &svc, &api, &err);
+    assert_int_equal(podman_service_stop(svc, 300, &err), -ETIMEDOUT);
+    as_error_free(&err);
+    assert_false(podman_service_alive(svc));
+    assert_true(WIFSIGNALED(svc->exit_status) && WTERMSIG(svc->exit_status) == SIGKILL);
+    podman_api_free(api);
+    podman_service_free(svc);
+}
+
+/* ---- the stale sweep ---------------------------------------------------- */
+
+#define DEAD "aaaaaaaaaaaa"
+#define LIVE "bbbbbbbbbbbb"
+#define OWN  "cccccccccccc"
+
+static void labelled(stub_libpod_t *stub, const char *endpoint, const char *name_json, const char *labels_key)
+{
+    char body[1024];
+    snprintf(body, sizeof(body),
+             "[{%s\"dead-1\"%s,\"%s\":{\"agent-sandbox.session\":\"" DEAD "\"}},"
+             "{%s\"dead-2\"%s,\"%s\":{\"agent-sandbox.session\":\"" DEAD "\"}},"
+             "{%s\"live\"%s,\"%s\":{\"agent-sandbox.session\":\"" LIVE "\"}},"
+             "{%s\"own\"%s,\"%s\":{\"agent-sandbox.session\":\"" OWN "\"}}]",
+             name_json, name_json[strlen(name_json) - 1] == '[' ? "]" : "", labels_key,
+             name_json, name_json[strlen(name_json) - 1] == '[' ? "]" : "", labels_key,
+             name_json, name_json[strlen(name_json) - 1] == '[' ? "]" : "", labels_key,
+             name_json, name_json[strlen(name_json) - 1] == '[' ? "]" : "", labels_key);
+    stub_libpod_rule(stub, "GET", endpoint, NULL, 200, body, 0);
+}
+
+static void sweep_removes_the_dead_only_and_goes_past_failures(void **state)
+{
+    (void)state;
+    stub_libpod_t *stub = NULL;
+    assert_int_equal(stub_libpod_start(&stub), 0);
+    labelled(stub, "/containers/json?", "\"Names\":[", "Labels");
+    labelled(stub, "/pods/json?", "\"Name\":", "Labels");
+    labelled(stub, "/networks/json?", "\"name\":", "labels");
+    /* the first dead container cannot be removed: the second still is */
+    stub_libpod_rule(stub, "DELETE", "/containers/dead-1?", NULL, 500,
+                     "{\"cause\":\"busy\",\"message\":\"container busy\",\"response\":500}", 0);
+    /* the live session holds its lock; the dead one left a directory */
+    char base[256], path[300];
+    snprintf(base, sizeof(base), "%s/base", stub_libpod_dir(stub));
+    assert_int_equal(mkdir(base, 0700), 0);
+    snprintf(path, sizeof(path), "%s/" LIVE, base);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/" LIVE "/lock", base);
+    int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    assert_true(lock >= 0 && flock(lock, LOCK_EX) == 0);
+    snprintf(path, sizeof(path), "%s/" DEAD, base);
+    assert_int_equal(mkdir(path, 0700), 0);
+
+    podman_api_t *api = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(podman_api_new(stub_libpod_socket(stub), &api, &err), 0);
+    stale_report_t rep;
+    assert_true(stale_sweep(api, base, OWN, &rep, &err) < 0);
+    assert_non_null(strstr(err->msg, "container busy"));
+    as_error_free(&err);
+    assert_int_equal(stub_libpod_count(stub, "DELETE", "/containers/dead-2?"), 1);
+    assert_int_equal(stub_libpod_count(stub, "DELETE", "/pods/dead-1?"), 1);
+    assert_int_equal(stub_libpod_count(stub, "DELETE", "/networks/dead-2?"), 1);
+    assert_int_equal(stub_libpod_count(stub, "DELETE", "/live"), 0);
+    assert_int_equal(stub_libpod_count(stub, "DELETE", "/own"), 0);
+    assert_int_equal(rep.resources, 5);
+    assert_int_equal(rep.sessions, 1);
+    assert_int_equal(rep.dirs, 1);
+    assert_int_equal(access(path, F_OK), -1);
+    close(lock);
+    podman_api_free(api);
+    stub_libpod_stop(stub);
+}
+
+/* Regression: a refusal before the lock's path was made freed an
+ * uninitialised pointer (a jump past a cleanup variable); the e2e test
+ * crashed now and then, valgrind and ASan see it every time. */
+static void session_dir_refuses_a_long_socket_path(void **state)
+{
+    (void)state;
+    char runtime[256], *saved = getenv("XDG_RUNTIME_DIR") ? strdup(getenv("XDG_RUNTIME_DIR")) : NULL;
+    snprintf(runtime, sizeof(runtime), "%s/%0120d", bin_dir, 0);
+    assert_int_equal(mkdir(runtime, 0700), 0);
+    setenv("XDG_RUNTIME_DIR", runtime, 1);
+    session_dir_t *d = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(session_dir_create("0123456789ab", &d, &err), -ENAMETOOLONG);
+    assert_non_null(strstr(err->msg, "over the 107 a unix socket allows"));
+    as_error_free(&err);
+    if (saved != NULL)
+        setenv("XDG_RUNTIME_DIR", saved, 1);
+    else
+        unsetenv("XDG_RUNTIME_DIR");
+    free(saved);
+}
+
+int main(int argc, char **argv)
+{
+    const char *slash = strrchr(argv[0], '/');
+    if (strcmp(slash != NULL ? slash + 1 : argv[0], "podman") == 0)
+        return fake_podman(argc, argv);
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(service_starts_answers_and_stops),
+        cmocka_unit_test(service_that_exits_is_quoted),
+        cmocka_unit_test(service_start_is_interruptible),
+        cmocka_unit_test(stubborn_service_is_killed),
+        cmocka_unit_test(sweep_removes_the_dead_only_and_goes_past_failures),
+        cmocka_unit_test(session_dir_refuses_a_long_socket_path),
+    };
+    return cmocka_run_group_tests_name("stale_service", tests, fake_on_path, fake_off_path);
+}
