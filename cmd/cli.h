@@ -4,6 +4,7 @@
 #define AS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "error.h"
 #include "podman_api.h"
@@ -96,6 +97,8 @@ typedef struct run_request {
     bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
     bool private_home;       /* an empty home of its own, no volume (verify) */
     const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
+    const struct publish *publish;      /* --publish, n_publish of them */
+    size_t n_publish;
     /* Called with the complete plan before set-up (verify derives what it
      * expects from it); may be NULL. */
     void (*on_plan)(const struct session_plan *plan, void *ctx);
@@ -110,6 +113,24 @@ int run_session(const run_request_t *req);
 #include "resource_limits.h"
 int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
                        cgroup_caps_t *ret_caps);
+
+/* A file of the config directory: its path, and its text (NULL when there
+ * is no such file). 0, or an exit code after reporting. */
+int user_config_text(const char *name, size_t max, char **ret_path, char **ret_text, size_t *ret_len);
+
+/* The settings file (lib/settings.h). 0 or an exit code, reported. */
+struct settings;
+int settings_config_load(struct settings *ret);
+
+/* What the sandbox gets of the host user: the name for the agent's passwd
+ * entry, and the git identity as git config text (or NULL: none, or turned
+ * off). 0 or an exit code, reported; an unreadable identity is a warning. */
+typedef struct host_identity {
+    char *user_name;
+    char *git_config;
+} host_identity_t;
+int host_identity_load(host_identity_t *ret);
+void host_identity_clear(host_identity_t *h);
 
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "run_options.h"
 #include "paths.h"
+#include "publish.h"
 #include "exec_failure.h"
 #include "session.h"
 #include "strv.h"
@@ -280,13 +281,30 @@ typedef struct run_inputs {
     allowlist_t *allowlist;
     limits_t limits;
     cgroup_caps_t cgroups;
+    host_identity_t identity;
     const signal_source_t *signals;
 } run_inputs_t;
 
 static int run_with(const run_request_t *o, const run_inputs_t *ri);
 
-/* The images, the egress network, the host's resolver, the limits and the
- * allowlist. 0 or an exit code, reported. */
+/* Every host port to publish is free now: else nothing starts (a port taken
+ * between this and podman's listener stops the set-up as well). */
+static int publish_ports_free(const run_request_t *o)
+{
+    for (size_t i = 0; i < o->n_publish; i++) {
+        as_error_t *err = NULL;
+        if (publish_host_port_check(&o->publish[i], &err) < 0) {
+            as_error_prefix(&err, "--publish %u:%u", o->publish[i].host_port, o->publish[i].port);
+            report_error(&err);
+            return EXIT_SETUP;
+        }
+    }
+    return 0;
+}
+
+/* The images, the egress network, the host's resolver, the limits, the
+ * allowlist, the user's identity and the ports to publish. 0 or an exit
+ * code, reported. */
 static int read_inputs(const run_request_t *o, run_inputs_t *ri)
 {
     as_error_t *err = NULL;
@@ -305,7 +323,11 @@ static int read_inputs(const run_request_t *o, run_inputs_t *ri)
         return EXIT_CONFIG;
     }
     int rc = limits_config_load(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
-    return rc != 0 ? rc : allowlist_config_load(&ri->allowlist);
+    if (rc == 0)
+        rc = allowlist_config_load(&ri->allowlist);
+    if (rc == 0)
+        rc = host_identity_load(&ri->identity);
+    return rc != 0 ? rc : publish_ports_free(o);
 }
 
 int run_session(const run_request_t *o)
@@ -327,6 +349,7 @@ int run_session(const run_request_t *o)
     if (rc == 0)
         rc = run_with(o, &ri);
     allowlist_free(ri.allowlist);
+    host_identity_clear(&ri.identity);
     return rc;
 }
 
@@ -342,6 +365,8 @@ static int plan_session(const run_request_t *o, const run_inputs_t *ri, const cl
         .env = o->env, .session_dir = b->dir->path,
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
         .allowlist = ri->allowlist, .limits = ri->limits, .cgroups = ri->cgroups, .workspace = ws,
+        .publish = o->publish, .n_publish = o->n_publish, .user_name = ri->identity.user_name,
+        .uid = getuid(), .gid = getgid(), .git_config = ri->identity.git_config,
     };
     home_names_t homes = {0};
     int rc = home_inputs(o, workdir, &in, &homes);
@@ -443,6 +468,7 @@ int cmd_run(int argc, char **argv)
     run_request_t req = {
         .command = o.command, .env = o.env, .dry_run = o.dry_run,
         .memory = o.memory, .pids = o.pids, .cpus = o.cpus,
+        .publish = o.publish, .n_publish = o.n_publish,
         .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO, .allow_tty = true,
     };
     int rc = run_session(&req);

@@ -10,7 +10,7 @@
 #include "util.h"
 
 typedef enum opt_id {
-    OPT_EXEC, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_HELP, OPT_VERSION,
+    OPT_EXEC, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_PUBLISH, OPT_HELP, OPT_VERSION,
 } opt_id_t;
 
 static const struct option {
@@ -26,6 +26,7 @@ static const struct option {
     { OPT_MEMORY,  "--memory",  NULL, "SIZE",         "memory limit (8G, 512M, none; default 3/4 of RAM)" },
     { OPT_PIDS,    "--pids",    NULL, "N",            "process limit (default 4096, none)" },
     { OPT_CPUS,    "--cpus",    NULL, "N",            "CPU limit (1.5, none; default none)" },
+    { OPT_PUBLISH, "--publish", NULL, "[HOSTPORT:]PORT", "reach PORT at the host's 127.0.0.1:HOSTPORT (repeatable)" },
     { OPT_HELP,    "--help",    "-h", NULL,           "print this text" },
     { OPT_VERSION, "--version", NULL, NULL,           "print the version" },
 };
@@ -45,6 +46,26 @@ static const struct option *find_option(const char *arg, const char **ret_inline
         }
     }
     return NULL;
+}
+
+/* --publish [HOSTPORT:]PORT, up to PUBLISH_MAX, no host port twice. */
+static int publish_option(run_options_t *o, const char *arg)
+{
+    as_error_t *err = NULL;
+    publish_t p;
+    int r = publish_parse(arg, &p, &err);
+    if (r == 0 && o->n_publish == PUBLISH_MAX)
+        r = as_error_make(&err, E2BIG, "at most %d ports can be published", PUBLISH_MAX);
+    if (r == 0) {
+        o->publish[o->n_publish++] = p;
+        r = publish_list_check(o->publish, o->n_publish, &err);
+    }
+    if (r < 0) {
+        as_error_prefix(&err, "--publish");
+        report_error(&err);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 /* --env NAME takes the host's value; --env NAME=VALUE sets one. */
@@ -100,10 +121,12 @@ static int env_defaults(run_options_t *o)
 }
 
 /* The options before the command: syntax only, nothing applied yet. The
- * --env values go to env_args; *ret_next is where the command starts. */
-static int scan(int argc, char **argv, run_options_t *o, const char **env_args, int *ret_next)
+ * --env and --publish values go to env_args and publish_args; *ret_next is
+ * where the command starts. */
+static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
+                const char **publish_args, int *ret_next)
 {
-    int i = 1, n_env = 0;
+    int i = 1, n_env = 0, n_publish = 0;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
             i++;
@@ -132,6 +155,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args, 
         }
         switch (opt->id) {
         case OPT_ENV:     env_args[n_env++] = value; break;
+        case OPT_PUBLISH: publish_args[n_publish++] = value; break;
         case OPT_DRY_RUN: o->dry_run = true; break;
         case OPT_MEMORY:  o->memory = value; break;
         case OPT_PIDS:    o->pids = value; break;
@@ -144,6 +168,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args, 
         return -EINVAL;
     }
     env_args[n_env] = NULL;
+    publish_args[n_publish] = NULL;
     *ret_next = i;
     return 0;
 }
@@ -152,10 +177,11 @@ int run_options_parse(int argc, char **argv, run_options_t *ret)
 {
     run_options_t o = { 0 };
     _cleanup_free_ const char **env_args = calloc((size_t)argc + 1, sizeof(char *));
+    _cleanup_free_ const char **publish_args = calloc((size_t)argc + 1, sizeof(char *));
     int next = argc;
-    if (env_args == NULL)
+    if (env_args == NULL || publish_args == NULL)
         return -ENOMEM;
-    int r = scan(argc, argv, &o, env_args, &next);
+    int r = scan(argc, argv, &o, env_args, publish_args, &next);
     if (r != 0) {
         if (r > 0)
             *ret = o;
@@ -163,6 +189,8 @@ int run_options_parse(int argc, char **argv, run_options_t *ret)
     }
     for (size_t i = 0; r == 0 && env_args[i] != NULL; i++)
         r = env_option(&o, env_args[i]);
+    for (size_t i = 0; r == 0 && publish_args[i] != NULL; i++)
+        r = publish_option(&o, publish_args[i]);
     if (r == 0 && !o.exec)
         r = strv_push(&o.command, "claude");
     for (int i = next; r == 0 && i < argc; i++)
@@ -200,7 +228,7 @@ void run_options_usage(FILE *f)
         snprintf(left, sizeof(left), "%s%s%s%s%s", options[i].name, options[i].alias ? ", " : "",
                  options[i].alias ? options[i].alias : "", options[i].value ? " " : "",
                  options[i].value ? options[i].value : "");
-        fprintf(f, "  %-18s  %s\n", left, options[i].help);
+        fprintf(f, "  %-25s  %s\n", left, options[i].help);
     }
     fputs("\n"
           "environment: AGENT_SANDBOX_IMAGE (default " DEFAULT_IMAGE ")\n"

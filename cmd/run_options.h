@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "publish.h"
+
 #ifndef AS_IMAGE_TAG
 #define AS_IMAGE_TAG "dev"
 #endif
@@ -23,6 +25,8 @@ typedef struct run_options {
     const char *memory, *pids, *cpus;   /* as given, or NULL */
     char **command;          /* NULL-terminated, owned: "claude" ARGS..., or COMMAND ARGS... */
     char **env;              /* KEY=VALUE, NULL-terminated, owned */
+    publish_t publish[PUBLISH_MAX];     /* --publish, in order */
+    size_t n_publish;
 } run_options_t;
 
 /* 0 and *ret filled; -EINVAL after reporting a usage error; -ENOMEM. */

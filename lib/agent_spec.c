@@ -17,6 +17,7 @@ static char *const bind_ro[] = { "ro", "rbind", "rprivate", NULL };
 static char *const home_options[] = { "rw", "nocopy", NULL };
 static char home_env[] = "HOME=" AGENT_HOME;
 static char login_env[] = AGENT_LOGIN_ENV "=" AGENT_LOGIN_DIR;
+static char *quiet_env[] = AGENT_QUIET_ENV;
 
 int agent_spec_add_mount(agent_spec_t *a, const podman_mount_t *m, as_error_t **err)
 {
@@ -28,26 +29,38 @@ int agent_spec_add_mount(agent_spec_t *a, const podman_mount_t *m, as_error_t **
     return 0;
 }
 
-/* The plan's env, then HOME unless the plan sets it. */
-static int home_env_add(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
+/* Whether the first n entries of env set the variable `assignment` names. */
+static bool env_sets(char *const *env, size_t n, const char *assignment)
+{
+    size_t len = strcspn(assignment, "=") + 1;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(env[i], assignment, len) == 0)
+            return true;
+    return false;
+}
+
+/* The plan's env; then, unless the plan sets them, HOME (with a home) and
+ * the quiet variables; then the login's. The room past AGENT_MAX_ENV is
+ * kept for ours. */
+static int env_build(const session_plan_t *p, agent_spec_t *a, bool with_home, as_error_t **err)
 {
     size_t n = 0;
-    bool has_home = false;
     for (; p->env != NULL && p->env[n] != NULL; n++) {
         if (n == AGENT_MAX_ENV)
-            return as_error_make(err, E2BIG, "too many environment variables for the agent "
-                                 "(at most %d, HOME included)", AGENT_MAX_ENV);
+            break;
         a->env[n] = p->env[n];
-        has_home = has_home || strncmp(p->env[n], "HOME=", 5) == 0;
     }
-    if (!has_home) {
-        if (n == AGENT_MAX_ENV)
-            return as_error_make(err, E2BIG, "too many environment variables for the agent "
-                                 "(at most %d, HOME included)", AGENT_MAX_ENV);
+    size_t given = n;
+    if (with_home && !env_sets(a->env, given, home_env))
         a->env[n++] = home_env;
-    }
+    if (n > AGENT_MAX_ENV || (p->env != NULL && p->env[given] != NULL))
+        return as_error_make(err, E2BIG, "too many environment variables for the agent "
+                             "(at most %d, HOME included)", AGENT_MAX_ENV);
+    for (size_t i = 0; i < ARRAY_SIZE(quiet_env); i++)
+        if (!env_sets(a->env, given, quiet_env[i]))
+            a->env[n++] = quiet_env[i];
     if (p->login_volume != NULL)
-        a->env[n++] = login_env;     /* the room for it is kept apart: it is ours */
+        a->env[n++] = login_env;
     a->env[n] = NULL;
     a->spec.env = a->env;
     return 0;
@@ -60,8 +73,7 @@ static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **er
         /* U: owned by the agent's uid; nothing of any volume is seen */
         static char *const opts[] = { "rw", "nosuid", "nodev", "mode=0700", "size=64m", "U", NULL };
         podman_mount_t home = { .destination = AGENT_HOME, .type = "tmpfs", .options = opts };
-        int r = agent_spec_add_mount(a, &home, err);
-        return r < 0 ? r : home_env_add(p, a, err);
+        return agent_spec_add_mount(a, &home, err);
     }
     if (p->home_volume == NULL)
         return 0;
@@ -77,7 +89,7 @@ static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **er
         };
     a->spec.volumes = a->volumes;
     a->spec.n_volumes = a->n_volumes;
-    return home_env_add(p, a, err);
+    return 0;
 }
 
 /* The protected paths of the launch directory and the pins above them. */
@@ -90,6 +102,50 @@ static int workspace_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t
         r = agent_spec_add_mount(a, &v[i], err);
     free(v);
     return r;
+}
+
+/* A user name every tool takes: [A-Za-z0-9_][A-Za-z0-9._-]*, at most 32. */
+static bool user_name_portable(const char *name)
+{
+    size_t len = strlen(name);
+    return len > 0 && len <= 32 && name[0] != '-' && name[0] != '.' &&
+           strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == len;
+}
+
+/* The agent's passwd entry: the host user's name, its ids (keep-id maps
+ * them as they are) and the HOME it gets, so that whoami, ~ and HOME agree.
+ * Only when every field can be written as it is: podman appends the entry
+ * to the image's /etc/passwd and expands $USERNAME and the like in it.
+ * Otherwise podman's own entry (the uid as the name) stays. */
+static void passwd_entry_build(const session_plan_t *p, agent_spec_t *a)
+{
+    a->passwd_entry[0] = '\0';
+    if (p->user_name == NULL || !user_name_portable(p->user_name))
+        return;
+    const char *home = p->workdir;          /* podman's choice when HOME is not set */
+    for (size_t i = 0; a->spec.env != NULL && a->spec.env[i] != NULL; i++)
+        if (strncmp(a->spec.env[i], "HOME=", 5) == 0)
+            home = a->spec.env[i] + 5;
+    if (home[0] != '/' || strpbrk(home, ":\n$") != NULL)
+        return;
+    int n = snprintf(a->passwd_entry, sizeof(a->passwd_entry), "%s:*:%u:%u:%s:%s:/bin/sh",
+                     p->user_name, (unsigned)p->uid, (unsigned)p->gid, p->user_name, home);
+    if (n < 0 || (size_t)n >= sizeof(a->passwd_entry)) {
+        a->passwd_entry[0] = '\0';
+        return;
+    }
+    a->spec.passwd_entry = a->passwd_entry;
+}
+
+/* The git identity (git_identity.h), as git's system config: read-only, so
+ * the agent's own global config and every repository's still override it. */
+static int git_config_mount(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
+{
+    if (p->git_config_path == NULL)
+        return 0;
+    podman_mount_t m = { .source = p->git_config_path, .destination = AGENT_GIT_CONFIG,
+                         .type = "bind", .options = bind_ro };
+    return agent_spec_add_mount(a, &m, err);
 }
 
 /* Only the allowed names, nothing of the host's (no host.containers.internal);
@@ -137,8 +193,10 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     if (p->cgroups.cpu && p->limits.cpu_millis > 0)
         ret->spec.cpu_quota_us = p->limits.cpu_millis * 100;   /* per 100 ms */
     int r;
-    if ((r = home_mounts(p, ret, err)) < 0)
+    if ((r = home_mounts(p, ret, err)) < 0 ||
+        (r = env_build(p, ret, p->private_home || p->home_volume != NULL, err)) < 0)
         return r;
+    passwd_entry_build(p, ret);
     /* The launch directory is the one host path the agent sees, at the
      * same place as on the host so paths in its output mean the same. */
     podman_mount_t workdir = {
@@ -148,7 +206,7 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     static char *const tmp_opts[] = { "rw", "nosuid", "nodev", "mode=1777", "size=1g", NULL };
     podman_mount_t tmp = { .destination = "/tmp", .type = "tmpfs", .options = tmp_opts };
     if ((r = agent_spec_add_mount(ret, &workdir, err)) < 0 || (r = agent_spec_add_mount(ret, &tmp, err)) < 0 ||
-        (r = workspace_mounts(p, ret, err)) < 0)
+        (r = workspace_mounts(p, ret, err)) < 0 || (r = git_config_mount(p, ret, err)) < 0)
         return r;
     return egress_mounts(p, ret, err);
 }

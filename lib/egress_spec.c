@@ -124,11 +124,13 @@ int egress_spec_build(const session_plan_t *p, egress_spec_t **ret, as_error_t *
 }
 
 /* The forwarder's argv (docs/router-protocol.md): its readiness probe,
- * then its listeners. */
+ * then its listeners to the router, then the relays of published ports
+ * (publish.h), each from the pod's every address to the agent's server on
+ * the pod's loopback. */
 static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_forward_t *fw,
                       size_t n, as_error_t **err)
 {
-    char **v = calloc(n + 8, sizeof(char *));
+    char **v = calloc(n + p->n_publish + 8, sizeof(char *));
     if (v == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     e->forwarder_argv = v;
@@ -155,6 +157,10 @@ static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_fo
     for (size_t i = 0; i < n; i++)
         if (asprintf(&v[a++], "%s:%u=%s:%u", fw[i].pod_ip, fw[i].pod_port, e->router_ip,
                      fw[i].router_port) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n_publish; i++)
+        if (asprintf(&v[a++], "0.0.0.0:%u=" PUBLISH_TARGET_IP ":%u", publish_relay_port(i),
+                     p->publish[i].port) < 0)
             return as_error_make(err, ENOMEM, "out of memory");
     e->forwarder.command = v;
     return 0;

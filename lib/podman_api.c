@@ -342,6 +342,23 @@ int podman_network_remove(podman_api_t *api, const char *name, as_error_t **err)
     return remove_named(api, "networks", "?force=true", "network", name, 200, err);
 }
 
+static void gen_ports(json_gen_t *g, const podman_port_t *ports, size_t n)
+{
+    if (n == 0)
+        return;
+    json_key(g, "portmappings");
+    json_arr_open(g);
+    for (size_t i = 0; i < n; i++) {
+        json_obj_open(g);
+        json_kv_str(g, "host_ip", ports[i].host_ip);
+        json_kv_int(g, "host_port", ports[i].host_port);
+        json_kv_int(g, "container_port", ports[i].container_port);
+        json_kv_str(g, "protocol", "tcp");
+        json_obj_close(g);
+    }
+    json_arr_close(g);
+}
+
 int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error_t **err)
 {
     json_gen_t *g = json_gen_new();
@@ -359,6 +376,7 @@ int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error
         json_kv_strv(g, "dns_server", spec->dns_servers, (size_t)-1);
     if (spec->n_sysctls > 0)
         gen_labels(g, "sysctl", spec->sysctls, spec->n_sysctls);
+    gen_ports(g, spec->ports, spec->n_ports);
     json_obj_close(g);
     _cleanup_free_ char *what = path_printf("creating pod %s", spec->name);
     return post_doc(api, g, API "/pods/create", 201, 200, what, NULL, err);
@@ -475,6 +493,8 @@ static void gen_container(json_gen_t *g, const podman_container_spec_t *spec)
         json_kv_str(g, "work_dir", spec->work_dir);
     if (spec->user != NULL)
         json_kv_str(g, "user", spec->user);
+    if (spec->passwd_entry != NULL)
+        json_kv_str(g, "passwd_entry", spec->passwd_entry);
     json_kv_bool(g, "stdin", spec->stdin_open);
     json_kv_bool(g, "terminal", spec->terminal);
     json_kv_bool(g, "read_only_filesystem", spec->read_only);

@@ -48,6 +48,13 @@ int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
 int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
 int podman_network_remove(podman_api_t *api, const char *name, as_error_t **err);
 
+/* A port of the pod published on the host (TCP). */
+typedef struct podman_port {
+    const char *host_ip;                /* the host address podman listens on */
+    unsigned host_port;
+    unsigned container_port;
+} podman_port_t;
+
 typedef struct podman_pod_spec {
     const char *name;
     const char *network;
@@ -56,6 +63,8 @@ typedef struct podman_pod_spec {
     char *const *dns_servers;           /* NULL-terminated, may be NULL */
     const podman_label_t *sysctls;      /* namespaced sysctls of the pod's namespaces */
     size_t n_sysctls;
+    const podman_port_t *ports;
+    size_t n_ports;
     const podman_label_t *labels;
     size_t n_labels;
 } podman_pod_spec_t;
@@ -89,6 +98,7 @@ typedef struct podman_container_spec {
     char *const *env;                   /* KEY=VALUE, NULL-terminated, may be NULL */
     const char *work_dir;
     const char *user;                   /* may be NULL: the pod's default */
+    const char *passwd_entry;           /* the user's /etc/passwd line podman adds; NULL: its own */
     bool stdin_open;
     bool terminal;
     bool read_only;

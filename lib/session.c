@@ -12,6 +12,7 @@
 #include "agent_spec.h"
 #include "egress_spec.h"
 #include "home_volume.h"
+#include "session_dir.h"
 #include "session_router.h"
 #include "util.h"
 
@@ -169,8 +170,8 @@ static int step_pod(session_t *s, as_error_t **err)
 }
 
 /* The home and the login volume, made on first use (the login copied once
- * from the old shared home), then the agent's container: created and
- * attached, never started here. */
+ * from the old shared home), the git identity's file, then the agent's
+ * container: created and attached, never started here. */
 static int homes_and_agent(podman_api_t *api, void *arg, as_error_t **err)
 {
     session_t *s = arg;
@@ -190,6 +191,9 @@ static int homes_and_agent(podman_api_t *api, void *arg, as_error_t **err)
         if ((r = login_volume_ensure(api, p->login_volume, &m, err)) < 0)
             return r;
     }
+    if (p->git_config != NULL &&
+        (r = session_dir_write_file_mode(p->session_dir, SESSION_GIT_CONFIG_FILE, p->git_config, 0644, err)) < 0)
+        return as_error_prefix(err, "writing the git identity for the sandbox");
     if ((r = podman_container_create(api, &p->agent_spec->spec, &s->agent_id, err)) < 0)
         return r;
     return session_attach_agent(api, s, err);

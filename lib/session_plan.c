@@ -71,6 +71,9 @@ void session_plan_free(session_plan_t *p)
     free(p->router_image);
     free(p->egress_network);
     free(p->resolver);
+    free(p->user_name);
+    free(p->git_config);
+    free(p->git_config_path);
     strv_free(p->command);
     strv_free(p->env);
     egress_spec_free(p->egress);
@@ -96,6 +99,7 @@ static int build_specs(session_plan_t *p, as_error_t **err)
     p->pod_spec = (podman_pod_spec_t){
         .name = p->pod, .network = p->network, .userns_keep_id = true, .no_manage_hosts = egress,
         .sysctls = pod_sysctls, .n_sysctls = ARRAY_SIZE(pod_sysctls),
+        .ports = p->pod_ports, .n_ports = p->n_publish,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
     int r;
@@ -106,7 +110,8 @@ static int build_specs(session_plan_t *p, as_error_t **err)
     return agent_spec_build(p, p->agent_spec, err);
 }
 
-int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
+/* Everything the plan takes from outside, checked before anything is built. */
+static int inputs_check(const session_inputs_t *in, as_error_t **err)
 {
     if (!id_valid(in->id))
         return as_error_make(err, EINVAL, "session id \"%s\" is not 12 lower-case hex digits",
@@ -139,7 +144,41 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         if (eq == NULL || eq == in->env[i])
             return as_error_make(err, EINVAL, "environment entry \"%s\" is not NAME=VALUE", in->env[i]);
     }
+    if (in->n_publish > 0 && in->router_image == NULL)
+        return as_error_make(err, EINVAL, "publishing a port needs the router's forwarder");
+    int r;
+    if (in->n_publish > 0 && (r = publish_list_check(in->publish, in->n_publish, err)) < 0)
+        return r;
+    if (in->git_config != NULL && in->session_dir == NULL)
+        return as_error_make(err, EINVAL, "the git identity needs a session directory");
+    return 0;
+}
 
+/* Published ports, the user's name and ids, and the git config: copied. */
+static int daily_work_copy(session_plan_t *p, const session_inputs_t *in)
+{
+    p->n_publish = in->n_publish;
+    for (size_t i = 0; i < in->n_publish; i++) {
+        p->publish[i] = in->publish[i];
+        p->pod_ports[i] = (podman_port_t){ .host_ip = PUBLISH_HOST_IP, .host_port = in->publish[i].host_port,
+                                           .container_port = publish_relay_port(i) };
+    }
+    p->uid = in->uid;
+    p->gid = in->gid;
+    if (!dup_or_null(in->user_name, &p->user_name) || !dup_or_null(in->git_config, &p->git_config))
+        return -ENOMEM;
+    if (in->git_config != NULL && asprintf(&p->git_config_path, "%s/" SESSION_GIT_CONFIG_FILE, in->session_dir) < 0) {
+        p->git_config_path = NULL;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
+{
+    int r = inputs_check(in, err);
+    if (r < 0)
+        return r;
     session_plan_t *p = calloc(1, sizeof(*p));
     if (p == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
@@ -163,7 +202,8 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         asprintf(&p->forwarder, "agent-sandbox-%s-forwarder", in->id) < 0 ||
         (in->router_image != NULL && (p->router_image = strdup(in->router_image)) == NULL) ||
         (in->egress_network != NULL && (p->egress_network = strdup(in->egress_network)) == NULL) ||
-        (in->resolver != NULL && (p->resolver = strdup(in->resolver)) == NULL)) {
+        (in->resolver != NULL && (p->resolver = strdup(in->resolver)) == NULL) ||
+        daily_work_copy(p, in) < 0) {
         session_plan_free(p);
         return as_error_make(err, ENOMEM, "out of memory");
     }
@@ -173,7 +213,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     p->workspace = in->workspace;
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
-    int r = build_specs(p, err);
+    r = build_specs(p, err);
     if (r < 0) {
         session_plan_free(p);
         return r;

@@ -15,9 +15,13 @@
 #include "allowlist.h"
 #include "error.h"
 #include "podman_api.h"
+#include "publish.h"
 #include "resource_limits.h"
 
 #include "labels.h"
+
+/* In the session directory: the git identity's file (agent_spec.h mounts it). */
+#define SESSION_GIT_CONFIG_FILE "gitconfig"
 
 typedef struct session_inputs {
     const char *id;              /* from session_id_generate() */
@@ -44,6 +48,13 @@ typedef struct session_inputs {
     /* resource limits, and what the host lets podman enforce */
     limits_t limits;
     cgroup_caps_t cgroups;
+    /* daily work: published ports, the user's name and git identity inside */
+    const publish_t *publish;    /* n_publish of them (publish.h); needs the router */
+    size_t n_publish;
+    const char *user_name;       /* the host user's name for the agent's passwd entry; NULL: podman's */
+    uid_t uid;                   /* the host user's ids: keep-id maps them as they are */
+    gid_t gid;
+    const char *git_config;      /* the system git config the agent gets (git_identity.h); NULL: none */
 } session_inputs_t;
 
 typedef struct session_plan {
@@ -73,6 +84,14 @@ typedef struct session_plan {
     const struct workspace *workspace;
     limits_t limits;
     cgroup_caps_t cgroups;
+    publish_t publish[PUBLISH_MAX];
+    size_t n_publish;
+    podman_port_t pod_ports[PUBLISH_MAX];   /* the pod's, on the host's loopback */
+    char *user_name;
+    uid_t uid;
+    gid_t gid;
+    char *git_config;            /* its text, written to git_config_path by the executor */
+    char *git_config_path;       /* <session dir>/gitconfig: read-only at /etc/gitconfig */
     podman_label_t labels[2];
     /* the specs; their strings point into the plan */
     podman_network_spec_t network_spec;

@@ -105,6 +105,9 @@ static void put_pod(FILE *f, const session_plan_t *p)
                 p->egress->bound ? p->egress->router_ip : "the router");
     for (size_t i = 0; i < pod->n_sysctls; i++)
         fprintf(f, "  sysctl:  %s=%s\n", pod->sysctls[i].key, pod->sysctls[i].value);
+    for (size_t i = 0; i < p->n_publish; i++)
+        fprintf(f, "  publish: %s:%u on the host -> port %u in the sandbox (the forwarder's relay on %u)\n",
+                pod->ports[i].host_ip, pod->ports[i].host_port, p->publish[i].port, pod->ports[i].container_port);
 }
 
 static void put_limits(FILE *f, const session_plan_t *p)
@@ -141,6 +144,8 @@ static void put_agent(FILE *f, const session_plan_t *p)
         fprintf(f, "  login:   volume %s (Claude's credentials, shared by every project)\n",
                 p->login_volume);
     put_container(f, &p->agent_spec->spec);
+    if (p->agent_spec->spec.passwd_entry != NULL)
+        fprintf(f, "  passwd:  %s\n", p->agent_spec->spec.passwd_entry);
     fputs("  workdir: ", f);
     put_path(f, p->workdir);
     fprintf(f, "\n  tty:     %s\n", p->tty ? "yes" : "no");

@@ -59,11 +59,13 @@ static void home_volume_at_agent_home(void **state)
     assert_string_equal(AGENT_HOME, "/home/agent");
     assert_true(strv_has(a.volumes[0].options, "nocopy"));   /* nothing of the image copied in */
 
-    /* the plan's env, in order, then HOME */
+    /* the plan's env, in order, then HOME and the quiet variables */
     assert_string_equal(a.spec.env[0], "TERM=xterm");
     assert_string_equal(a.spec.env[1], "LANG=C.UTF-8");
     assert_string_equal(a.spec.env[2], "HOME=/home/agent");
-    assert_null(a.spec.env[3]);
+    assert_string_equal(a.spec.env[3], "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1");
+    assert_string_equal(a.spec.env[4], "DISABLE_AUTOUPDATER=1");
+    assert_null(a.spec.env[5]);
 
     /* the launch directory stays the one host path; nothing else at HOME */
     assert_string_equal(a.mounts[0].source, "/home/u/proj");
@@ -106,7 +108,9 @@ static void explicit_home_is_kept(void **state)
     assert_int_equal(agent_spec_build(p, &a, &err), 0);
     assert_string_equal(a.spec.env[0], "HOME=/elsewhere");
     assert_string_equal(a.spec.env[1], "TERM=xterm");
-    assert_null(a.spec.env[2]);
+    assert_string_equal(a.spec.env[2], "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1");
+    assert_string_equal(a.spec.env[3], "DISABLE_AUTOUPDATER=1");
+    assert_null(a.spec.env[4]);
     assert_int_equal(a.n_volumes, 1);
     session_plan_free(p);
 }
@@ -122,8 +126,8 @@ static void no_home_volume_no_home(void **state)
     assert_int_equal(agent_spec_build(p, &a, &err), 0);
     assert_int_equal(a.n_volumes, 0);
     assert_int_equal(a.spec.n_volumes, 0);
-    assert_ptr_equal(a.spec.env, p->env);
     assert_false(strv_has(a.spec.env, "HOME=/home/agent"));
+    assert_true(strv_has(a.spec.env, "DISABLE_AUTOUPDATER=1"));
     session_plan_free(p);
 }
 
@@ -147,8 +151,8 @@ static void login_volume_apart_from_the_home(void **state)
     assert_string_equal(a.volumes[1].destination, "/var/lib/agent-sandbox-login");
     assert_true(strv_has(a.volumes[1].options, "nocopy"));
     assert_string_equal(a.spec.env[2], "HOME=/home/agent");
-    assert_string_equal(a.spec.env[3], "CLAUDE_SECURESTORAGE_CONFIG_DIR=/var/lib/agent-sandbox-login");
-    assert_null(a.spec.env[4]);
+    assert_string_equal(a.spec.env[5], "CLAUDE_SECURESTORAGE_CONFIG_DIR=/var/lib/agent-sandbox-login");
+    assert_null(a.spec.env[6]);
     char *text = NULL;
     assert_int_equal(session_plan_describe(p, &text, &err), 0);
     assert_non_null(strstr(text, "home:    volume agent-sandbox-home-proj-0123456789abcdef (this launch directory's own)"));
@@ -228,12 +232,13 @@ static void too_many_env_entries(void **state)
     assert_non_null(strstr(err->msg, "environment variables"));
     as_error_free(&err);
 
-    /* one fewer fits, HOME last */
+    /* one fewer fits, HOME last of the counted ones; the quiet ones have room of their own */
     big[AGENT_MAX_ENV - 1] = NULL;
     p = plan_of(in);
     assert_int_equal(agent_spec_build(p, &a, &err), 0);
     assert_string_equal(a.spec.env[AGENT_MAX_ENV - 1], "HOME=/home/agent");
-    assert_null(a.spec.env[AGENT_MAX_ENV]);
+    assert_string_equal(a.spec.env[AGENT_MAX_ENV + 1], "DISABLE_AUTOUPDATER=1");
+    assert_null(a.spec.env[AGENT_MAX_ENV + 2]);
     session_plan_free(p);
 }
 
@@ -257,6 +262,88 @@ static void volume_name_checked_and_described(void **state)
     assert_int_equal(session_plan_describe(p, &text, &err), 0);
     assert_non_null(strstr(text, "home:    volume agent-sandbox-home"));
     free(text);
+    session_plan_free(p);
+}
+
+/* whoami, ~ and HOME agree: the host user's name and ids, with the HOME the
+ * agent gets; podman's own entry stays when a field cannot be written as is. */
+static void passwd_entry_names_the_user(void **state)
+{
+    (void)state;
+    session_inputs_t in = inputs();
+    in.user_name = "ada";
+    in.uid = 1004;
+    in.gid = 1005;
+    session_plan_t *p = plan_of(in);
+    assert_string_equal(p->agent_spec->spec.passwd_entry, "ada:*:1004:1005:ada:/home/agent:/bin/sh");
+    char *text = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(session_plan_describe(p, &text, &err), 0);
+    assert_non_null(strstr(text, "passwd:  ada:*:1004:1005:ada:/home/agent:/bin/sh"));
+    free(text);
+    session_plan_free(p);
+
+    char *own_home[] = { "HOME=/home/u/proj/.h", NULL };
+    in.env = own_home;
+    p = plan_of(in);
+    assert_string_equal(p->agent_spec->spec.passwd_entry, "ada:*:1004:1005:ada:/home/u/proj/.h:/bin/sh");
+    session_plan_free(p);
+
+    in = inputs();
+    in.home_volume = NULL;                  /* no HOME of ours: podman's, the working directory */
+    in.user_name = "ada";
+    p = plan_of(in);
+    assert_string_equal(p->agent_spec->spec.passwd_entry, "ada:*:0:0:ada:/home/u/proj:/bin/sh");
+    session_plan_free(p);
+
+    static const char *const names[] = { "a:b", "-x", ".x", "$UID", "a b", "a\nb", "",
+                                         "abcdefghijklmnopqrstuvwxyz0123456" };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        in = inputs();
+        in.user_name = names[i];
+        p = plan_of(in);
+        if (p->agent_spec->spec.passwd_entry != NULL)
+            fail_msg("an entry for \"%s\": %s", names[i], p->agent_spec->spec.passwd_entry);
+        session_plan_free(p);
+    }
+    char *odd_home[] = { "HOME=/h/$HOME", NULL };
+    in = inputs();
+    in.user_name = "ada";
+    in.env = odd_home;
+    p = plan_of(in);
+    assert_null(p->agent_spec->spec.passwd_entry);
+    session_plan_free(p);
+}
+
+/* The git identity is git's system config, read-only; the quiet variables
+ * give way to the user's own. */
+static void git_identity_and_quiet_env(void **state)
+{
+    (void)state;
+    char *user_env[] = { "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=0", NULL };
+    session_inputs_t in = inputs();
+    in.session_dir = "/run/user/1/as/x";
+    in.git_config = "[user]\n\tname = \"Ada\"\n";
+    in.env = user_env;
+    session_plan_t *p = plan_of(in);
+    const podman_mount_t *m = NULL;
+    for (size_t i = 0; i < p->agent_spec->n_mounts; i++)
+        if (strcmp(p->agent_spec->mounts[i].destination, "/etc/gitconfig") == 0)
+            m = &p->agent_spec->mounts[i];
+    assert_non_null(m);
+    assert_string_equal(m->source, "/run/user/1/as/x/gitconfig");
+    assert_string_equal(m->type, "bind");
+    assert_true(strv_has(m->options, "ro"));
+    assert_string_equal(p->git_config, in.git_config);
+    assert_true(strv_has(p->agent_spec->spec.env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=0"));
+    assert_false(strv_has(p->agent_spec->spec.env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"));
+    assert_true(strv_has(p->agent_spec->spec.env, "DISABLE_AUTOUPDATER=1"));
+    session_plan_free(p);
+
+    in.git_config = NULL;                   /* none, or turned off: no file at all */
+    p = plan_of(in);
+    for (size_t i = 0; i < p->agent_spec->n_mounts; i++)
+        assert_string_not_equal(p->agent_spec->mounts[i].destination, "/etc/gitconfig");
     session_plan_free(p);
 }
 
@@ -305,6 +392,8 @@ int main(void)
         cmocka_unit_test(project_home_names),
         cmocka_unit_test(too_many_env_entries),
         cmocka_unit_test(volume_name_checked_and_described),
+        cmocka_unit_test(passwd_entry_names_the_user),
+        cmocka_unit_test(git_identity_and_quiet_env),
         cmocka_unit_test(owner_check),
     };
     return cmocka_run_group_tests_name("agent_spec", tests, NULL, NULL);

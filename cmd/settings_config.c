@@ -1,0 +1,55 @@
+/* The config directory's small files, read by one helper: the settings
+ * (`config`, lib/settings.h) here, the limits in limits_config.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "file_read.h"
+#include "settings.h"
+#include "user_dirs.h"
+#include "util.h"
+
+#define SETTINGS_FILE_MAX (64 * 1024)
+
+int user_config_text(const char *name, size_t max, char **ret_path, char **ret_text, size_t *ret_len)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *path = NULL;
+    int r = user_config_file(name, &path, &err);
+    if (r < 0) {
+        report_error(&err);
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, max, &text, &len, &err);
+    if (r < 0 && r != -ENOENT) {
+        config_error_name(&err, "cannot read ", path);
+        report_error(&err);
+        return EXIT_CONFIG;
+    }
+    as_error_free(&err);
+    *ret_path = steal_pointer(&path);
+    *ret_text = text;
+    *ret_len = len;
+    return 0;
+}
+
+int settings_config_load(settings_t *ret)
+{
+    settings_t s;
+    settings_defaults(&s);
+    _cleanup_free_ char *path = NULL, *text = NULL;
+    size_t len = 0;
+    int rc = user_config_text(SETTINGS_FILE, SETTINGS_FILE_MAX, &path, &text, &len);
+    if (rc != 0)
+        return rc;
+    as_error_t *err = NULL;
+    if (text != NULL && settings_parse_file(path, text, len, &s, &err) < 0) {
+        report_error(&err);
+        return EXIT_CONFIG;
+    }
+    *ret = s;
+    return 0;
+}
