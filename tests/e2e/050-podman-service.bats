@@ -9,10 +9,14 @@ load helpers
     # creating one with newuidmap, which could not be setuid under ptrace.
     $PODMAN info >/dev/null
     local log=$AS_RUN_DIR/strace.log
+    # The git identity the session passes on is read by the CLI's own parser,
+    # never by host git (docs/home.md).
+    printf '[user]\n\tname = Traced Identity\n' >"$AS_RUN_DIR/gitconfig"
     # LeakSanitizer cannot work under ptrace.
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 GIT_CONFIG_GLOBAL=$AS_RUN_DIR/gitconfig \
         run_x 0 strace -f -z -qq --pidns-translation -s 256 -e trace=execve,clone,clone3,fork,vfork -e signal=none \
-        -o "$log" agent-sandbox --exec true
+        -o "$log" agent-sandbox --exec git config --system user.name
+    assert "$output" == "Traced Identity" "the identity inside"
 
     run_x 0 "$AS_TOP/tests/e2e/strace-top-execs" "$log"
     assert "${#lines[@]}" == 2 "programs run outside podman's process tree: the CLI and one podman"
