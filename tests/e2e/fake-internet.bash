@@ -47,6 +47,11 @@ FI_ROUTER_IMAGE=${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev
 FI_TRIPWIRE_TCP="22 25 53 80 443 853 1080 3128 5432 5433 8080 8443 10000 10001"
 FI_TRIPWIRE_UDP="53 123 443 853"
 FI_LOGS="dns origin db hits"
+# Claude Code's real names, which the origin's certificate also covers: a
+# test maps them to the origin with fi_dns_add (230-agent-login.bats); the
+# fake DNS answers them with the canary otherwise, as any other name.
+FI_CLAUDE_NAMES="api.anthropic.com platform.claude.com claude.ai"
+FI_CLAUDE_SANS=$(printf ',DNS:%s' $FI_CLAUDE_NAMES)
 
 ###############################################################################
 # Building and removing it
@@ -65,7 +70,7 @@ _fi_files() {
         openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
             -keyout origin.key -out origin.csr -subj /CN=api.allowed.test 2>/dev/null &&
         printf '%s\n' \
-            'subjectAltName=DNS:api.allowed.test,DNS:wild.test,DNS:*.wild.test,DNS:db.allowed.test,DNS:internal.allowed.test,DNS:loop.allowed.test,DNS:meta.allowed.test,DNS:canary.test,DNS:evil.test,DNS:*.evil.test' \
+            "subjectAltName=DNS:api.allowed.test,DNS:wild.test,DNS:*.wild.test,DNS:db.allowed.test,DNS:internal.allowed.test,DNS:loop.allowed.test,DNS:meta.allowed.test,DNS:canary.test,DNS:evil.test,DNS:*.evil.test$FI_CLAUDE_SANS" \
             'basicConstraints=critical,CA:FALSE' 'extendedKeyUsage=serverAuth' >origin.ext &&
         openssl x509 -req -in origin.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
             -out origin.crt -days 2 -extfile origin.ext 2>/dev/null

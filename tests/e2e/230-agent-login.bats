@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# Logging Claude Code in from inside the sandbox (README, "Logging in"),
+# offline: the packaged default allowlist, with Claude Code's real names
+# answered by the fake internet's origin (fake-internet.bash; its throwaway
+# CA passed in with --env NODE_EXTRA_CA_CERTS). A fresh home in a real
+# terminal shows the login choice, then the URL to open on the host and the
+# field for the code, not a network error; the pasted code goes to the
+# token endpoint through the router. Every screen goes into the test's
+# output. The start stays quiet: the router denies no name on the way.
+
+load helpers
+load fake-internet
+load tmux
+
+setup_file() { fi_up; }
+teardown_file() { fi_down; }
+setup() {
+    as_setup
+    fi_setup
+    home_volume_setup
+    tmux_setup
+    local name
+    for name in $FI_CLAUDE_NAMES; do fi_dns_add "$FI_ORIGIN_IP" "$name"; done
+    fi_mark
+    # the packaged default, and the fake internet's addresses as upstreams
+    { cat "$AS_TOP/config/allowed-hosts"; echo "allow-upstream-net $FI_P.0/25"; } >"$AS_RUN_DIR/allowed-hosts"
+    export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/allowed-hosts
+}
+
+teardown() {
+    local rc=0
+    tmux_teardown "^$AGENT_SANDBOX_BIN --env" || rc=1
+    fi_dns_reset >/dev/null 2>&1 || true
+    as_teardown || rc=1
+    home_volume_teardown
+    return $rc
+}
+
+# screen WHAT: the pane, into the test's output.
+screen() {
+    { echo "# $1:"; pane | sed 's/^/#   /'; } >&3
+}
+
+@test "login: a fresh home offers the login methods, then the URL to open and the code's field; the code reaches the token endpoint" {
+    "${AS_TMUX[@]}" new-session -d -s as -x 100 -y 30 \
+        "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --env NODE_EXTRA_CA_CERTS='$AS_DIR/ca.pem'"
+    # Claude Code's connectivity check passes (api.anthropic.com/api/hello,
+    # platform.claude.com/v1/oauth/hello), then its first question
+    wait_pane 'Choose the text style' 90 || { screen "the first screen"; false; }
+    screen "the first screen"
+    "${AS_TMUX[@]}" send-keys -t as Enter
+    wait_pane 'Select login method' 30 || { screen "after the theme"; false; }
+    screen "the login choice"
+    assert "$(pane)" contains "Claude account with subscription"
+    assert "$(pane)" contains "Anthropic Console account"
+
+    # a Claude account: the URL for the host's browser, and a field for the code
+    "${AS_TMUX[@]}" send-keys -t as Enter
+    wait_pane 'Paste code here' 30 || { screen "after choosing"; false; }
+    screen "the URL and the code's field"
+    assert "$(pane)" =~ "https://claude\.ai/oauth/authorize\?" "the URL to open"
+    assert "$(pane)" !contains "Unable to connect" "a network error"
+
+    # the paste-the-code flow: the code goes to the token endpoint, through
+    # the router (the fake origin's answer is no token, so it stops there)
+    "${AS_TMUX[@]}" send-keys -t as -l 'test-code#test-state'
+    "${AS_TMUX[@]}" send-keys -t as Enter
+    local n
+    for ((n = 0; n < 300; n++)); do
+        fi_log origin | grep -q 'sni="platform.claude.com" .*request="POST /v1/oauth/token ' && break
+        sleep 0.1
+    done
+    screen "after pasting a code"
+    fi_log origin | grep -q 'sni="platform.claude.com" .*request="POST /v1/oauth/token ' ||
+        die "no token request reached platform.claude.com:"$'\n'"$(fi_log origin)"
+
+    # the session ends with its terminal; what the router denied meanwhile:
+    # nothing but the CLI's own readiness probe
+    "${AS_TMUX[@]}" kill-server
+    for ((n = 0; n < 300; n++)); do
+        pgrep -u "$(id -u)" -f -- "^$AGENT_SANDBOX_BIN --env" >/dev/null || break
+        sleep 0.1
+    done
+    local logs
+    logs=$(ls -td "$XDG_STATE_HOME"/agent-sandbox/logs/*/ | head -1)
+    assert "$(sed -n 's/.*config \(.*\) is NXDOMAIN$/\1/p' "$logs/dns.log" | sort -u | xargs)" == \
+        "denied-probe.agent-sandbox.invalid" "names the router denied"
+    fi_assert_no_hit
+}
