@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "util.h"
 
 #define IPV4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
@@ -38,23 +39,6 @@ bool refused_ranges_overlap(ipv4_net_t net)
     return false;
 }
 
-/* A decimal number without sign or leading zeros, at most `max`. */
-static bool parse_dec(const char *s, size_t len, unsigned max, unsigned *ret)
-{
-    if (len == 0 || len > 3 || (len > 1 && s[0] == '0'))
-        return false;
-    unsigned v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    if (v > max)
-        return false;
-    *ret = v;
-    return true;
-}
-
 bool ipv4_parse_strict(const char *s, size_t len, uint32_t *ret)
 {
     uint32_t addr = 0;
@@ -66,7 +50,7 @@ bool ipv4_parse_strict(const char *s, size_t len, uint32_t *ret)
         if ((part < 3) != (end < len))
             return false;
         unsigned v;
-        if (!parse_dec(s + start, end - start, 255, &v))
+        if (!decimal_parse(s + start, end - start, 255, &v))
             return false;
         addr = addr << 8 | v;
         start = end + 1;
@@ -81,7 +65,7 @@ bool ipv4_net_parse(const char *s, size_t len, ipv4_net_t *ret)
     size_t alen = slash != NULL ? (size_t)(slash - s) : len;
     ipv4_net_t net = { .prefix = 32 };
     if (!ipv4_parse_strict(s, alen, &net.addr) ||
-        (slash != NULL && !parse_dec(slash + 1, len - alen - 1, 32, &net.prefix)))
+        (slash != NULL && !decimal_parse(slash + 1, len - alen - 1, 32, &net.prefix)))
         return false;
     *ret = net;
     return true;

@@ -7,21 +7,15 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "decimal.h"
 #include "paths.h"
 #include "util.h"
 
-/* 1-65535 in plain decimal: no sign, no blank, no leading zero. */
+/* 1-65535 in plain decimal. */
 static bool port_parse(const char *s, size_t len, uint16_t *ret)
 {
-    if (len == 0 || len > 5 || s[0] == '0')
-        return false;
-    unsigned v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (unsigned)(s[i] - '0');
-    }
-    if (v > 65535)
+    unsigned v;
+    if (!decimal_parse(s, len, 65535, &v) || v == 0)
         return false;
     *ret = (uint16_t)v;
     return true;
