@@ -368,7 +368,7 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
     /* placeholders for protected paths that do not exist yet, and the
      * snapshot the end-of-session check compares with; the plan takes the
      * mounts as they are then */
-    if ((rc = workspace_check_begin(ws)) != 0 || (rc = plan_session(o, ri, b, workdir, ws, &plan)) != 0)
+    if ((rc = workspace_check_begin(ws, b->dir->id)) != 0 || (rc = plan_session(o, ri, b, workdir, ws, &plan)) != 0)
         goto out;
     if (o->on_plan != NULL)
         o->on_plan(plan, o->on_plan_ctx);
@@ -420,6 +420,7 @@ static int run_with(const run_request_t *o, const run_inputs_t *ri)
         session_plan_free(plan);
     } else if (rc == 0) {
         sweep_stale(&b, false);
+        workspace_check_recover(b.api);
         rc = run_planned(o, ri, &b, workdir, ws);
     }
     backend_stop(&b);
