@@ -356,6 +356,49 @@ static void judge_files(builder_t *b, const records_t *r)
         keys ? "masked" : "READABLE", firmware ? "empty" : "LISTED", proc_sys_ro ? "ro" : "WRITABLE");
 }
 
+static bool env_has(const records_t *r, const char *entry, bool name_only)
+{
+    size_t n = name_only ? strlen(entry) : 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const record_t *e = &r->recs[i];
+        if (e->n < 2 || strcmp(e->fields[0], "ENV") != 0)
+            continue;
+        if (name_only ? strncmp(e->fields[1], entry, n) == 0 && e->fields[1][n] == '='
+                      : strcmp(e->fields[1], entry) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void judge_agent(builder_t *b, const records_t *r, const verify_expect_t *x)
+{
+    if (x->agent == NULL)
+        return;
+    static const char property[] = "the agent's profile holds: its program is in the image, its "
+                                   "telemetry switches are set, no credential variable is";
+    const char *path = NULL, *unset = NULL, *cred = NULL;
+    size_t n_off = 0, n_cred = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->recs[i].n >= 3 && strcmp(r->recs[i].fields[0], "AGENT") == 0 && r->recs[i].fields[2][0] != '\0')
+            path = r->recs[i].fields[2];
+    for (; x->agent_telemetry_off != NULL && x->agent_telemetry_off[n_off] != NULL; n_off++)
+        if (unset == NULL && !env_has(r, x->agent_telemetry_off[n_off], false))
+            unset = x->agent_telemetry_off[n_off];
+    for (; x->agent_credentials != NULL && x->agent_credentials[n_cred] != NULL; n_cred++)
+        if (cred == NULL && env_has(r, x->agent_credentials[n_cred], true))
+            cred = x->agent_credentials[n_cred];
+    if (path == NULL)
+        add(b, "agent", property, VERIFY_FAIL, "%s: no such program in the image", x->agent);
+    else if (unset != NULL)
+        add(b, "agent", property, VERIFY_FAIL, "%s: %s is not set inside", x->agent, unset);
+    else if (cred != NULL)
+        add(b, "agent", property, VERIFY_FAIL, "%s: the credential variable %s is set inside without "
+            "being named", x->agent, cred);
+    else
+        add(b, "agent", property, VERIFY_PASS, "%s at %s; %zu telemetry switch(es) set; none of its %zu "
+            "credential variable(s) set", x->agent, path, n_off, n_cred);
+}
+
 int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_t **ret,
                     as_error_t **err)
 {
@@ -372,6 +415,7 @@ int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_
     judge_sockets(&b, &r, x);
     judge_network(&b, &r, x);
     judge_files(&b, &r);
+    judge_agent(&b, &r, x);
     records_free(&r);
 
     verify_report_t *rep = calloc(1, sizeof(*rep));

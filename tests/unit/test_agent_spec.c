@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "agent_profile.h"
 #include "agent_spec.h"
 #include "home_volume.h"
 #include "session_plan.h"
@@ -127,11 +128,19 @@ static void no_home_volume_no_home(void **state)
     session_plan_free(p);
 }
 
-/* The default: the launch directory's own home and the login apart. */
+/* The default: the launch directory's own home and the login apart, for
+ * an agent that reads its login from a directory of its own. */
 static void login_volume_apart_from_the_home(void **state)
 {
     (void)state;
+    static const char profile[] = "image localhost/agent-sandbox\ncommand claude\n"
+                                  "credentials-file /var/lib/agent-sandbox-login/.credentials.json\n"
+                                  "login-env CLAUDE_SECURESTORAGE_CONFIG_DIR\nallowlist allowed-hosts\n";
+    agent_profile_t *claude = NULL;
+    as_error_t *perr = NULL;
+    assert_int_equal(agent_profile_parse("claude", "claude", profile, strlen(profile), &claude, &perr), 0);
     session_inputs_t in = inputs();
+    in.agent = claude;
     in.home_volume = "agent-sandbox-home-proj-0123456789abcdef";
     in.home_project = "/home/u/proj";
     in.login_volume = "agent-sandbox-login";
@@ -146,8 +155,8 @@ static void login_volume_apart_from_the_home(void **state)
     assert_string_equal(a.volumes[1].name, "agent-sandbox-login");
     assert_string_equal(a.volumes[1].destination, "/var/lib/agent-sandbox-login");
     assert_true(strv_has(a.volumes[1].options, "nocopy"));
-    assert_string_equal(a.spec.env[2], "HOME=/home/agent");
-    assert_string_equal(a.spec.env[3], "CLAUDE_SECURESTORAGE_CONFIG_DIR=/var/lib/agent-sandbox-login");
+    assert_string_equal(a.spec.env[2], "CLAUDE_SECURESTORAGE_CONFIG_DIR=/var/lib/agent-sandbox-login");
+    assert_string_equal(a.spec.env[3], "HOME=/home/agent");
     assert_null(a.spec.env[4]);
     char *text = NULL;
     assert_int_equal(session_plan_describe(p, &text, &err), 0);
@@ -155,6 +164,7 @@ static void login_volume_apart_from_the_home(void **state)
     assert_non_null(strstr(text, "login:   volume agent-sandbox-login"));
     free(text);
     session_plan_free(p);
+    agent_profile_free(claude);
 }
 
 /* verify's probe: an empty tmpfs of its own, owned by the agent; no volume. */
