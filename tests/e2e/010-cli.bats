@@ -37,7 +37,7 @@ load helpers
         if [ "$args" = "--version --help" ]; then
             assert "$output" == "agent-sandbox $(<"$AS_TOP/VERSION")" "the first of the two wins"
         else
-            assert "${lines[0]}" == "usage: agent-sandbox [OPTIONS] [--] [CLAUDE ARGS...]" "$args"
+            assert "${lines[0]}" == "usage: agent-sandbox [OPTIONS] [--] [AGENT ARGS...]" "$args"
         fi
     done
     # after the first non-option, --help is Claude's
