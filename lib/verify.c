@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "strv.h"
 #include "util.h"
 
 static const char probe_script[] =
@@ -134,21 +135,13 @@ static bool under(const char *path, const char *dir)
     return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-static bool in_list(const char *s, char *const *list)
-{
-    for (size_t i = 0; list != NULL && list[i] != NULL; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
 /* File systems that hold no host files; overlay is the image's root. */
 static bool virtual_fs(const char *type)
 {
     static const char *const v[] = { "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup",
                                      "cgroup2", "overlay", "shm", "devtmpfs", "fuse-overlayfs",
                                      "fuse.fuse-overlayfs", "nsfs", "bpf", NULL };
-    return in_list(type, (char *const *)v);
+    return strv_contains((char *const *)v, type);
 }
 
 static void judge_mounts(builder_t *b, const records_t *r, const verify_expect_t *x)
@@ -176,12 +169,12 @@ static void judge_mounts(builder_t *b, const records_t *r, const verify_expect_t
         const char *root = m->fields[1], *point = m->fields[2], *opts = m->fields[3], *type = m->fields[4];
         bool ok;
         if (strcmp(type, "devtmpfs") == 0)
-            ok = in_list(root, (char *const *)devices);
+            ok = strv_contains((char *const *)devices, root);
         else if (virtual_fs(type))
             continue;
         else
-            ok = under(point, x->workdir) || in_list(point, (char *const *)podman_files) ||
-                 in_list(point, x->extra_mountpoints);
+            ok = under(point, x->workdir) || strv_contains((char *const *)podman_files, point) ||
+                 strv_contains(x->extra_mountpoints, point);
         if (strcmp(type, "devtmpfs") != 0) {
             fprintf(fs, "%s%s (%.2s)", n_host++ ? ", " : "", point, opts);
         }
@@ -244,7 +237,7 @@ static void judge_environment(builder_t *b, const records_t *r, const char *outp
         if (eq == NULL || eq == e)
             continue;
         _cleanup_free_ char *name = strndup(e, (size_t)(eq - e));
-        if (name == NULL || in_list(name, (char *const *)generic) || in_list(e, x->passed_env))
+        if (name == NULL || strv_contains((char *const *)generic, name) || strv_contains(x->passed_env, e))
             continue;
         for (size_t k = 0; k < r->n; k++)
             if (r->recs[k].n >= 2 && strcmp(r->recs[k].fields[0], "ENV") == 0 &&

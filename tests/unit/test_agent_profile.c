@@ -19,7 +19,9 @@
 #include "agent_spec.h"
 #include "allowlist.h"
 #include "allowlist_merge.h"
+#include "plan_of.h"
 #include "session_plan.h"
+#include "strv.h"
 #include "user_settings.h"
 
 static const char *source_dir = AS_SOURCE_DIR;
@@ -75,14 +77,6 @@ static void refused(const char *text, const char *message)
     as_error_free(&err);
 }
 
-static bool strv_has(char *const *v, const char *s)
-{
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        if (strcmp(v[i], s) == 0)
-            return true;
-    return false;
-}
-
 static void every_packaged_profile_parses(void **state)
 {
     (void)state;
@@ -133,8 +127,8 @@ static void claude_shares_its_login_the_others_do_not(void **state)
     assert_string_equal(claude->login_env, "CLAUDE_SECURESTORAGE_CONFIG_DIR");
     assert_string_equal(claude->credentials_file, AGENT_LOGIN_DIR "/.credentials.json");
     assert_true(agent_profile_allowlist_is_default(claude));
-    assert_true(strv_has(claude->telemetry_off, "DISABLE_TELEMETRY=1"));
-    assert_true(strv_has(claude->credentials, "ANTHROPIC_API_KEY"));
+    assert_true(strv_contains(claude->telemetry_off, "DISABLE_TELEMETRY=1"));
+    assert_true(strv_contains(claude->credentials, "ANTHROPIC_API_KEY"));
     agent_profile_free(claude);
     const char *others[] = { "codex", "gemini", "opencode" };
     for (size_t i = 0; i < 3; i++) {
@@ -290,17 +284,9 @@ static session_inputs_t inputs(const agent_profile_t *agent)
     };
 }
 
-static session_plan_t *plan_of(session_inputs_t in)
-{
-    session_plan_t *p = NULL;
-    as_error_t *err = NULL;
-    if (session_plan_build(&in, &p, &err) < 0)
-        fail_msg("plan refused: %s", err->msg);
-    return p;
-}
-
 /* Claude Code: its command with the arguments; its variables, the user's
- * --env winning; the login volume, and the variable that points there. */
+ * --env winning; the launch directory's own home and, apart, the login
+ * volume, and the variable that points there. */
 static void plan_of_claude(void **state)
 {
     (void)state;
@@ -309,18 +295,30 @@ static void plan_of_claude(void **state)
     assert_string_equal(p->command[0], "claude");
     assert_string_equal(p->command[1], "--continue");
     assert_null(p->command[2]);
-    assert_true(strv_has(p->env, "DISABLE_ERROR_REPORTING=1"));
-    assert_true(strv_has(p->env, "DISABLE_TELEMETRY=0"));      /* named with --env: the user's */
-    assert_false(strv_has(p->env, "DISABLE_TELEMETRY=1"));
-    assert_true(strv_has(p->env, "CLAUDE_SECURESTORAGE_CONFIG_DIR=" AGENT_LOGIN_DIR));
+    assert_true(strv_contains(p->env, "DISABLE_ERROR_REPORTING=1"));
+    assert_true(strv_contains(p->env, "DISABLE_TELEMETRY=0"));      /* named with --env: the user's */
+    assert_false(strv_contains(p->env, "DISABLE_TELEMETRY=1"));
+    assert_true(strv_contains(p->env, "CLAUDE_SECURESTORAGE_CONFIG_DIR=" AGENT_LOGIN_DIR));
     assert_string_equal(p->login_volume, "agent-sandbox-login");
     assert_string_equal(p->legacy_home, "agent-sandbox-home");
-    assert_int_equal(p->agent_spec->n_volumes, 2);
-    assert_string_equal(p->agent_spec->volumes[1].destination, AGENT_LOGIN_DIR);
-    assert_true(strv_has(p->agent_spec->spec.env, "HOME=/home/agent"));
+    const agent_spec_t *a = p->agent_spec;
+    assert_int_equal(a->spec.n_volumes, 2);
+    assert_string_equal(a->volumes[0].name, "agent-sandbox-home-proj-0123456789abcdef");
+    assert_string_equal(a->volumes[0].destination, AGENT_HOME);
+    assert_string_equal(a->volumes[1].name, "agent-sandbox-login");
+    assert_string_equal(a->volumes[1].destination, AGENT_LOGIN_DIR);
+    assert_true(strv_contains(a->volumes[1].options, "nocopy"));
+    /* the plan's env, the login's variable last, then HOME */
+    size_t n = 0;
+    while (a->spec.env[n] != NULL)
+        n++;
+    assert_string_equal(a->spec.env[n - 2], "CLAUDE_SECURESTORAGE_CONFIG_DIR=" AGENT_LOGIN_DIR);
+    assert_string_equal(a->spec.env[n - 1], "HOME=" AGENT_HOME);
     char *text = NULL;
     as_error_t *err = NULL;
     assert_int_equal(session_plan_describe(p, &text, &err), 0);
+    assert_non_null(strstr(text, "home:    volume agent-sandbox-home-proj-0123456789abcdef (this launch directory's own)"));
+    assert_non_null(strstr(text, "login:   volume agent-sandbox-login (the agent's login, shared by every project)"));
     assert_non_null(strstr(text, "  profile: claude; its state: ~/.claude, ~/.claude.json; its login: the login volume\n"));
     assert_non_null(strstr(text, "  credentials, passed only when named (--env): ANTHROPIC_API_KEY "));
     assert_non_null(strstr(text, "  command: claude --continue\n"));
@@ -341,7 +339,7 @@ static void plan_of_another_agent(void **state)
     assert_null(p->login_volume);
     assert_null(p->legacy_home);
     assert_int_equal(p->agent_spec->n_volumes, 1);
-    assert_true(strv_has(p->env, "OPENCODE_DISABLE_AUTOUPDATE=1"));
+    assert_true(strv_contains(p->env, "OPENCODE_DISABLE_AUTOUPDATE=1"));
     for (size_t i = 0; p->env[i] != NULL; i++)
         assert_null(strstr(p->env[i], "CLAUDE"));
     session_plan_free(p);
@@ -353,7 +351,7 @@ static void plan_of_another_agent(void **state)
     p = plan_of(in);
     assert_string_equal(p->command[0], "sh");
     assert_null(p->command[3]);
-    assert_true(strv_has(p->env, "OPENCODE_DISABLE_SHARE=1"));
+    assert_true(strv_contains(p->env, "OPENCODE_DISABLE_SHARE=1"));
     session_plan_free(p);
 
     in.agent_args = true;
