@@ -154,7 +154,8 @@ static int build_specs(session_plan_t *p, as_error_t **err)
     return agent_spec_build(p, p->agent_spec, err);
 }
 
-int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
+/* Everything the plan takes from the inputs, checked before any of it is used. */
+static int check_inputs(const session_inputs_t *in, as_error_t **err)
 {
     if (!id_valid(in->id))
         return as_error_make(err, EINVAL, "session id \"%s\" is not 12 lower-case hex digits",
@@ -190,7 +191,14 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         if (eq == NULL || eq == in->env[i])
             return as_error_make(err, EINVAL, "environment entry \"%s\" is not NAME=VALUE", in->env[i]);
     }
+    return 0;
+}
 
+int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
+{
+    int r = check_inputs(in, err);
+    if (r < 0)
+        return r;
     session_plan_t *p = calloc(1, sizeof(*p));
     if (p == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
@@ -228,7 +236,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     p->workspace = in->workspace;
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
-    int r = build_specs(p, err);
+    r = build_specs(p, err);
     if (r < 0) {
         session_plan_free(p);
         return r;
