@@ -1,19 +1,19 @@
 /* What a session gets of the host user besides the launch directory: the
- * user's name (the agent's passwd entry) and, unless the config file says
+ * user's name (the agent's passwd entry) and, unless the settings file says
  * `git-identity off`, the git identity (lib/git_identity.h), read from the
  * global git config files without running git. An identity that cannot be
  * read is a warning, not a refusal: the confinement does not depend on it. */
 #include <errno.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "git_identity.h"
-#include "settings.h"
 #include "strv.h"
-#include "user_dirs.h"
+#include "user_settings.h"
 #include "util.h"
 
 void host_identity_clear(host_identity_t *h)
@@ -25,7 +25,7 @@ void host_identity_clear(host_identity_t *h)
 
 /* The system git config for the sandbox, or NULL (said why, when it is not
  * for want of an identity). */
-static char *git_config_for_sandbox(void)
+static char *git_config_for_sandbox(const char *settings_path)
 {
     as_error_t *err = NULL;
     char **paths = NULL;
@@ -34,13 +34,9 @@ static char *git_config_for_sandbox(void)
     if (git_global_config_paths(getenv("GIT_CONFIG_GLOBAL"), getenv("XDG_CONFIG_HOME"),
                                 getenv("HOME"), &paths, &err) < 0 ||
         git_identity_read(paths, &id, &err) < 0 || git_identity_render(&id, &text, &err) < 0) {
-        _cleanup_free_ char *config = NULL;
-        as_error_t *ignored = NULL;
-        if (user_config_file(SETTINGS_FILE, &config, &ignored) < 0)
-            as_error_free(&ignored);
         report("warning: commits in the sandbox carry no identity of yours: %s (`git-identity off` "
                "in %s stops passing it)", err != NULL ? err->msg : "out of memory",
-               config != NULL ? config : SETTINGS_FILE);
+               settings_path);
         as_error_free(&err);
     }
     git_identity_clear(&id);
@@ -50,17 +46,20 @@ static char *git_config_for_sandbox(void)
 
 int host_identity_load(host_identity_t *ret)
 {
-    settings_t settings;
-    int rc = settings_config_load(&settings);
+    user_settings_t settings = {0};
+    _cleanup_free_ char *settings_path = NULL;
+    int rc = settings_config_load(&settings, &settings_path);
     if (rc != 0)
         return rc;
+    bool git_identity = !settings.git_identity_off;
+    user_settings_clear(&settings);
     host_identity_t h = { NULL, NULL };
     errno = 0;
     const struct passwd *pw = getpwuid(getuid());
     if (pw != NULL && (h.user_name = strdup(pw->pw_name)) == NULL)
         return EXIT_INTERNAL;
-    if (settings.git_identity)
-        h.git_config = git_config_for_sandbox();
+    if (git_identity)
+        h.git_config = git_config_for_sandbox(settings_path);
     *ret = h;
     return 0;
 }

@@ -1,16 +1,14 @@
 /* The config directory's small files, read by one helper: the settings
- * (`config`, lib/settings.h) here, the limits in limits_config.c. */
+ * (lib/user_settings.h) here, the limits in limits_config.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 
 #include "cli.h"
 #include "file_read.h"
-#include "settings.h"
+#include "user_settings.h"
 #include "user_dirs.h"
 #include "util.h"
-
-#define SETTINGS_FILE_MAX (64 * 1024)
 
 int user_config_text(const char *name, size_t max, char **ret_path, char **ret_text, size_t *ret_len)
 {
@@ -36,20 +34,20 @@ int user_config_text(const char *name, size_t max, char **ret_path, char **ret_t
     return 0;
 }
 
-int settings_config_load(settings_t *ret)
+int settings_config_load(user_settings_t *ret, char **ret_path)
 {
-    settings_t s;
-    settings_defaults(&s);
     _cleanup_free_ char *path = NULL, *text = NULL;
     size_t len = 0;
-    int rc = user_config_text(SETTINGS_FILE, SETTINGS_FILE_MAX, &path, &text, &len);
+    int rc = user_config_text(USER_SETTINGS_FILE, USER_SETTINGS_MAX, &path, &text, &len);
     if (rc != 0)
         return rc;
     as_error_t *err = NULL;
-    if (text != NULL && settings_parse_file(path, text, len, &s, &err) < 0) {
+    user_settings_t s = {0};
+    if (text != NULL && user_settings_parse(path, text, len, &s, &err) < 0) {
         report_error(&err);
         return EXIT_CONFIG;
     }
     *ret = s;
+    *ret_path = steal_pointer(&path);
     return 0;
 }

@@ -16,8 +16,6 @@ static char *const bind_ro[] = { "ro", "rbind", "rprivate", NULL };
  * files at AGENT_HOME must not land in every later session's home. */
 static char *const home_options[] = { "rw", "nocopy", NULL };
 static char home_env[] = "HOME=" AGENT_HOME;
-static char login_env[] = AGENT_LOGIN_ENV "=" AGENT_LOGIN_DIR;
-static char *quiet_env[] = AGENT_QUIET_ENV;
 
 int agent_spec_add_mount(agent_spec_t *a, const podman_mount_t *m, as_error_t **err)
 {
@@ -29,38 +27,24 @@ int agent_spec_add_mount(agent_spec_t *a, const podman_mount_t *m, as_error_t **
     return 0;
 }
 
-/* Whether the first n entries of env set the variable `assignment` names. */
-static bool env_sets(char *const *env, size_t n, const char *assignment)
-{
-    size_t len = strcspn(assignment, "=") + 1;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(env[i], assignment, len) == 0)
-            return true;
-    return false;
-}
-
-/* The plan's env; then, unless the plan sets them, HOME (with a home) and
- * the quiet variables; then the login's. The room past AGENT_MAX_ENV is
- * kept for ours. */
-static int env_build(const session_plan_t *p, agent_spec_t *a, bool with_home, as_error_t **err)
+/* The plan's env, then HOME unless the plan sets it. */
+static int home_env_add(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
 {
     size_t n = 0;
+    bool has_home = false;
     for (; p->env != NULL && p->env[n] != NULL; n++) {
         if (n == AGENT_MAX_ENV)
-            break;
+            return as_error_make(err, E2BIG, "too many environment variables for the agent "
+                                 "(at most %d, HOME included)", AGENT_MAX_ENV);
         a->env[n] = p->env[n];
+        has_home = has_home || strncmp(p->env[n], "HOME=", 5) == 0;
     }
-    size_t given = n;
-    if (with_home && !env_sets(a->env, given, home_env))
+    if (!has_home) {
+        if (n == AGENT_MAX_ENV)
+            return as_error_make(err, E2BIG, "too many environment variables for the agent "
+                                 "(at most %d, HOME included)", AGENT_MAX_ENV);
         a->env[n++] = home_env;
-    if (n > AGENT_MAX_ENV || (p->env != NULL && p->env[given] != NULL))
-        return as_error_make(err, E2BIG, "too many environment variables for the agent "
-                             "(at most %d, HOME included)", AGENT_MAX_ENV);
-    for (size_t i = 0; i < ARRAY_SIZE(quiet_env); i++)
-        if (!env_sets(a->env, given, quiet_env[i]))
-            a->env[n++] = quiet_env[i];
-    if (p->login_volume != NULL)
-        a->env[n++] = login_env;
+    }
     a->env[n] = NULL;
     a->spec.env = a->env;
     return 0;
@@ -73,7 +57,8 @@ static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **er
         /* U: owned by the agent's uid; nothing of any volume is seen */
         static char *const opts[] = { "rw", "nosuid", "nodev", "mode=0700", "size=64m", "U", NULL };
         podman_mount_t home = { .destination = AGENT_HOME, .type = "tmpfs", .options = opts };
-        return agent_spec_add_mount(a, &home, err);
+        int r = agent_spec_add_mount(a, &home, err);
+        return r < 0 ? r : home_env_add(p, a, err);
     }
     if (p->home_volume == NULL)
         return 0;
@@ -89,7 +74,7 @@ static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **er
         };
     a->spec.volumes = a->volumes;
     a->spec.n_volumes = a->n_volumes;
-    return 0;
+    return home_env_add(p, a, err);
 }
 
 /* The protected paths of the launch directory and the pins above them. */
@@ -193,8 +178,7 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     if (p->cgroups.cpu && p->limits.cpu_millis > 0)
         ret->spec.cpu_quota_us = p->limits.cpu_millis * 100;   /* per 100 ms */
     int r;
-    if ((r = home_mounts(p, ret, err)) < 0 ||
-        (r = env_build(p, ret, p->private_home || p->home_volume != NULL, err)) < 0)
+    if ((r = home_mounts(p, ret, err)) < 0)
         return r;
     passwd_entry_build(p, ret);
     /* The launch directory is the one host path the agent sees, at the

@@ -21,19 +21,14 @@
 
 /* Where the home volume is mounted; HOME inside. */
 #define AGENT_HOME "/home/agent"
-/* Where the login volume is mounted, outside the home; Claude Code keeps its
- * credentials file in CLAUDE_SECURESTORAGE_CONFIG_DIR (checked against the
- * pinned version in tests/e2e/200-agent-home.bats). */
+/* Where the login volume is mounted, outside the home, for an agent whose
+ * profile names the variable that points it there (login-env: Claude Code
+ * keeps its credentials file in CLAUDE_SECURESTORAGE_CONFIG_DIR, checked
+ * against the pinned version in tests/e2e/200-agent-home.bats). */
 #define AGENT_LOGIN_DIR "/var/lib/agent-sandbox-login"
-#define AGENT_LOGIN_ENV "CLAUDE_SECURESTORAGE_CONFIG_DIR"
 /* Where the git identity is mounted (git_identity.h): git's system config,
  * below the agent's own global config and every repository's. */
 #define AGENT_GIT_CONFIG "/etc/gitconfig"
-/* Set unless the plan's env sets them (--env NAME=VALUE wins): Claude Code
- * sends nothing but what its work needs (no telemetry, error reports,
- * release notes or update checks: they would only fill the router's denied
- * log, docs/allowlist.md), and it does not update itself (the image pins it). */
-#define AGENT_QUIET_ENV { "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1" }
 #define AGENT_PASSWD_MAX 512
 
 typedef struct agent_spec {
@@ -42,7 +37,7 @@ typedef struct agent_spec {
     size_t n_mounts;
     podman_named_volume_t volumes[AGENT_MAX_VOLUMES];
     size_t n_volumes;
-    char *env[AGENT_MAX_ENV + 4];       /* the plan's env, HOME, the quiet ones and the login's, NULL-terminated */
+    char *env[AGENT_MAX_ENV + 1];       /* the plan's env and HOME, NULL-terminated */
     char passwd_entry[AGENT_PASSWD_MAX]; /* "" when podman's own entry stays */
 } agent_spec_t;
 
@@ -52,7 +47,7 @@ typedef struct agent_spec {
  * router the rendered /etc/hosts and /etc/resolv.conf.
  * With a home volume (or a private home) in the plan, it is mounted at
  * AGENT_HOME and HOME points there unless the plan's env sets HOME itself;
- * a login volume is mounted at AGENT_LOGIN_DIR and named by AGENT_LOGIN_ENV.
+ * a login volume is mounted at AGENT_LOGIN_DIR (the plan's env names it).
  * With the plan's user name, the agent's passwd entry carries that name and
  * its HOME; with a git config, it is mounted read-only at AGENT_GIT_CONFIG. */
 int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **err);

@@ -2,7 +2,7 @@
 # Who the agent is inside (docs/home.md, "Who the agent is"): commits carry
 # the user's git identity, read from the host's global git config without
 # running git, and a repository's own config still wins; `git-identity off`
-# in the config file turns it off; whoami, ~, $HOME and the passwd entry name
+# in the settings file turns it off; whoami, ~, $HOME and the passwd entry name
 # the host user; the environment keeps Claude Code quiet.
 
 load helpers
@@ -12,7 +12,7 @@ setup() {
     as_setup
     home_volume_setup
     GIT_XDG_CONFIG=$XDG_CONFIG_HOME/git/config
-    SETTINGS=$AS_CONFIG_DIR/config
+    SETTINGS=$AS_CONFIG_DIR/settings
 }
 
 teardown() {
@@ -64,7 +64,7 @@ EOF
     [ ! -e "$AS_RUN_DIR/alias-ran" ] || die "an alias of the global config ran"
 }
 
-@test "git identity: \`git-identity off\` in the config file passes none; a config git cannot read is a warning" {
+@test "git identity: \`git-identity off\` in the settings file passes none; a config git cannot read is a warning" {
     global_identity "Ada Lovelace" ada@example.test
     mkdir -p "$AS_CONFIG_DIR"
     printf '# keep my identity out of the sandbox\ngit-identity off\n' >"$SETTINGS"
@@ -85,10 +85,10 @@ EOF
     assert "$stderr" contains "warning: commits in the sandbox carry no identity of yours: $GIT_XDG_CONFIG:2: not read as git config"
     assert "$stderr" contains "\`git-identity off\` in $SETTINGS"
 
-    # a malformed config file of ours refuses the session, naming the line
+    # a malformed settings file refuses the session, naming the line
     printf 'git-identity maybe\n' >"$SETTINGS"
     run_x 65 agent-sandbox --exec true
-    assert "$stderr" contains "$SETTINGS:1: git-identity takes on or off, not \"maybe\""
+    assert "$stderr" contains "$SETTINGS:1: git-identity takes on or off, not \`maybe\`"
 }
 
 @test "whoami names the host user; ~, \$HOME and the passwd entry agree" {

@@ -12,7 +12,9 @@
 
 #include "agent_spec.h"
 #include "home_volume.h"
+#include "plan_of.h"
 #include "session_plan.h"
+#include "strv.h"
 
 static char *cmd[] = { "claude", "--continue", NULL };
 static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };
@@ -24,23 +26,6 @@ static session_inputs_t inputs(void)
         .image = "localhost/agent-sandbox:dev", .command = cmd, .env = env,
         .home_volume = "agent-sandbox-home",
     };
-}
-
-static session_plan_t *plan_of(session_inputs_t in)
-{
-    session_plan_t *p = NULL;
-    as_error_t *err = NULL;
-    if (session_plan_build(&in, &p, &err) < 0)
-        fail_msg("plan refused: %s", err->msg);
-    return p;
-}
-
-static bool strv_has(char *const *v, const char *s)
-{
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        if (strcmp(v[i], s) == 0)
-            return true;
-    return false;
 }
 
 static void home_volume_at_agent_home(void **state)
@@ -57,15 +42,13 @@ static void home_volume_at_agent_home(void **state)
     assert_string_equal(a.volumes[0].name, "agent-sandbox-home");
     assert_string_equal(a.volumes[0].destination, AGENT_HOME);
     assert_string_equal(AGENT_HOME, "/home/agent");
-    assert_true(strv_has(a.volumes[0].options, "nocopy"));   /* nothing of the image copied in */
+    assert_true(strv_contains(a.volumes[0].options, "nocopy"));   /* nothing of the image copied in */
 
-    /* the plan's env, in order, then HOME and the quiet variables */
+    /* the plan's env, in order, then HOME */
     assert_string_equal(a.spec.env[0], "TERM=xterm");
     assert_string_equal(a.spec.env[1], "LANG=C.UTF-8");
     assert_string_equal(a.spec.env[2], "HOME=/home/agent");
-    assert_string_equal(a.spec.env[3], "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1");
-    assert_string_equal(a.spec.env[4], "DISABLE_AUTOUPDATER=1");
-    assert_null(a.spec.env[5]);
+    assert_null(a.spec.env[3]);
 
     /* the launch directory stays the one host path; nothing else at HOME */
     assert_string_equal(a.mounts[0].source, "/home/u/proj");
@@ -108,9 +91,7 @@ static void explicit_home_is_kept(void **state)
     assert_int_equal(agent_spec_build(p, &a, &err), 0);
     assert_string_equal(a.spec.env[0], "HOME=/elsewhere");
     assert_string_equal(a.spec.env[1], "TERM=xterm");
-    assert_string_equal(a.spec.env[2], "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1");
-    assert_string_equal(a.spec.env[3], "DISABLE_AUTOUPDATER=1");
-    assert_null(a.spec.env[4]);
+    assert_null(a.spec.env[2]);
     assert_int_equal(a.n_volumes, 1);
     session_plan_free(p);
 }
@@ -126,38 +107,8 @@ static void no_home_volume_no_home(void **state)
     assert_int_equal(agent_spec_build(p, &a, &err), 0);
     assert_int_equal(a.n_volumes, 0);
     assert_int_equal(a.spec.n_volumes, 0);
-    assert_false(strv_has(a.spec.env, "HOME=/home/agent"));
-    assert_true(strv_has(a.spec.env, "DISABLE_AUTOUPDATER=1"));
-    session_plan_free(p);
-}
-
-/* The default: the launch directory's own home and the login apart. */
-static void login_volume_apart_from_the_home(void **state)
-{
-    (void)state;
-    session_inputs_t in = inputs();
-    in.home_volume = "agent-sandbox-home-proj-0123456789abcdef";
-    in.home_project = "/home/u/proj";
-    in.login_volume = "agent-sandbox-login";
-    in.legacy_home = "agent-sandbox-home";
-    session_plan_t *p = plan_of(in);
-    agent_spec_t a;
-    as_error_t *err = NULL;
-    assert_int_equal(agent_spec_build(p, &a, &err), 0);
-    assert_int_equal(a.spec.n_volumes, 2);
-    assert_string_equal(a.volumes[0].name, "agent-sandbox-home-proj-0123456789abcdef");
-    assert_string_equal(a.volumes[0].destination, "/home/agent");
-    assert_string_equal(a.volumes[1].name, "agent-sandbox-login");
-    assert_string_equal(a.volumes[1].destination, "/var/lib/agent-sandbox-login");
-    assert_true(strv_has(a.volumes[1].options, "nocopy"));
-    assert_string_equal(a.spec.env[2], "HOME=/home/agent");
-    assert_string_equal(a.spec.env[5], "CLAUDE_SECURESTORAGE_CONFIG_DIR=/var/lib/agent-sandbox-login");
-    assert_null(a.spec.env[6]);
-    char *text = NULL;
-    assert_int_equal(session_plan_describe(p, &text, &err), 0);
-    assert_non_null(strstr(text, "home:    volume agent-sandbox-home-proj-0123456789abcdef (this launch directory's own)"));
-    assert_non_null(strstr(text, "login:   volume agent-sandbox-login"));
-    free(text);
+    assert_ptr_equal(a.spec.env, p->env);
+    assert_false(strv_contains(a.spec.env, "HOME=/home/agent"));
     session_plan_free(p);
 }
 
@@ -180,9 +131,9 @@ static void private_home_is_an_empty_tmpfs(void **state)
     assert_non_null(home);
     assert_string_equal(home->type, "tmpfs");
     assert_null(home->source);
-    assert_true(strv_has(home->options, "U"));
-    assert_true(strv_has(home->options, "mode=0700"));
-    assert_true(strv_has(a.spec.env, "HOME=/home/agent"));
+    assert_true(strv_contains(home->options, "U"));
+    assert_true(strv_contains(home->options, "mode=0700"));
+    assert_true(strv_contains(a.spec.env, "HOME=/home/agent"));
     session_plan_free(p);
     /* and never with a volume */
     in.home_volume = "agent-sandbox-home";
@@ -232,13 +183,12 @@ static void too_many_env_entries(void **state)
     assert_non_null(strstr(err->msg, "environment variables"));
     as_error_free(&err);
 
-    /* one fewer fits, HOME last of the counted ones; the quiet ones have room of their own */
+    /* one fewer fits, HOME last */
     big[AGENT_MAX_ENV - 1] = NULL;
     p = plan_of(in);
     assert_int_equal(agent_spec_build(p, &a, &err), 0);
     assert_string_equal(a.spec.env[AGENT_MAX_ENV - 1], "HOME=/home/agent");
-    assert_string_equal(a.spec.env[AGENT_MAX_ENV + 1], "DISABLE_AUTOUPDATER=1");
-    assert_null(a.spec.env[AGENT_MAX_ENV + 2]);
+    assert_null(a.spec.env[AGENT_MAX_ENV]);
     session_plan_free(p);
 }
 
@@ -315,16 +265,13 @@ static void passwd_entry_names_the_user(void **state)
     session_plan_free(p);
 }
 
-/* The git identity is git's system config, read-only; the quiet variables
- * give way to the user's own. */
-static void git_identity_and_quiet_env(void **state)
+/* The git identity is git's system config, read-only. */
+static void git_identity_is_the_system_config(void **state)
 {
     (void)state;
-    char *user_env[] = { "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=0", NULL };
     session_inputs_t in = inputs();
     in.session_dir = "/run/user/1/as/x";
     in.git_config = "[user]\n\tname = \"Ada\"\n";
-    in.env = user_env;
     session_plan_t *p = plan_of(in);
     const podman_mount_t *m = NULL;
     for (size_t i = 0; i < p->agent_spec->n_mounts; i++)
@@ -333,11 +280,8 @@ static void git_identity_and_quiet_env(void **state)
     assert_non_null(m);
     assert_string_equal(m->source, "/run/user/1/as/x/gitconfig");
     assert_string_equal(m->type, "bind");
-    assert_true(strv_has(m->options, "ro"));
+    assert_true(strv_contains(m->options, "ro"));
     assert_string_equal(p->git_config, in.git_config);
-    assert_true(strv_has(p->agent_spec->spec.env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=0"));
-    assert_false(strv_has(p->agent_spec->spec.env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"));
-    assert_true(strv_has(p->agent_spec->spec.env, "DISABLE_AUTOUPDATER=1"));
     session_plan_free(p);
 
     in.git_config = NULL;                   /* none, or turned off: no file at all */
@@ -387,13 +331,12 @@ int main(void)
         cmocka_unit_test(nested_podman_adds_no_privilege),
         cmocka_unit_test(explicit_home_is_kept),
         cmocka_unit_test(no_home_volume_no_home),
-        cmocka_unit_test(login_volume_apart_from_the_home),
         cmocka_unit_test(private_home_is_an_empty_tmpfs),
         cmocka_unit_test(project_home_names),
         cmocka_unit_test(too_many_env_entries),
         cmocka_unit_test(volume_name_checked_and_described),
         cmocka_unit_test(passwd_entry_names_the_user),
-        cmocka_unit_test(git_identity_and_quiet_env),
+        cmocka_unit_test(git_identity_is_the_system_config),
         cmocka_unit_test(owner_check),
     };
     return cmocka_run_group_tests_name("agent_spec", tests, NULL, NULL);
