@@ -62,21 +62,15 @@ static int install_default(const char *name, const char *dest)
  * on first use. 0 or an exit code, reported. */
 static int config_path(const char *name, char **ret_path)
 {
-    as_error_t *err = NULL;
     _cleanup_free_ char *path = NULL;
-    int r = user_config_file(name, &path, &err);
-    if (r < 0) {
-        report_error(&err);
-        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
-    }
+    int rc = user_config_path(name, &path);
+    if (rc != 0)
+        return rc;
     /* lstat: a symlink to a missing file is the user's mistake, to be
      * reported by the read, not a first run */
     struct stat st;
-    if (lstat(path, &st) < 0 && errno == ENOENT) {
-        int rc = install_default(name, path);
-        if (rc != 0)
-            return rc;
-    }
+    if (lstat(path, &st) < 0 && errno == ENOENT && (rc = install_default(name, path)) != 0)
+        return rc;
     *ret_path = steal_pointer(&path);
     return 0;
 }

@@ -127,6 +127,10 @@ int run_session(const run_request_t *req);
 int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
                        cgroup_caps_t *ret_caps);
 
+/* The path of a file of the config directory. 0, or an exit code after
+ * reporting. */
+int user_config_path(const char *name, char **ret_path);
+
 /* A file of the config directory: its path, and its text (NULL when there
  * is no such file). 0, or an exit code after reporting. */
 int user_config_text(const char *name, size_t max, char **ret_path, char **ret_text, size_t *ret_len);

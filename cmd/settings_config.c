@@ -10,18 +10,27 @@
 #include "user_dirs.h"
 #include "util.h"
 
-int user_config_text(const char *name, size_t max, char **ret_path, char **ret_text, size_t *ret_len)
+int user_config_path(const char *name, char **ret_path)
 {
     as_error_t *err = NULL;
-    _cleanup_free_ char *path = NULL;
-    int r = user_config_file(name, &path, &err);
+    int r = user_config_file(name, ret_path, &err);
     if (r < 0) {
         report_error(&err);
         return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
     }
+    return 0;
+}
+
+int user_config_text(const char *name, size_t max, char **ret_path, char **ret_text, size_t *ret_len)
+{
+    _cleanup_free_ char *path = NULL;
+    int rc = user_config_path(name, &path);
+    if (rc != 0)
+        return rc;
+    as_error_t *err = NULL;
     char *text = NULL;
     size_t len = 0;
-    r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, max, &text, &len, &err);
+    int r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, max, &text, &len, &err);
     if (r < 0 && r != -ENOENT) {
         config_error_name(&err, "cannot read ", path);
         report_error(&err);
