@@ -58,7 +58,7 @@ load helpers
     run_x 0 env AS_FROM_HOST=secret agent-sandbox --env A=1 --env=B=x=y --env AS_FROM_HOST \
         --memory=1G --pids 128 --cpus=0.5 --dry-run --continue -p 'two words'
     assert "$output" contains "  command: claude --continue -p two words"
-    assert "$output" =~ "  env: +DISABLE_AUTOUPDATER DISABLE_TELEMETRY DISABLE_ERROR_REPORTING A B AS_FROM_HOST( |$)" \
+    assert "$output" =~ "  env: +DISABLE_AUTOUPDATER CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC DISABLE_TELEMETRY DISABLE_ERROR_REPORTING A B AS_FROM_HOST( |$)" \
         "Claude Code's profile's variables, then the --env names, in order"
     assert "$output" contains "memory 1024 MiB"
     assert "$output" contains "processes 128"
