@@ -6,7 +6,9 @@
 # terminal shows the login choice, then the URL to open on the host and the
 # field for the code, not a network error; the pasted code goes to the
 # token endpoint through the router. Every screen goes into the test's
-# output. The start stays quiet: the router denies no name on the way.
+# output. The start stays quiet: the router denies no name on the way, and
+# an idle start with the profile's CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC
+# and DISABLE_AUTOUPDATER asks for less than one without them.
 
 load helpers
 load fake-internet
@@ -85,5 +87,56 @@ screen() {
     logs=$(ls -td "$XDG_STATE_HOME"/agent-sandbox/logs/*/ | head -1)
     assert "$(sed -n 's/.*config \(.*\) is NXDOMAIN$/\1/p' "$logs/dns.log" | sort -u | xargs)" == \
         "denied-probe.agent-sandbox.invalid" "names the router denied"
+    fi_assert_no_hit
+}
+
+# idle_start LABEL [OPTION...]: Claude Code with a Console key, onboarding
+# done, IDLE_SECS at its prompt; then IDLE_DENIED (the names the router
+# denied, the readiness probe left out) and IDLE_REQUESTS (what reached the
+# fake origin, "NAME METHOD PATH" per line), both into the test's output.
+IDLE_SECS=25
+IDLE_KEY=sk-ant-api03-e2e-0123456789abcdefghijklmnopqrstuvwxyz
+idle_start() {
+    local label=$1 n logs
+    shift
+    printf '{"hasCompletedOnboarding":true,"theme":"dark","customApiKeyResponses":{"approved":["%s"],"rejected":[]},"projects":{"%s":{"hasTrustDialogAccepted":true}}}\n' \
+        "${IDLE_KEY: -20}" "$AS_DIR" >"$AS_DIR/seed.json"
+    run_x 0 agent-sandbox --exec sh -c 'cp seed.json ~/.claude.json'
+    fi_mark
+    "${AS_TMUX[@]}" new-session -d -s as -x 100 -y 30 \
+        "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --env NODE_EXTRA_CA_CERTS='$AS_DIR/ca.pem' --env ANTHROPIC_API_KEY=$IDLE_KEY $*"
+    wait_pane '^❯' 90 || { screen "$label: the prompt"; false; }
+    sleep "$IDLE_SECS"
+    screen "$label: after ${IDLE_SECS}s at the prompt"
+    "${AS_TMUX[@]}" kill-server
+    for ((n = 0; n < 300; n++)); do
+        pgrep -u "$(id -u)" -f -- "^$AGENT_SANDBOX_BIN --env" >/dev/null || break
+        sleep 0.1
+    done
+    logs=$(ls -td "$XDG_STATE_HOME"/agent-sandbox/logs/*/ | head -1)
+    IDLE_DENIED=$(sed -n 's/.*config \(.*\) is NXDOMAIN$/\1/p' "$logs/dns.log" | grep -vx denied-probe.agent-sandbox.invalid | sort -u | xargs)
+    IDLE_REQUESTS=$(fi_log origin | sed -nE 's/.*sni="([^"]*)".*request="([A-Z]+ [^ ?"]*).*/\1 \2/p' | sort -u)
+    { echo "# $label: denied: ${IDLE_DENIED:-none}"; echo "$IDLE_REQUESTS" | sed "s/^/# $label: request: /"; } >&3
+}
+
+@test "quiet: an idle start with the profile's variables asks for less than one without them (the baseline, same test)" {
+    # the baseline: both variables emptied with --env (the profile's
+    # DISABLE_TELEMETRY and DISABLE_ERROR_REPORTING stay)
+    # downloads.claude.ai at the origin too, whose certificate does not
+    # cover it: it fails, as it would without a route (not the canary)
+    fi_dns_add "$FI_ORIGIN_IP" downloads.claude.ai
+    idle_start without --env CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC= --env DISABLE_AUTOUPDATER=
+    local without_denied=$IDLE_DENIED without_requests=$IDLE_REQUESTS
+    assert "$without_denied" contains "raw.githubusercontent.com" "the baseline's denied names"
+    assert "$without_requests" contains "api.anthropic.com GET /api/claude_cli/bootstrap" "the baseline's requests"
+
+    idle_start with
+    assert "$IDLE_DENIED" !contains "raw.githubusercontent.com" "denied names"
+    # github.com: Claude Code's fallback for the plugin marketplace when
+    # downloads.claude.ai fails, as it does here (docs/allowlist.md)
+    [ -z "$(tr ' ' '\n' <<<"$IDLE_DENIED" | grep -vx github.com)" ] || die "denied: $IDLE_DENIED"
+    # nothing but the managed settings and policy limits
+    [ -z "$(grep -vE '^api\.anthropic\.com GET /api/claude_code/(settings|policy_limits)$' <<<"$IDLE_REQUESTS")" ] ||
+        die "requests besides settings and policy limits:"$'\n'"$IDLE_REQUESTS"
     fi_assert_no_hit
 }
