@@ -13,13 +13,22 @@ setup() {
     home_volume_setup
     GIT_XDG_CONFIG=$XDG_CONFIG_HOME/git/config
     SETTINGS=$AS_CONFIG_DIR/settings
+    # the suite's own settings (its `agent` line with E2E_AGENT), kept
+    SUITE_SETTINGS=$(cat "$SETTINGS" 2>/dev/null || true)
 }
 
 teardown() {
-    rm -f "$GIT_XDG_CONFIG" "$SETTINGS" "$AS_RUN_DIR/included"
+    rm -f "$GIT_XDG_CONFIG" "$AS_RUN_DIR/included"
+    if [ -n "$SUITE_SETTINGS" ]; then printf '%s\n' "$SUITE_SETTINGS" >"$SETTINGS"; else rm -f "$SETTINGS"; fi
     rmdir "$XDG_CONFIG_HOME/git" 2>/dev/null || true
     as_teardown
     home_volume_teardown
+}
+
+# settings TEXT: the settings file is TEXT, then the suite's own lines.
+settings() {
+    mkdir -p "$AS_CONFIG_DIR"
+    printf '%s%s\n' "$1" "$SUITE_SETTINGS" >"$SETTINGS"
 }
 
 # global_identity NAME EMAIL: the global git config (the suite's own
@@ -66,8 +75,7 @@ EOF
 
 @test "git identity: \`git-identity off\` in the settings file passes none; a config git cannot read is a warning" {
     global_identity "Ada Lovelace" ada@example.test
-    mkdir -p "$AS_CONFIG_DIR"
-    printf '# keep my identity out of the sandbox\ngit-identity off\n' >"$SETTINGS"
+    settings $'# keep my identity out of the sandbox\ngit-identity off\n'
     run_x 0 agent-sandbox --exec bash -c '
         echo "system config: $(ls /etc/gitconfig 2>&1 | head -c 80)"
         echo "name: [$(git config --get user.name)]"
@@ -78,7 +86,7 @@ EOF
 
     # on again, but the global config is not git's syntax: the session runs,
     # without an identity, and says why and how to silence it
-    printf 'git-identity on\n' >"$SETTINGS"
+    settings $'git-identity on\n'
     printf '[user]\n\tname = "unterminated\n' >"$GIT_XDG_CONFIG"
     run_x 0 agent-sandbox --exec sh -c 'echo "name: [$(git config --get user.name)]"'
     expect name "[]"
@@ -86,7 +94,7 @@ EOF
     assert "$stderr" contains "\`git-identity off\` in $SETTINGS"
 
     # a malformed settings file refuses the session, naming the line
-    printf 'git-identity maybe\n' >"$SETTINGS"
+    settings $'git-identity maybe\n'
     run_x 65 agent-sandbox --exec true
     assert "$stderr" contains "$SETTINGS:1: git-identity takes on or off, not \`maybe\`"
 }
@@ -106,8 +114,8 @@ EOF
 }
 
 @test "the agent's environment keeps Claude Code quiet; --env NAME=VALUE overrides" {
-    run_x 0 agent-sandbox --exec sh -c 'env | grep -E "^(CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC|DISABLE_AUTOUPDATER)=" | sort'
+    run_x 0 agent-sandbox --agent claude --exec sh -c 'env | grep -E "^(CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC|DISABLE_AUTOUPDATER)=" | sort'
     assert "$output" == $'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1\nDISABLE_AUTOUPDATER=1'
-    run_x 0 agent-sandbox --env CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=0 --exec sh -c 'echo "$CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"'
+    run_x 0 agent-sandbox --agent claude --env CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=0 --exec sh -c 'echo "$CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"'
     assert "$output" == 0
 }

@@ -45,7 +45,7 @@ screen() {
 
 @test "login: a fresh home offers the login methods, then the URL to open and the code's field; the code reaches the token endpoint" {
     "${AS_TMUX[@]}" new-session -d -s as -x 100 -y 30 \
-        "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --env NODE_EXTRA_CA_CERTS='$AS_DIR/ca.pem'"
+        "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --env NODE_EXTRA_CA_CERTS='$AS_DIR/ca.pem' --agent claude"
     # Claude Code's connectivity check passes (api.anthropic.com/api/hello,
     # platform.claude.com/v1/oauth/hello), then its first question
     wait_pane 'Choose the text style' 90 || { screen "the first screen"; false; }
@@ -101,10 +101,10 @@ idle_start() {
     shift
     printf '{"hasCompletedOnboarding":true,"theme":"dark","customApiKeyResponses":{"approved":["%s"],"rejected":[]},"projects":{"%s":{"hasTrustDialogAccepted":true}}}\n' \
         "${IDLE_KEY: -20}" "$AS_DIR" >"$AS_DIR/seed.json"
-    run_x 0 agent-sandbox --exec sh -c 'cp seed.json ~/.claude.json'
+    run_x 0 agent-sandbox --agent claude --exec sh -c 'cp seed.json ~/.claude.json'
     fi_mark
     "${AS_TMUX[@]}" new-session -d -s as -x 100 -y 30 \
-        "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --env NODE_EXTRA_CA_CERTS='$AS_DIR/ca.pem' --env ANTHROPIC_API_KEY=$IDLE_KEY $*"
+        "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --env NODE_EXTRA_CA_CERTS='$AS_DIR/ca.pem' --agent claude --env ANTHROPIC_API_KEY=$IDLE_KEY $*"
     wait_pane '^❯' 90 || { screen "$label: the prompt"; false; }
     sleep "$IDLE_SECS"
     screen "$label: after ${IDLE_SECS}s at the prompt"
