@@ -77,39 +77,63 @@ static int install_default(const char *dest)
     return 0;
 }
 
-int allowlist_config_load(allowlist_t **ret)
+int allowlist_config_path(char **ret_path)
 {
     const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
     _cleanup_free_ char *path = NULL;
     if (override != NULL && override[0] != '\0') {
         if ((path = strdup(override)) == NULL)
             return EXIT_INTERNAL;
-    } else {
-        as_error_t *err = NULL;
-        int r = user_config_file("allowed-hosts", &path, &err);
-        if (r < 0) {
-            report_error(&err);
-            return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
-        }
-        /* lstat: a symlink to a missing file is the user's mistake, to be
-         * reported by the read below, not a first run */
-        struct stat st;
-        if (lstat(path, &st) < 0 && errno == ENOENT) {
-            int rc = install_default(path);
-            if (rc != 0)
-                return rc;
-        }
+        *ret_path = steal_pointer(&path);
+        return 0;
     }
+    as_error_t *err = NULL;
+    int r = user_config_file("allowed-hosts", &path, &err);
+    if (r < 0) {
+        report_error(&err);
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
+    }
+    /* lstat: a symlink to a missing file is the user's mistake, to be
+     * reported by the read, not a first run */
+    struct stat st;
+    if (lstat(path, &st) < 0 && errno == ENOENT) {
+        int rc = install_default(path);
+        if (rc != 0)
+            return rc;
+    }
+    *ret_path = steal_pointer(&path);
+    return 0;
+}
+
+void report_config_errors(as_error_t **err)
+{
+    const char *msg = *err != NULL && (*err)->msg != NULL ? (*err)->msg : "unknown error";
+    for (const char *line = msg; line != NULL && *line != '\0';) {
+        const char *nl = strchr(line, '\n');
+        int len = nl != NULL ? (int)(nl - line) : (int)strlen(line);
+        report("error: %.*s", len, line);
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    as_error_free(err);
+}
+
+int allowlist_config_load(allowlist_t **ret, char **ret_path)
+{
+    _cleanup_free_ char *path = NULL;
+    int rc = allowlist_config_path(&path);
+    if (rc != 0)
+        return rc;
     as_error_t *err = NULL;
     allowlist_t *al = NULL;
     if (allowlist_load(path, &al, &err) < 0) {
-        report("error: %s", err->msg);
+        report_config_errors(&err);
         report("the session was not started: fix the allowlist, or point AGENT_SANDBOX_ALLOWLIST at another");
-        as_error_free(&err);
         return EXIT_CONFIG;
     }
     for (size_t i = 0; i < al->n_warnings; i++)
         report("warning: %s", al->warnings[i]);
     *ret = al;
+    if (ret_path != NULL)
+        *ret_path = steal_pointer(&path);
     return 0;
 }

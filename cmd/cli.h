@@ -81,9 +81,15 @@ void sweep_stale(cli_backend_t *b, bool verbose);
 int launch_check(cli_backend_t *b, char **ret_dir);
 
 /* The session's allowlist (override, user file, or the default copied into
- * place on first run). 0, or an exit code after reporting. */
+ * place on first run), and its path when ret_path is not NULL. 0, or an
+ * exit code after reporting (every error of the file, one per line). */
 struct allowlist;
-int allowlist_config_load(struct allowlist **ret);
+int allowlist_config_load(struct allowlist **ret, char **ret_path);
+/* Only the path (the default copied into place on first run). */
+int allowlist_config_path(char **ret_path);
+/* Reports an error whose message holds one error per line (a config
+ * file's), each as a line of its own, and frees it. */
+void report_config_errors(as_error_t **err);
 
 struct session_plan;
 

@@ -278,6 +278,7 @@ typedef struct run_inputs {
     const char *image, *router_image, *egress;
     char resolver[16];
     allowlist_t *allowlist;
+    char *allowlist_path;        /* where `allow --save` adds names */
     limits_t limits;
     cgroup_caps_t cgroups;
     const signal_source_t *signals;
@@ -305,7 +306,7 @@ static int read_inputs(const run_request_t *o, run_inputs_t *ri)
         return EXIT_CONFIG;
     }
     int rc = limits_config_load(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
-    return rc != 0 ? rc : allowlist_config_load(&ri->allowlist);
+    return rc != 0 ? rc : allowlist_config_load(&ri->allowlist, &ri->allowlist_path);
 }
 
 int run_session(const run_request_t *o)
@@ -327,6 +328,7 @@ int run_session(const run_request_t *o)
     if (rc == 0)
         rc = run_with(o, &ri);
     allowlist_free(ri.allowlist);
+    free(ri.allowlist_path);
     return rc;
 }
 
@@ -341,7 +343,7 @@ static int plan_session(const run_request_t *o, const run_inputs_t *ri, const cl
         .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
         .env = o->env, .session_dir = b->dir->path,
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
-        .allowlist = ri->allowlist, .limits = ri->limits, .cgroups = ri->cgroups, .workspace = ws,
+        .allowlist = ri->allowlist, .allowlist_path = ri->allowlist_path, .limits = ri->limits, .cgroups = ri->cgroups, .workspace = ws,
     };
     home_names_t homes = {0};
     int rc = home_inputs(o, workdir, &in, &homes);

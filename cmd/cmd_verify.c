@@ -56,7 +56,7 @@ static char *read_all(int fd)
 static char *first_allowed(void)
 {
     allowlist_t *al = NULL;
-    if (allowlist_config_load(&al) != 0)
+    if (allowlist_config_load(&al, NULL) != 0)
         return NULL;
     char *name = al->n_entries > 0 ? strdup(al->entries[0].name) : NULL;
     allowlist_free(al);

@@ -22,7 +22,8 @@ typedef struct layout {
     const char *resolver_ip;
     unsigned resolver_port;
     const char *stream_module;
-    const char *run_dir, *error_log, *access_log, *dnsmasq_log;
+    const char *run_dir, *error_log, *access_log, *dnsmasq_log, *dnsmasq_hosts;
+    const char *session_id;
 } layout_t;
 
 /* ---- input checks ------------------------------------------------------ */
@@ -43,6 +44,17 @@ static bool valid_path(const char *s)
     for (const char *c = s; *c != '\0'; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')
               || *c == '/' || *c == '.' || *c == '_' || *c == '-' || *c == '+'))
+            return false;
+    return true;
+}
+
+/* A session id goes into a quoted nginx string: lower-case hex only. */
+static bool valid_session_id(const char *s)
+{
+    if (s == NULL || s[0] == '\0' || strlen(s) > 64)
+        return false;
+    for (const char *c = s; *c != '\0'; c++)
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
             return false;
     return true;
 }
@@ -96,13 +108,20 @@ static int check_layout(const router_layout_t *in, bool for_nginx, bool for_dnsm
         out->run_dir = in->nginx_run_dir;
         out->error_log = in->nginx_error_log;
         out->access_log = in->nginx_access_log;
+        if (in->session_id != NULL && !valid_session_id(in->session_id))
+            return as_error_make(err, EINVAL, "router layout: the session id must be lower-case hex");
+        out->session_id = in->session_id;
     }
     if (for_dnsmasq) {
         if (in->dnsmasq_log == NULL
             || (strcmp(in->dnsmasq_log, "-") != 0 && !valid_path(in->dnsmasq_log)))
             return as_error_make(err, EINVAL, "router layout: dnsmasq log must be \"-\" or an "
                                  "absolute path of letters, digits and /._+-");
+        if (!valid_path(in->dnsmasq_hosts))
+            return as_error_make(err, EINVAL, "router layout: dnsmasq hosts file must be an "
+                                 "absolute path of letters, digits and /._+-");
         out->dnsmasq_log = in->dnsmasq_log;
+        out->dnsmasq_hosts = in->dnsmasq_hosts;
     }
     return 0;
 }
@@ -272,11 +291,10 @@ int router_render_dnsmasq(const allowlist_t *al, const router_layout_t *layout,
     fprintf(f, "listen-address=%s\nport=%u\nbind-interfaces\n", l.router_ip, l.dns_port);
     fprintf(f, "log-queries\nlog-facility=%s\n", l.dnsmasq_log);
 
-    fputs("\n# Exact names: host-record answers the name itself and nothing below it;\n"
-          "# other record types (AAAA, TXT, MX, HTTPS, SRV...) get NODATA.\n", f);
-    for (size_t i = 0; i < al->n_entries; i++)
-        if (!al->entries[i].wildcard)
-            fprintf(f, "host-record=%s,127.0.0.%u\n", al->entries[i].name, entry_octet(al, i));
+    fputs("\n# Exact names, in a hosts file: each answers the name itself and nothing\n"
+          "# below it; other record types (AAAA, TXT, MX, HTTPS, SRV...) get NODATA.\n"
+          "# dnsmasq re-reads it on SIGHUP: names come and go without a restart.\n", f);
+    fprintf(f, "addn-hosts=%s\n", l.dnsmasq_hosts);
 
     fputs("\n# Wildcards: the name and every subdomain. local= makes the other record\n"
           "# types NODATA instead of falling through to the catch-all.\n", f);
@@ -395,6 +413,21 @@ static void put_nginx_stream(FILE *f, const allowlist_t *al, const layout_t *l,
     fputs("}\n\n", f);
 }
 
+/* The last line of a refusal's body: the command that would allow the
+ * name, when it is one an allowlist can hold (the parser's rule, roughly:
+ * labels of letters, digits and '-', a last label that starts with a
+ * letter, so no IP address in any spelling). */
+static void put_refusal_hint(FILE *f, const layout_t *l)
+{
+    fputs("    map $host $sandbox_allow_hint {\n"
+          "        \"~^(?=[a-z0-9.-]{1,253}\\z)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?[.])+"
+          "[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?\\z\"\n"
+          "            \"To allow it, the user runs on the host: agent-sandbox allow $host", f);
+    if (l->session_id != NULL)
+        fprintf(f, " --session %s", l->session_id);
+    fputs("\";\n        default \"It is not a host name an allowlist can hold.\";\n    }\n\n", f);
+}
+
 /* http {}: plain HTTP by Host. */
 static void put_nginx_http(FILE *f, const allowlist_t *al, const layout_t *l)
 {
@@ -428,10 +461,13 @@ static void put_nginx_http(FILE *f, const allowlist_t *al, const layout_t *l)
     fputs("    map $sandbox_http_upstream $sandbox_http_verdict {\n        \"\" deny;\n"
           "        default allow;\n    }\n\n", f);
 
+    put_refusal_hint(f, l);
     fprintf(f, "    server {\n        listen %s:%u default_server;\n", l->router_ip, l->http_port);
     fputs("        if ($request_method = CONNECT) {\n            return 405;\n        }\n"
           "        if ($sandbox_http_upstream = \"\") {\n"
-          "            return 403 \"blocked by agent-sandbox: $host\\n\";\n        }\n"
+          "            return 403 \"blocked by agent-sandbox: $host\\n"
+          "This sandbox reaches only the names in " ROUTER_AGENT_ALLOWLIST ".\\n"
+          "$sandbox_allow_hint\\n\";\n        }\n"
           "        location / {\n            proxy_pass http://$sandbox_http_upstream;\n"
           "            proxy_set_header Host $sandbox_http_upstream;\n"
           "            proxy_set_header Connection \"\";\n"
@@ -461,7 +497,7 @@ int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
 
 /* ---- hosts -------------------------------------------------------------- */
 
-int router_render_hosts(const allowlist_t *al, char **ret_text, as_error_t **err)
+static int render_hosts(const allowlist_t *al, bool localhost, char **ret_text, as_error_t **err)
 {
     int r = check_allowlist(al, err);
     if (r < 0)
@@ -470,9 +506,20 @@ int router_render_hosts(const allowlist_t *al, char **ret_text, as_error_t **err
     if ((r = msg_open(&o, err)) < 0)
         return r;
     fputs(HEADER, o.f);
-    fputs("127.0.0.1\tlocalhost\n", o.f);
+    if (localhost)
+        fputs("127.0.0.1\tlocalhost\n", o.f);
     for (size_t i = 0; i < al->n_entries; i++)
         if (!al->entries[i].wildcard)
             fprintf(o.f, "127.0.0.%u\t%s\n", entry_octet(al, i), al->entries[i].name);
     return msg_close(&o, ret_text, err);
+}
+
+int router_render_hosts(const allowlist_t *al, char **ret_text, as_error_t **err)
+{
+    return render_hosts(al, true, ret_text, err);
+}
+
+int router_render_dns_hosts(const allowlist_t *al, char **ret_text, as_error_t **err)
+{
+    return render_hosts(al, false, ret_text, err);
 }

@@ -71,6 +71,7 @@ void session_plan_free(session_plan_t *p)
     free(p->router_image);
     free(p->egress_network);
     free(p->resolver);
+    free(p->allowlist_path);
     strv_free(p->command);
     strv_free(p->env);
     egress_spec_free(p->egress);
@@ -157,6 +158,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         !dup_or_null(in->home_project, &p->home_project) ||
         !dup_or_null(in->login_volume, &p->login_volume) ||
         !dup_or_null(in->legacy_home, &p->legacy_home) ||
+        !dup_or_null(in->allowlist_path, &p->allowlist_path) ||
         (p->command = strv_copy(in->command)) == NULL ||
         (p->env = strv_copy(in->env)) == NULL ||
         asprintf(&p->router, "agent-sandbox-%s-router", in->id) < 0 ||
