@@ -117,8 +117,17 @@ int run_session(const run_request_t *req);
 int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
                        cgroup_caps_t *ret_caps);
 
+/* After a session: its router's logs kept in the state directory, and
+ * what they say in a few lines (cmd/egress_report.c): what was blocked
+ * and how to allow it, what could not be reached upstream, how many log
+ * lines were dropped. Names are the agent's: escaped. */
+void egress_report_end(const session_dir_t *dir);
+
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_allow(int argc, char **argv);
+int cmd_deny(int argc, char **argv);
+int cmd_log(int argc, char **argv);
 
 #endif

@@ -83,44 +83,6 @@ static void egress_lost(void *ctx)
     if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) { }
 }
 
-/* The router's logs go to the state directory; a denial, or a log cut at
- * its ceiling, is worth a line. Denied names are the agent's: escaped. */
-static void keep_router_logs(const session_dir_t *dir)
-{
-    _cleanup_free_ char *log_dir = NULL, *dest = NULL;
-    if (asprintf(&log_dir, "%s/router-log", dir->path) < 0 || access(log_dir, F_OK) < 0)
-        return;
-    as_error_t *err = NULL;
-    egress_summary_t sum = {0};
-    if (session_logs_keep(log_dir, dir->id, &dest, &err) < 0) {
-        as_error_prefix(&err, "keeping the router's logs");
-        report_error(&err);
-        return;
-    }
-    if (egress_log_summary(dest, &sum, &err) < 0) {
-        report_error(&err);
-        return;
-    }
-    _cleanup_free_ char *names = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&names, &len);
-    for (size_t i = 0; f != NULL && i < SUMMARY_DENIED_NAMES && sum.denied_names[i] != NULL; i++) {
-        fputs(i == 0 ? " (first denied: " : ", ", f);
-        path_put_escaped(f, sum.denied_names[i], strlen(sum.denied_names[i]));
-    }
-    if (f != NULL && sum.denied_names[0] != NULL)
-        fputc(')', f);
-    if (f != NULL)
-        fclose(f);
-    if (sum.denied > 0)
-        report("egress: %zu connection(s) allowed, %zu denied%s; see %s", sum.allowed, sum.denied,
-               names != NULL ? names : "", dest);
-    if (sum.dropped > 0)
-        report("egress: the router's logs reached their ceiling (%d MiB each): %zu line(s) were "
-               "dropped, counted in %s/*" LOG_DROPPED_SUFFIX, ROUTER_LOG_MAX_BYTES >> 20, sum.dropped, dest);
-    egress_summary_clear(&sum);
-}
-
 /* Teardown with the service we have, or with a new one when it died. */
 static int teardown(session_t *s, cli_backend_t *b)
 {
@@ -389,7 +351,7 @@ out:
         rc = EXIT_SETUP;
     workspace_check_end(ws, gone);
     if (s != NULL)
-        keep_router_logs(b->dir);
+        egress_report_end(b->dir);
     session_free(s);
     session_plan_free(plan);
     return rc;

@@ -182,6 +182,7 @@ static int render_files(egress_spec_t *e, const session_plan_t *p, as_error_t **
     f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_DNSMASQ, NULL, n->dnsmasq_conf };
     f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_NGINX, NULL, n->nginx_conf };
     f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_DNS_HOSTS, NULL, n->dns_hosts };
+    f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_DNS_WILDCARDS, NULL, n->dns_wildcards };
     f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_GENERATION, NULL, "0\n" };
     f[k] = (egress_file_t){ e->conf_dir, ROUTER_FILE_IPTABLES, NULL, NULL };
     if ((r = router_render_iptables(p->allowlist, p->resolver, &f[k++].text, err)) < 0)

@@ -19,7 +19,7 @@
 
 struct session_plan;
 
-#define EGRESS_FILES 14
+#define EGRESS_FILES 15
 
 typedef struct egress_file {
     const char *dir;         /* host side: a directory of the egress path, or the session's */

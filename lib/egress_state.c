@@ -119,6 +119,7 @@ void egress_router_layout(const egress_state_t *st, router_layout_t *ret)
         .nginx_access_log = ROUTER_LOG_PIPES "/" ROUTER_LOG_EGRESS,
         .dnsmasq_log = ROUTER_LOG_PIPES "/" ROUTER_LOG_DNS,
         .dnsmasq_hosts = ROUTER_CONF_DIR "/" ROUTER_FILE_DNS_HOSTS,
+        .dnsmasq_servers = ROUTER_CONF_DIR "/" ROUTER_FILE_DNS_WILDCARDS,
         .session_id = st->id,
     };
 }
@@ -128,6 +129,7 @@ void egress_names_clear(egress_names_t *n)
     free(n->dnsmasq_conf);
     free(n->nginx_conf);
     free(n->dns_hosts);
+    free(n->dns_wildcards);
     free(n->agent_hosts);
     free(n->agent_view);
     free(n->allowlist);
@@ -164,6 +166,7 @@ int egress_names_render(const allowlist_t *al, const egress_state_t *st, egress_
     if ((r = router_render_dnsmasq(al, &layout, &n.dnsmasq_conf, err)) < 0 ||
         (r = router_render_nginx(al, &layout, &n.nginx_conf, err)) < 0 ||
         (r = router_render_dns_hosts(al, &n.dns_hosts, err)) < 0 ||
+        (r = router_render_dns_wildcards(al, &n.dns_wildcards, err)) < 0 ||
         (r = router_render_hosts(al, &n.agent_hosts, err)) < 0 ||
         (r = allowlist_format(al, &n.allowlist, err)) < 0 ||
         (r = render_agent_view(st, n.allowlist, &n.agent_view, err)) < 0) {

@@ -47,6 +47,7 @@ typedef struct egress_names {
     char *dnsmasq_conf;     /* router/ */
     char *nginx_conf;       /* router/ */
     char *dns_hosts;        /* router/, dnsmasq's exact names */
+    char *dns_wildcards;    /* router/, dnsmasq's wildcards */
     char *agent_hosts;      /* the agent's /etc/hosts */
     char *agent_view;       /* the agent's /etc/agent-sandbox/allowed-hosts */
     char *allowlist;        /* egress/allowed-hosts: allowlist_format */

@@ -23,6 +23,12 @@
  * asks the router's proxy there for its own 403. */
 #define ROUTER_PROTO_SHARED_IP      "127.0.0.2"
 
+/* Where the router's second dnsmasq listens (UDP, on the router's own
+ * loopback): it answers every name it is asked with ROUTER_PROTO_SHARED_IP;
+ * the first one asks it for the allowed wildcards' names only. */
+#define ROUTER_WILDCARD_DNS_ADDR    "127.0.0.1"
+#define ROUTER_WILDCARD_DNS_PORT    "5354"
+
 /* The router's mounts, its configuration files and its logs. */
 #define ROUTER_CONF_DIR             "/etc/agent-sandbox-router"
 #define ROUTER_LOG_DIR              "/var/log/agent-sandbox"
@@ -38,6 +44,7 @@
 /* dnsmasq's exact names (re-read on SIGHUP), and the number of the last
  * change of the files (docs/router-protocol.md, "Live changes") */
 #define ROUTER_FILE_DNS_HOSTS       "hosts"
+#define ROUTER_FILE_DNS_WILDCARDS   "wildcards"
 #define ROUTER_FILE_GENERATION      "generation"
 #define ROUTER_LOG_DNS              "dns.log"
 #define ROUTER_LOG_EGRESS           "egress.log"

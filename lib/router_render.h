@@ -50,6 +50,8 @@ typedef struct router_layout {
     const char *dnsmasq_log;        /* path, or "-" for stderr */
     const char *dnsmasq_hosts;      /* where dnsmasq reads the exact names (the text of
                                      * router_render_dns_hosts): re-read on SIGHUP */
+    const char *dnsmasq_servers;    /* where it reads the wildcards (the text of
+                                     * router_render_dns_wildcards): re-read on SIGHUP */
     const char *session_id;         /* named in the 403 body's `allow` command; may be NULL */
 } router_layout_t;
 
@@ -77,11 +79,14 @@ int router_forwards(const allowlist_t *al, const router_layout_t *layout,
 int router_pod_address(const allowlist_t *al, const char *name, char ret_ip[INET_ADDRSTRLEN],
                        as_error_t **err);
 
-/* dnsmasq.conf for the router: answers only allowed names, locally, with
- * their pod loopback address; NXDOMAIN for everything else; never forwards.
- * The exact names are in a hosts file of their own (layout->dnsmasq_hosts),
- * which dnsmasq re-reads on SIGHUP; the wildcards are in the config, which
- * it reads only when it starts. */
+/* dnsmasq.conf for the router: answers only allowed names, with their pod
+ * loopback address; NXDOMAIN for everything else; nothing leaves the
+ * router. The names are in two files it re-reads on SIGHUP (its config it
+ * reads only when it starts), so that they change without a restart: the
+ * exact names in a hosts file (layout->dnsmasq_hosts), and the wildcards
+ * as domains it asks the router's second dnsmasq for, on the router's own
+ * loopback (layout->dnsmasq_servers; ROUTER_WILDCARD_DNS_PORT), which
+ * answers every name with the shared address. */
 int router_render_dnsmasq(const allowlist_t *al, const router_layout_t *layout,
                           char **ret_text, as_error_t **err);
 
@@ -99,5 +104,9 @@ int router_render_hosts(const allowlist_t *al, char **ret_text, as_error_t **err
 /* The router dnsmasq's hosts file: every exact name with its pod address
  * (no localhost: the router answers only allowed names). */
 int router_render_dns_hosts(const allowlist_t *al, char **ret_text, as_error_t **err);
+
+/* Its servers file: one `server=/DOMAIN/` line per wildcard, naming the
+ * router's second dnsmasq. */
+int router_render_dns_wildcards(const allowlist_t *al, char **ret_text, as_error_t **err);
 
 #endif

@@ -111,6 +111,7 @@ static const router_layout_t sample_layout = {
     .nginx_access_log = "/var/log/agent-sandbox/egress.log",
     .dnsmasq_log = "-",
     .dnsmasq_hosts = "/etc/agent-sandbox-router/hosts",
+    .dnsmasq_servers = "/etc/agent-sandbox-router/wildcards",
     .session_id = "0123456789ab",
 };
 
@@ -258,6 +259,11 @@ static void render_all(const char *prefix, const char *text)
     snprintf(name, sizeof(name), "%s.dns-hosts", prefix);
     assert_golden(name, out);
     free(out);
+
+    assert_int_equal(router_render_dns_wildcards(al, &out, &err), 0);
+    snprintf(name, sizeof(name), "%s.dns-wildcards", prefix);
+    assert_golden(name, out);
+    free(out);
     allowlist_free(al);
 }
 
@@ -284,7 +290,7 @@ static void test_golden_test_ports(void **state)
         .stream_module = "/usr/lib/nginx/modules/ngx_stream_module.so",
         .nginx_run_dir = "/tmp/rt/run", .nginx_error_log = "/tmp/rt/error.log",
         .nginx_access_log = "/tmp/rt/access.log", .dnsmasq_log = "/tmp/rt/dnsmasq.log",
-        .dnsmasq_hosts = "/tmp/rt/hosts",
+        .dnsmasq_hosts = "/tmp/rt/hosts", .dnsmasq_servers = "/tmp/rt/wildcards",
     };
     as_error_t *err = NULL;
     char *out = NULL;
@@ -303,13 +309,19 @@ static void test_config_properties(void **state)
     (void)state;
     allowlist_t *al = parse(sample_text);
     as_error_t *err = NULL;
-    char *dns = NULL, *ngx = NULL, *hosts = NULL, *dns_hosts = NULL;
+    char *dns = NULL, *ngx = NULL, *hosts = NULL, *dns_hosts = NULL, *wild = NULL;
     assert_int_equal(router_render_dnsmasq(al, &sample_layout, &dns, &err), 0);
     assert_int_equal(router_render_nginx(al, &sample_layout, &ngx, &err), 0);
     assert_int_equal(router_render_hosts(al, &hosts, &err), 0);
     assert_int_equal(router_render_dns_hosts(al, &dns_hosts, &err), 0);
+    assert_int_equal(router_render_dns_wildcards(al, &wild, &err), 0);
 
+    /* nothing is forwarded but wildcards, to the router's own loopback */
     assert_null(strstr(dns, "\nserver="));
+    assert_non_null(strstr(dns, "\nservers-file=/etc/agent-sandbox-router/wildcards\n"));
+    assert_non_null(strstr(wild, "\nserver=/wild.example/127.0.0.1#5354\n"));
+    for (const char *l = strstr(wild, "\nserver="); l != NULL; l = strstr(l + 1, "\nserver="))
+        assert_non_null(strstr(l, "/127.0.0.1#5354\n"));
     assert_non_null(strstr(dns, "\nno-resolv\n"));
     assert_non_null(strstr(dns, "\nno-hosts\n"));
     assert_non_null(strstr(dns, "\naddress=/#/\n"));
@@ -320,7 +332,7 @@ static void test_config_properties(void **state)
     assert_non_null(strstr(dns, "\naddn-hosts=/etc/agent-sandbox-router/hosts\n"));
     assert_non_null(strstr(dns_hosts, "\n127.0.0.2\tapi.anthropic.com\n"));
     assert_null(strstr(dns_hosts, "localhost"));
-    assert_non_null(strstr(dns, "\naddress=/wild.example/127.0.0.2\nlocal=/wild.example/\n"));
+    assert_null(strstr(dns, "address=/wild.example/"));
 
     assert_non_null(strstr(ngx, "load_module /usr/lib/nginx/modules/ngx_stream_module.so;\n"));
     assert_non_null(strstr(ngx, "resolver 10.89.4.1:53 ipv6=off valid=30s;"));
@@ -348,6 +360,7 @@ static void test_config_properties(void **state)
     free(ngx);
     free(hosts);
     free(dns_hosts);
+    free(wild);
     allowlist_free(al);
 }
 
@@ -458,7 +471,11 @@ static void test_refuses_bad_layout(void **state)
         l = sample_layout;
         l.dnsmasq_hosts = bad_paths[i];
         assert_int_equal(router_render_dnsmasq(al, &l, &out, &err), -EINVAL);
-        assert_non_null(strstr(err->msg, "dnsmasq hosts file must be"));
+        assert_non_null(strstr(err->msg, "dnsmasq's hosts and servers files must be"));
+        as_error_free(&err);
+        l = sample_layout;
+        l.dnsmasq_servers = bad_paths[i];
+        assert_int_equal(router_render_dnsmasq(al, &l, &out, &err), -EINVAL);
         as_error_free(&err);
     }
 
