@@ -101,6 +101,7 @@ typedef struct run_request {
     int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
     bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
     bool private_home;       /* an empty home of its own, no volume (verify) */
+    bool no_notices;         /* no desktop notifications (verify: its probes are refused on purpose) */
     const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
     /* Called with the complete plan before set-up (verify derives what it
      * expects from it); may be NULL. */
@@ -122,6 +123,17 @@ int limits_config_load(const char *memory, const char *pids, const char *cpus, l
  * and how to allow it, what could not be reached upstream, how many log
  * lines were dropped. Names are the agent's: escaped. */
 void egress_report_end(const session_dir_t *dir);
+
+/* Desktop notifications of a running session's refusals (cmd/egress_notify.c),
+ * on a thread of their own; NULL when they cannot be had (silently). */
+typedef struct egress_notices egress_notices_t;
+egress_notices_t *egress_notices_start(const session_dir_t *dir);
+void egress_notices_stop(egress_notices_t *n);
+
+/* The settings file (lib/settings.h), or its defaults. 0, or an exit code
+ * after reporting. */
+#include "settings.h"
+int settings_config_load(settings_t *ret);
 
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);

@@ -186,6 +186,8 @@ static void print_text(const egress_event_t *e, const log_source_t *src)
     strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&e->time, &tm));
     printf("%s  %-4s  ", when, e->kind);
     path_put_escaped(stdout, e->name, strlen(e->name));
+    if (e->name[0] == '\0')
+        fputs("(no name)", stdout);
     if (strcmp(e->kind, "dns") == 0)
         printf(" %s  ", e->qtype);
     else

@@ -241,6 +241,7 @@ typedef struct run_inputs {
     char resolver[16];
     allowlist_t *allowlist;
     char *allowlist_path;        /* where `allow --save` adds names */
+    settings_t settings;
     limits_t limits;
     cgroup_caps_t cgroups;
     const signal_source_t *signals;
@@ -268,6 +269,8 @@ static int read_inputs(const run_request_t *o, run_inputs_t *ri)
         return EXIT_CONFIG;
     }
     int rc = limits_config_load(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
+    if (rc == 0)
+        rc = settings_config_load(&ri->settings);
     return rc != 0 ? rc : allowlist_config_load(&ri->allowlist, &ri->allowlist_path);
 }
 
@@ -343,7 +346,11 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
         report_error(&err);
         goto out;
     }
+    /* the first refusal of each name, on the desktop (settings) */
+    egress_notices_t *notices = ri->settings.notifications && !o->no_notices
+                                    ? egress_notices_start(b->dir) : NULL;
     rc = run_agent(o, b, s, plan->tty);
+    egress_notices_stop(notices);
 out:
     terminal_restore();
     bool gone = s == NULL || teardown(s, b) == 0;

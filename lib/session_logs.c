@@ -193,7 +193,7 @@ static int count_event(const egress_event_t *e, void *ctx)
         m = e->failure == EGRESS_UNRESOLVED ? s->counts[1]
             : e->failure == EGRESS_UNREACHABLE ? s->counts[2] : NULL;
     }
-    if (m == NULL)
+    if (m == NULL || e->name[0] == '\0')     /* refused before a name was read */
         return 0;
     _cleanup_free_ char *name = normal_name(e->name);
     return name != NULL && name_counts_add(m, name, 1, NULL, NULL) == 0 ? 0 : -ENOMEM;

@@ -44,6 +44,9 @@ suite_xdg_setup() {
     # tests that copy), so that no test depends on being the first.
     mkdir -m 0700 "$AS_SUITE_XDG/config/agent-sandbox" &&
         cp "$AS_TOP/config/allowed-hosts" "$AS_SUITE_XDG/config/agent-sandbox/" || return 1
+    # No session of the suite notifies the user's desktop: the notification
+    # test turns them on with a private bus of its own (110-egress-live.bats).
+    printf 'notifications off\n' >"$AS_SUITE_XDG/config/agent-sandbox/settings" || return 1
     export AS_SUITE_XDG XDG_CONFIG_HOME=$AS_SUITE_XDG/config XDG_STATE_HOME=$AS_SUITE_XDG/state
 }
 
