@@ -31,6 +31,37 @@ bool allowlist_allows(const allowlist_t *al, const allowlist_entry_t *e)
     return true;
 }
 
+/* e's line(s) for a file that has `have`: of a name with ports, only the
+ * ports it lacks; each line with the comment. */
+static int put_missing(FILE *f, const allowlist_t *have, const allowlist_entry_t *e,
+                       const char *comment, as_error_t **err)
+{
+    allowlist_port_t missing[e->n_ports + 1];
+    allowlist_entry_t part = *e;
+    const allowlist_entry_t *in = allowlist_find(have, e->name, false);
+    part.ports = missing;
+    part.n_ports = 0;
+    for (size_t j = 0; j < e->n_ports; j++) {
+        bool found = false;
+        for (size_t k = 0; in != NULL && k < in->n_ports && !found; k++)
+            found = in->ports[k].port == e->ports[j].port;
+        if (!found)
+            missing[part.n_ports++] = e->ports[j];
+    }
+    msg_t line;
+    _cleanup_free_ char *text = NULL;
+    int r = msg_open(&line, err);
+    if (r < 0)
+        return r;
+    allowlist_put_entry(line.f, e->n_ports > 0 ? &part : e);
+    if ((r = msg_close(&line, &text, err)) < 0)
+        return r;
+    char *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save))
+        fprintf(f, comment != NULL ? "%s  # %s\n" : "%s\n", l, comment);
+    return 0;
+}
+
 /* The old text and the lines of the entries it lacks. */
 static int new_text(const char *shown, const char *old, size_t old_len, const allowlist_t *add,
                     const char *comment, char **ret, allowlist_save_result_t *res, as_error_t **err)
@@ -48,30 +79,17 @@ static int new_text(const char *shown, const char *old, size_t old_len, const al
     if (old_len > 0 && old[old_len - 1] != '\n')
         fputc('\n', m.f);
     *res = (allowlist_save_result_t){0};
-    for (size_t i = 0; i < add->n_entries; i++) {
-        const allowlist_entry_t *e = &add->entries[i];
-        if (allowlist_allows(have, e)) {
+    for (size_t i = 0; i < add->n_entries && r == 0; i++) {
+        if (allowlist_allows(have, &add->entries[i])) {
             res->present++;
-            continue;
+        } else if ((r = put_missing(m.f, have, &add->entries[i], comment, err)) == 0) {
+            res->added++;
         }
-        msg_t line;
-        char *text = NULL;
-        if (msg_open(&line, err) < 0)
-            break;
-        allowlist_put_entry(line.f, e);
-        if (msg_close(&line, &text, err) < 0)
-            break;
-        /* each line of the entry (a name with two ports has two) */
-        char *save = NULL;
-        for (char *l = strtok_r(text, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save))
-            fprintf(m.f, comment != NULL ? "%s  # %s\n" : "%s\n", l, comment);
-        free(text);
-        res->added++;
     }
     allowlist_free(have);
-    if (*err != NULL) {
+    if (r < 0) {
         msg_discard(&m);
-        return as_error_rc(*err);
+        return r;
     }
     return msg_close(&m, ret, err);
 }
