@@ -80,8 +80,9 @@ static off_t dir_bytes(int base_fd, const char *name)
     return total;
 }
 
-/* Keeps the newest session directories under base: at most LOGS_KEPT, and
- * no more than LOGS_TOTAL_MAX_BYTES together (the newest always). */
+/* Keeps the newest session directories under base: at most LOGS_KEPT, no
+ * more than LOGS_TOTAL_MAX_BYTES together, none older than
+ * LOGS_MAX_AGE_DAYS (the newest always). */
 static void prune(const char *base)
 {
     DIR *d = opendir(base);
@@ -103,7 +104,8 @@ static void prune(const char *base)
     off_t total = 0;
     for (size_t i = 0; i < n; i++) {
         total += dir_bytes(dirfd(d), items[i].name);
-        if (i >= LOGS_KEPT || (i > 0 && total > LOGS_TOTAL_MAX_BYTES)) {
+        bool old = time(NULL) - items[i].mtime > (time_t)LOGS_MAX_AGE_DAYS * 86400;
+        if (i >= LOGS_KEPT || (i > 0 && (total > LOGS_TOTAL_MAX_BYTES || old))) {
             _cleanup_free_ char *path = NULL;
             if (asprintf(&path, "%s/%s", base, items[i].name) >= 0)
                 remove_tree(path, NULL);

@@ -4,7 +4,8 @@
  * past that in "<file>.dropped". After the session they are kept under
  * <state dir>/logs/<id>/ (lib/user_dirs.h):
  * the newest LOGS_KEPT sessions, fewer when together they would pass
- * LOGS_TOTAL_MAX_BYTES (the newest is always kept). */
+ * LOGS_TOTAL_MAX_BYTES, and none older than LOGS_MAX_AGE_DAYS (the newest
+ * is always kept). */
 #ifndef AS_SESSION_LOGS_H
 #define AS_SESSION_LOGS_H
 
@@ -17,6 +18,7 @@
 /* A plain number: it goes to the router as a command-line argument. */
 #define ROUTER_LOG_MAX_BYTES 2097152
 #define LOGS_TOTAL_MAX_BYTES (32L * 1024 * 1024)
+#define LOGS_MAX_AGE_DAYS 30
 #define ROUTER_LOG_FILES 3
 #define LOG_DROPPED_SUFFIX ".dropped"
 

@@ -242,6 +242,45 @@ static void test_reader_and_summary(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* session_logs_keep: the logs, their counts and the list in effect go to
+ * the state directory; older sessions go by number, size and age. */
+static void test_keep_and_prune(void **state)
+{
+    (void)state;
+    char top[] = "/tmp/test_keep.XXXXXX", cmd[512], path[256];
+    assert_non_null(mkdtemp(top));
+    snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p s/router-log s/egress state/agent-sandbox/logs && "
+             "echo q >s/router-log/dns.log && echo 3 >s/router-log/dns.log.dropped && "
+             "echo c >s/router-log/egress.log && echo pypi.org >s/egress/allowed-hosts && "
+             "for i in $(seq 1 25); do mkdir state/agent-sandbox/logs/$(printf %%012d $i); "
+             "touch -d \"$((60 - i)) days ago\" state/agent-sandbox/logs/$(printf %%012d $i); done", top);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof(path), "%s/state", top);
+    setenv("XDG_STATE_HOME", path, 1);
+    snprintf(path, sizeof(path), "%s/s", top);
+    char *dest = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(session_logs_keep(path, "0123456789ab", &dest, &err), 0);
+    /* only the new one: the others are 35 to 59 days old, past the age bound */
+    snprintf(cmd, sizeof(cmd), "cd %s/state/agent-sandbox/logs && test \"$(ls | paste -sd ' ')\" = "
+             "\"0123456789ab\" && cat 0123456789ab/dns.log.dropped 0123456789ab/allowed-hosts "
+             "0123456789ab/egress.log | paste -sd ' ' | grep -qx '3 pypi.org c'", top);
+    assert_int_equal(system(cmd), 0);
+    /* by number: 20 at most, the newest kept */
+    snprintf(cmd, sizeof(cmd), "cd %s/state/agent-sandbox/logs && for i in $(seq 1 25); do "
+             "mkdir x$(printf %%011d $i); touch -d \"$i minutes ago\" x$(printf %%011d $i); done", top);
+    assert_int_equal(system(cmd), 0);
+    free(dest);
+    assert_int_equal(session_logs_keep(path, "0123456789ab", &dest, &err), 0);
+    snprintf(cmd, sizeof(cmd), "cd %s/state/agent-sandbox/logs && test $(ls | wc -l) = 20 && "
+             "test -d 0123456789ab && test -d x00000000019 && ! test -d x00000000020", top);
+    assert_int_equal(system(cmd), 0);
+    free(dest);
+    unsetenv("XDG_STATE_HOME");
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_name_counts(void **state)
 {
     (void)state;
@@ -272,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_dns_lines),
         cmocka_unit_test(test_connection_lines),
         cmocka_unit_test(test_reader_and_summary),
+        cmocka_unit_test(test_keep_and_prune),
         cmocka_unit_test(test_name_counts),
     };
     return cmocka_run_group_tests_name("egress_log", tests, NULL, NULL);
