@@ -157,24 +157,31 @@ static int apply(egress_live_t *live, const allowlist_t *al, const char *id)
     return 0;
 }
 
-/* A copy of the session's list to change (its networks borrowed). */
-static int copy_list(const allowlist_t *have, allowlist_t **ret)
+/* The session's state, locked, and a copy of its list to change (the
+ * networks borrowed: free it with free_copy). 0 or an exit code. */
+static int open_change(const char *dir, egress_live_t **ret_live, allowlist_t **ret_next)
 {
     as_error_t *err = NULL;
+    egress_live_t *live = NULL;
     allowlist_t *next = NULL;
-    if (allowlist_parse("", "", 0, &next, &err) < 0) {
+    if (egress_live_open(dir, &live, &err) < 0) {
         report_error(&err);
+        return EXIT_SETUP;
+    }
+    const allowlist_t *have = egress_live_allowlist(live);
+    int r = allowlist_parse("", "", 0, &next, &err);
+    for (size_t i = 0; r == 0 && i < have->n_entries; i++)
+        r = allowlist_append(next, &have->entries[i], &err);
+    if (r < 0) {
+        report_error(&err);
+        allowlist_free(next);
+        egress_live_close(live);
         return EXIT_INTERNAL;
     }
-    for (size_t i = 0; i < have->n_entries; i++)
-        if (allowlist_append(next, &have->entries[i], &err) < 0) {
-            report_error(&err);
-            allowlist_free(next);
-            return EXIT_INTERNAL;
-        }
     next->nets = have->nets;
     next->n_nets = have->n_nets;
-    *ret = next;
+    *ret_live = live;
+    *ret_next = next;
     return 0;
 }
 
@@ -195,17 +202,13 @@ static int allow_live(const char *dir, const char *id, const allowlist_t *want, 
     egress_live_t *live = NULL;
     allowlist_t *next = NULL;
     as_error_t *err = NULL;
-    if (egress_live_open(dir, &live, &err) < 0) {
-        report_error(&err);
-        return EXIT_SETUP;
-    }
+    int rc = open_change(dir, &live, &next);
+    if (rc != 0)
+        return rc;
     const char *source = egress_live_source(live);
-    if (source != NULL && (*ret_source = strdup(source)) == NULL) {
-        egress_live_close(live);
-        return EXIT_INTERNAL;
-    }
+    if (source != NULL && (*ret_source = strdup(source)) == NULL)
+        rc = EXIT_INTERNAL;
     const allowlist_t *have = egress_live_allowlist(live);
-    int rc = copy_list(have, &next);
     bool added[want->n_entries + 1];
     size_t n_added = 0;
     for (size_t i = 0; i < want->n_entries && rc == 0; i++) {
@@ -268,28 +271,49 @@ static int save_names(const allowlist_t *want, const char *source)
     return 0;
 }
 
-int cmd_allow(int argc, char **argv)
+/* allow: live (when a session runs), then --save. */
+static int allow_names(const live_args_t *a, const allowlist_t *want, const char *dir, const char *id)
+{
+    _cleanup_free_ char *source = NULL;
+    int rc = dir != NULL ? allow_live(dir, id, want, a->save, &source) : 0;
+    return rc == 0 && a->save ? save_names(want, source) : rc;
+}
+
+typedef int (*live_fn)(const live_args_t *a, const allowlist_t *names, const char *dir,
+                       const char *id);
+static int deny_names(const live_args_t *a, const allowlist_t *names, const char *dir,
+                      const char *id);
+
+/* The arguments, the names through the allowlist's checks, the session;
+ * then `fn`. Only `allow --save` runs with no session. */
+static int live_command(int argc, char **argv, bool allow, live_fn fn)
 {
     live_args_t a;
-    int rc = parse_args(argc, argv, true, &a);
+    int rc = parse_args(argc, argv, allow, &a);
     if (rc != 0)
         return rc;
-    allowlist_t *want = NULL;
+    allowlist_t *names = NULL;
     _cleanup_free_ char *dir = NULL;
     char id[SESSION_ID_LEN + 1] = "";
     if (a.help)
-        fputs(allow_usage, stdout);
-    else if ((rc = runtime_dir_settle()) == 0 && (rc = parse_names(&a, "allow", &want)) == 0 &&
-             (rc = pick_session(a.session, a.save && a.session == NULL, &dir, id)) == 0) {
-        _cleanup_free_ char *source = NULL;
-        if (dir != NULL)
-            rc = allow_live(dir, id, want, a.save, &source);
-        if (rc == 0 && a.save)
-            rc = save_names(want, source);
-    }
-    allowlist_free(want);
+        fputs(allow ? allow_usage : deny_usage, stdout);
+    else if ((rc = runtime_dir_settle()) == 0 &&
+             (rc = parse_names(&a, allow ? "allow" : "deny", &names)) == 0 &&
+             (rc = pick_session(a.session, allow && a.save && a.session == NULL, &dir, id)) == 0)
+        rc = fn(&a, names, dir, id);
+    allowlist_free(names);
     free(a.names);
     return rc;
+}
+
+int cmd_allow(int argc, char **argv)
+{
+    return live_command(argc, argv, true, allow_names);
+}
+
+int cmd_deny(int argc, char **argv)
+{
+    return live_command(argc, argv, false, deny_names);
 }
 
 /* Takes the names off; a name only a wildcard allows, or one with ports of
@@ -299,13 +323,10 @@ static int deny_live(const char *dir, const char *id, const allowlist_t *names)
 {
     egress_live_t *live = NULL;
     allowlist_t *next = NULL;
-    as_error_t *err = NULL;
-    if (egress_live_open(dir, &live, &err) < 0) {
-        report_error(&err);
-        return EXIT_SETUP;
-    }
+    int rc = open_change(dir, &live, &next);
+    if (rc != 0)
+        return rc;
     const allowlist_t *have = egress_live_allowlist(live);
-    int rc = copy_list(have, &next);
     size_t removed = 0;
     for (size_t i = 0; i < names->n_entries && rc == 0; i++) {
         const allowlist_entry_t *e = &names->entries[i], *in = allowlist_find(have, e->name, e->wildcard);
@@ -339,21 +360,9 @@ static int deny_live(const char *dir, const char *id, const allowlist_t *names)
     return rc;
 }
 
-int cmd_deny(int argc, char **argv)
+static int deny_names(const live_args_t *a, const allowlist_t *names, const char *dir,
+                      const char *id)
 {
-    live_args_t a;
-    int rc = parse_args(argc, argv, false, &a);
-    if (rc != 0)
-        return rc;
-    allowlist_t *names = NULL;
-    _cleanup_free_ char *dir = NULL;
-    char id[SESSION_ID_LEN + 1] = "";
-    if (a.help)
-        fputs(deny_usage, stdout);
-    else if ((rc = runtime_dir_settle()) == 0 && (rc = parse_names(&a, "deny", &names)) == 0 &&
-             (rc = pick_session(a.session, false, &dir, id)) == 0)
-        rc = deny_live(dir, id, names);
-    allowlist_free(names);
-    free(a.names);
-    return rc;
+    (void)a;
+    return deny_live(dir, id, names);
 }

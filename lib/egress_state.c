@@ -1,12 +1,12 @@
 #include "egress_state.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config_lines.h"
+#include "ipv4_net.h"
 #include "msg.h"
 #include "router_protocol.h"
 #include "session_plan.h"
@@ -14,25 +14,13 @@
 
 static bool valid_ipv4(const char *s)
 {
-    struct in_addr a;
-    char back[INET_ADDRSTRLEN];
-    return s != NULL && inet_pton(AF_INET, s, &a) == 1 &&
-           inet_ntop(AF_INET, &a, back, sizeof(back)) != NULL && strcmp(back, s) == 0;
-}
-
-static bool valid_id(const char *s)
-{
-    if (s == NULL || s[0] == '\0' || strlen(s) > 64)
-        return false;
-    for (const char *c = s; *c != '\0'; c++)
-        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
-            return false;
-    return true;
+    uint32_t a;
+    return s != NULL && ipv4_parse_strict(s, strlen(s), &a);
 }
 
 static int check_state(const egress_state_t *st, as_error_t **err)
 {
-    if (!valid_id(st->id))
+    if (!router_session_id_valid(st->id))
         return as_error_make(err, EINVAL, "the session id is not lower-case hex");
     if (!network_name_valid(st->router))     /* container names follow the same rule */
         return as_error_make(err, EINVAL, "the router's name is not a container name");

@@ -49,8 +49,7 @@ static bool valid_path(const char *s)
     return true;
 }
 
-/* A session id goes into a quoted nginx string: lower-case hex only. */
-static bool valid_session_id(const char *s)
+bool router_session_id_valid(const char *s)
 {
     if (s == NULL || s[0] == '\0' || strlen(s) > 64)
         return false;
@@ -109,7 +108,7 @@ static int check_layout(const router_layout_t *in, bool for_nginx, bool for_dnsm
         out->run_dir = in->nginx_run_dir;
         out->error_log = in->nginx_error_log;
         out->access_log = in->nginx_access_log;
-        if (in->session_id != NULL && !valid_session_id(in->session_id))
+        if (in->session_id != NULL && !router_session_id_valid(in->session_id))
             return as_error_make(err, EINVAL, "router layout: the session id must be lower-case hex");
         out->session_id = in->session_id;
     }
@@ -497,7 +496,11 @@ int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
 
 /* ---- hosts -------------------------------------------------------------- */
 
-static int render_hosts(const allowlist_t *al, bool localhost, char **ret_text, as_error_t **err)
+/* The name files: the agent's hosts, the router dnsmasq's hosts (no
+ * localhost), its servers file of wildcards. */
+typedef enum { NAMES_AGENT_HOSTS, NAMES_DNS_HOSTS, NAMES_DNS_WILDCARDS } names_file_t;
+
+static int render_names(const allowlist_t *al, names_file_t which, char **ret_text, as_error_t **err)
 {
     int r = check_allowlist(al, err);
     if (r < 0)
@@ -506,36 +509,29 @@ static int render_hosts(const allowlist_t *al, bool localhost, char **ret_text, 
     if ((r = msg_open(&o, err)) < 0)
         return r;
     fputs(HEADER, o.f);
-    if (localhost)
+    if (which == NAMES_AGENT_HOSTS)
         fputs("127.0.0.1\tlocalhost\n", o.f);
-    for (size_t i = 0; i < al->n_entries; i++)
-        if (!al->entries[i].wildcard)
-            fprintf(o.f, "127.0.0.%u\t%s\n", entry_octet(al, i), al->entries[i].name);
+    for (size_t i = 0; i < al->n_entries; i++) {
+        const allowlist_entry_t *e = &al->entries[i];
+        if (which == NAMES_DNS_WILDCARDS && e->wildcard)
+            fprintf(o.f, "server=/%s/" ROUTER_WILDCARD_DNS_ADDR "#" ROUTER_WILDCARD_DNS_PORT "\n", e->name);
+        else if (which != NAMES_DNS_WILDCARDS && !e->wildcard)
+            fprintf(o.f, "127.0.0.%u\t%s\n", entry_octet(al, i), e->name);
+    }
     return msg_close(&o, ret_text, err);
 }
 
 int router_render_hosts(const allowlist_t *al, char **ret_text, as_error_t **err)
 {
-    return render_hosts(al, true, ret_text, err);
+    return render_names(al, NAMES_AGENT_HOSTS, ret_text, err);
 }
 
 int router_render_dns_hosts(const allowlist_t *al, char **ret_text, as_error_t **err)
 {
-    return render_hosts(al, false, ret_text, err);
+    return render_names(al, NAMES_DNS_HOSTS, ret_text, err);
 }
 
 int router_render_dns_wildcards(const allowlist_t *al, char **ret_text, as_error_t **err)
 {
-    int r = check_allowlist(al, err);
-    if (r < 0)
-        return r;
-    msg_t o;
-    if ((r = msg_open(&o, err)) < 0)
-        return r;
-    fputs(HEADER, o.f);
-    for (size_t i = 0; i < al->n_entries; i++)
-        if (al->entries[i].wildcard)
-            fprintf(o.f, "server=/%s/" ROUTER_WILDCARD_DNS_ADDR "#" ROUTER_WILDCARD_DNS_PORT "\n",
-                    al->entries[i].name);
-    return msg_close(&o, ret_text, err);
+    return render_names(al, NAMES_DNS_WILDCARDS, ret_text, err);
 }

@@ -21,6 +21,7 @@
 #define AS_ROUTER_RENDER_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "allowlist.h"
@@ -54,6 +55,10 @@ typedef struct router_layout {
                                      * router_render_dns_wildcards): re-read on SIGHUP */
     const char *session_id;         /* named in the 403 body's `allow` command; may be NULL */
 } router_layout_t;
+
+/* A session id as the renderers take it (it goes into a quoted nginx
+ * string): 1 to 64 lower-case hex digits. */
+bool router_session_id_valid(const char *s);
 
 /* Where the agent finds the allowlist in effect (the 403 body names it). */
 #define ROUTER_AGENT_ALLOWLIST "/etc/agent-sandbox/allowed-hosts"

@@ -27,29 +27,30 @@ static bool word_is(const config_word_t *w, const char *s)
     return w->len == strlen(s) && memcmp(w->text, s, w->len) == 0;
 }
 
+static int parse_setting(const config_lines_t *it, const config_line_t *line, void *ctx,
+                         as_error_t **err)
+{
+    config_word_t w[2];
+    bool *field = NULL;
+    if (line->problem != NULL)
+        return config_line_error(it, line, err, "%s", line->problem);
+    if (config_line_words(line, w, 2) != 2)
+        return config_line_error(it, line, err, "expected a setting and its value "
+                                 "(notifications off)");
+    if ((field = switch_of(ctx, &w[0])) == NULL)
+        return config_line_error(it, line, err, "`%.*s` is not a setting (known: notifications)",
+                                 (int)(w[0].len > 60 ? 60 : w[0].len), w[0].text);
+    if (word_is(&w[1], "on"))
+        *field = true;
+    else if (word_is(&w[1], "off"))
+        *field = false;
+    else
+        return config_line_error(it, line, err, "%.*s is on or off", (int)w[0].len, w[0].text);
+    return 0;
+}
+
 int settings_parse(const char *filename, const char *text, size_t len, settings_t *s,
                    as_error_t **err)
 {
-    config_lines_t it;
-    config_line_t line;
-    config_lines_init(&it, filename, text, len);
-    while (config_lines_next(&it, &line)) {
-        config_word_t w[2];
-        bool *field = NULL;
-        if (line.problem != NULL)
-            return config_line_error(&it, &line, err, "%s", line.problem);
-        if (config_line_words(&line, w, 2) != 2)
-            return config_line_error(&it, &line, err, "expected a setting and its value "
-                                     "(notifications off)");
-        if ((field = switch_of(s, &w[0])) == NULL)
-            return config_line_error(&it, &line, err, "`%.*s` is not a setting (known: "
-                                     "notifications)", (int)(w[0].len > 60 ? 60 : w[0].len), w[0].text);
-        if (word_is(&w[1], "on"))
-            *field = true;
-        else if (word_is(&w[1], "off"))
-            *field = false;
-        else
-            return config_line_error(&it, &line, err, "%.*s is on or off", (int)w[0].len, w[0].text);
-    }
-    return 0;
+    return config_lines_each(filename, text, len, parse_setting, s, err);
 }

@@ -285,13 +285,7 @@ agent-sandbox: the session was not started: fix the allowlist, or point AGENT_SA
 # is read-only: the user changes the list on the host, with
 #   agent-sandbox allow NAME --session $id
 #   agent-sandbox deny NAME --session $id
-api.allowed.test
-.wild.test
-db.allowed.test:5432
-internal.allowed.test
-loop.allowed.test
-meta.allowed.test
-allow-upstream-net $FI_P.0/25
+$(grep -v '^#' "$FI_DIR/allowed-hosts")
 write: 1
 blocked by agent-sandbox: pypi.org
 This sandbox reaches only the names in /etc/agent-sandbox/allowed-hosts.
