@@ -1,49 +1,28 @@
-/* Which allowlist a session uses: AGENT_SANDBOX_ALLOWLIST, else
- * allowed-hosts in the config directory (lib/user_dirs.h), copied from the
- * packaged default on first run. A missing override or a bad file refuses
- * the session. */
+/* Which allowlist a session uses: AGENT_SANDBOX_ALLOWLIST as is, else
+ * allowed-hosts in the config directory (lib/user_dirs.h) with the agent's
+ * allowed-hosts.d/NAME merged in, each copied from the packaged default on
+ * first use. A missing override or a bad file refuses the session. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent_profile.h"
 #include "allowlist.h"
+#include "allowlist_merge.h"
 #include "cli.h"
 #include "session_dir.h"
 #include "user_dirs.h"
 #include "util.h"
 
-/* The packaged default: DATADIR, or the source tree next to a build. */
-static char *find_default(void)
+/* Copies the packaged `name` (allowed-hosts, allowed-hosts.d/AGENT) to
+ * dest in the config directory, unless a file is there already. */
+static int install_default(const char *name, const char *dest)
 {
-    char *path = NULL;
-    if (asprintf(&path, "%s/allowed-hosts", AS_DATADIR) >= 0 && access(path, R_OK) == 0)
-        return path;
-    free(path);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return NULL;
-    exe[n] = '\0';
-    const char *dir = dirname(exe);
-    static const char *const rel[] = { "../config/allowed-hosts", "../../config/allowed-hosts" };
-    for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
-        if (asprintf(&path, "%s/%s", dir, rel[i]) >= 0 && access(path, R_OK) == 0)
-            return path;
-        free(path);
-    }
-    return NULL;
-}
-
-/* Copies the default into place unless a file is there already. */
-static int install_default(const char *dest)
-{
-    _cleanup_free_ char *src = find_default();
+    _cleanup_free_ char *src = packaged_file(name);
     if (src == NULL) {
         report("error: no allowlist at %s and no packaged default to copy (looked in %s)", dest, AS_DATADIR);
         return EXIT_CONFIG;
@@ -55,17 +34,19 @@ static int install_default(const char *dest)
         report_error(&err);
         return EXIT_CONFIG;
     }
-    _cleanup_free_ char *dir = NULL;
-    if (user_config_dir(&dir, &err) < 0 || user_dir_create(dir, &err) < 0 ||
-        session_dir_write_file_mode(dir, "allowed-hosts.new", text, 0644, &err) < 0) {
+    /* its directory too: allowed-hosts.d/ may not exist yet */
+    _cleanup_free_ char *dir = strndup(dest, (size_t)(strrchr(dest, '/') - dest)), *tmp = NULL;
+    if (dir == NULL || asprintf(&tmp, "%s.new", dest) < 0) {
+        free(text);
+        return EXIT_INTERNAL;
+    }
+    if (user_dir_create(dir, &err) < 0 ||
+        session_dir_write_file_mode(dir, strrchr(tmp, '/') + 1, text, 0644, &err) < 0) {
         free(text);
         report_error(&err);
         return EXIT_CONFIG;
     }
     free(text);
-    _cleanup_free_ char *tmp = NULL;
-    if (asprintf(&tmp, "%s.new", dest) < 0)
-        return EXIT_INTERNAL;
     /* link, not rename: never replace a file a concurrent first run wrote */
     if (link(tmp, dest) < 0 && errno != EEXIST) {
         report("error: installing %s: %s", dest, strerror(errno));
@@ -77,18 +58,13 @@ static int install_default(const char *dest)
     return 0;
 }
 
-int allowlist_config_path(char **ret_path)
+/* The file `name` in the config directory, copied from the packaged one
+ * on first use. 0 or an exit code, reported. */
+static int config_path(const char *name, char **ret_path)
 {
-    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
-    _cleanup_free_ char *path = NULL;
-    if (override != NULL && override[0] != '\0') {
-        if ((path = strdup(override)) == NULL)
-            return EXIT_INTERNAL;
-        *ret_path = steal_pointer(&path);
-        return 0;
-    }
     as_error_t *err = NULL;
-    int r = user_config_file("allowed-hosts", &path, &err);
+    _cleanup_free_ char *path = NULL;
+    int r = user_config_file(name, &path, &err);
     if (r < 0) {
         report_error(&err);
         return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
@@ -97,12 +73,24 @@ int allowlist_config_path(char **ret_path)
      * reported by the read, not a first run */
     struct stat st;
     if (lstat(path, &st) < 0 && errno == ENOENT) {
-        int rc = install_default(path);
+        int rc = install_default(name, path);
         if (rc != 0)
             return rc;
     }
     *ret_path = steal_pointer(&path);
     return 0;
+}
+
+int allowlist_config_path(char **ret_path)
+{
+    /* an allowlist named by the variable is used as is */
+    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
+    if (override != NULL && override[0] != '\0') {
+        if ((*ret_path = strdup(override)) == NULL)
+            return EXIT_INTERNAL;
+        return 0;
+    }
+    return config_path("allowed-hosts", ret_path);
 }
 
 void report_config_errors(as_error_t **err)
@@ -117,12 +105,8 @@ void report_config_errors(as_error_t **err)
     as_error_free(err);
 }
 
-int allowlist_config_load(allowlist_t **ret, char **ret_path)
+static int load_one(const char *path, allowlist_t **ret)
 {
-    _cleanup_free_ char *path = NULL;
-    int rc = allowlist_config_path(&path);
-    if (rc != 0)
-        return rc;
     as_error_t *err = NULL;
     allowlist_t *al = NULL;
     if (allowlist_load(path, &al, &err) < 0) {
@@ -132,6 +116,47 @@ int allowlist_config_load(allowlist_t **ret, char **ret_path)
     }
     for (size_t i = 0; i < al->n_warnings; i++)
         report("warning: %s", al->warnings[i]);
+    *ret = al;
+    return 0;
+}
+
+/* The agent's allowed-hosts.d/NAME merged into al (docs/agents.md). */
+static int merge_agent(const agent_profile_t *agent, const char *path, allowlist_t *al)
+{
+    if (agent == NULL || agent_profile_allowlist_is_default(agent))
+        return 0;
+    _cleanup_free_ char *agent_path = NULL;
+    allowlist_t *more = NULL;
+    int rc = config_path(agent->allowlist, &agent_path);
+    if (rc == 0)
+        rc = load_one(agent_path, &more);
+    if (rc == 0) {
+        as_error_t *err = NULL;
+        if (allowlist_merge(al, more, &err) < 0) {
+            as_error_prefix(&err, "adding %s to %s", agent_path, path);
+            report_error(&err);
+            rc = EXIT_CONFIG;
+        }
+    }
+    allowlist_free(more);
+    return rc;
+}
+
+int allowlist_config_load(const agent_profile_t *agent, allowlist_t **ret, char **ret_path)
+{
+    _cleanup_free_ char *path = NULL;
+    allowlist_t *al = NULL;
+    int rc = allowlist_config_path(&path);
+    if (rc == 0)
+        rc = load_one(path, &al);
+    /* AGENT_SANDBOX_ALLOWLIST is used as is, nothing merged in */
+    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
+    if (rc == 0 && (override == NULL || override[0] == '\0'))
+        rc = merge_agent(agent, path, al);
+    if (rc != 0) {
+        allowlist_free(al);
+        return rc;
+    }
     *ret = al;
     if (ret_path != NULL)
         *ret_path = steal_pointer(&path);

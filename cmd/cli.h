@@ -80,12 +80,24 @@ void sweep_stale(cli_backend_t *b, bool verbose);
  * reported. */
 int launch_check(cli_backend_t *b, char **ret_dir);
 
-/* The session's allowlist (override, user file, or the default copied into
- * place on first run), and its path when ret_path is not NULL. 0, or an
- * exit code after reporting (every error of the file, one per line). */
+/* A packaged default (DATADIR/REL, or config/REL of the source tree next to
+ * a development build), or NULL when there is none. */
+char *packaged_file(const char *rel);
+
+/* The session's agent: `requested` (--agent), else the settings file's,
+ * else Claude Code; its profile read and checked. 0, or an exit code after
+ * reporting. */
+struct agent_profile;
+int agent_config_load(const char *requested, struct agent_profile **ret);
+
+/* The session's allowlist: AGENT_SANDBOX_ALLOWLIST as is, else the user's
+ * file with the agent's merged in (each copied into place from the
+ * packaged default on first use), and in ret_path (when not NULL) the file
+ * `allow --save` appends to. 0, or an exit code after reporting (every
+ * error of a file, one per line). */
 struct allowlist;
-int allowlist_config_load(struct allowlist **ret, char **ret_path);
-/* Only the path (the default copied into place on first run). */
+int allowlist_config_load(const struct agent_profile *agent, struct allowlist **ret, char **ret_path);
+/* Only that file's path (the default copied into place on first run). */
 int allowlist_config_path(char **ret_path);
 /* Reports an error whose message holds one error per line (a config
  * file's), each as a line of its own, and frees it. */
@@ -95,7 +107,9 @@ struct session_plan;
 
 /* One session: the command, its environment and where its I/O goes. */
 typedef struct run_request {
-    char **command;          /* NULL-terminated */
+    const char *agent;       /* --agent NAME, or NULL (agent_config_load) */
+    bool exec;               /* command replaces the agent's; else it is its arguments */
+    char **command;          /* NULL-terminated; may be NULL without exec */
     char **env;              /* KEY=VALUE, NULL-terminated, may be NULL */
     bool dry_run;
     int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
@@ -130,10 +144,10 @@ typedef struct egress_notices egress_notices_t;
 egress_notices_t *egress_notices_start(const session_dir_t *dir);
 void egress_notices_stop(egress_notices_t *n);
 
-/* The settings file (lib/settings.h), or its defaults. 0, or an exit code
- * after reporting. */
-#include "settings.h"
-int settings_config_load(settings_t *ret);
+/* The settings file (lib/user_settings.h), or its defaults, and its path
+ * when ret_path is not NULL. 0, or an exit code after reporting. */
+#include "user_settings.h"
+int settings_config_load(user_settings_t *ret, char **ret_path);
 
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);

@@ -2,8 +2,9 @@
 # It only reports; the CLI judges (lib/verify.c). One record per line:
 #   KIND<TAB>FIELD<TAB>FIELD...
 # Runs under bash, with an empty home of its own and a fixed PATH; curl -q
-# reads no config file. Arguments: FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE.
-first=$1 host_home=$2 nonce=$3
+# reads no config file. Arguments: FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE,
+# AGENT_COMMAND (or -).
+first=$1 host_home=$2 nonce=$3 agent=${4:--}
 t=$(printf '\t')
 
 # the mount table: root, mount point, options, fs type, source
@@ -57,6 +58,11 @@ spoofed_http() { curl -q -sS -m 6 -H "Host: spoof-$nonce.invalid" -w '\nHTTP %{h
 net host-spoof spoofed_http
 if [ "$first" != - ]; then
     net first-allowed curl -q -sS -m 5 -o /dev/null -w 'HTTP %{http_code}' "https://$first/"
+fi
+
+# the agent's program, looked up on the image's own PATH
+if [ "$agent" != - ]; then
+    printf 'AGENT\tcommand\t%s\n' "$(PATH=/usr/local/bin:/usr/bin:/bin command -v -- "$agent")"
 fi
 
 w() { ( : >>"$1" ) 2>&1; }

@@ -1,5 +1,6 @@
-/* settings: the settings file's switches, its errors with file:line, and
- * the comment rule of every config file. */
+/* The settings file's `notifications` switch (lib/user_settings.h; its
+ * `agent` key: test_agent_profile.c), its errors with file:line, and the
+ * comment rule of every config file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,40 +10,44 @@
 #include <errno.h>
 #include <string.h>
 
-#include "settings.h"
+#include "user_settings.h"
+
+static bool notifications_of(const char *text)
+{
+    user_settings_t s;
+    as_error_t *err = NULL;
+    if (user_settings_parse("settings", text, strlen(text), &s, &err) < 0)
+        fail_msg("%s", err->msg);
+    bool on = s.notifications;
+    user_settings_clear(&s);
+    return on;
+}
 
 static void test_switches(void **state)
 {
     (void)state;
-    settings_t s;
-    settings_defaults(&s);
-    assert_true(s.notifications);
-    as_error_t *err = NULL;
-    const char *text = "# my settings\nnotifications off   # quiet, please\n";
-    assert_int_equal(settings_parse("settings", text, strlen(text), &s, &err), 0);
-    assert_false(s.notifications);
-    text = "notifications off\n\n  notifications\ton\r\n";       /* a later line wins; blanks */
-    assert_int_equal(settings_parse("settings", text, strlen(text), &s, &err), 0);
-    assert_true(s.notifications);
+    assert_true(notifications_of(""));                                       /* the default */
+    assert_false(notifications_of("# my settings\nnotifications off   # quiet, please\n"));
+    assert_true(notifications_of("notifications off\n\n  notifications\ton\r\n"));   /* a later line wins */
+    assert_false(notifications_of("agent codex\nnotifications off\n"));     /* with the agent */
 }
 
 static void test_errors(void **state)
 {
     (void)state;
     const struct { const char *text, *msg; } bad[] = {
-        { "notifications\n", "settings:1: expected a setting and its value" },
+        { "notifications\n", "settings:1: expected \"KEY VALUE\"" },
         { "\nnotifications maybe\n", "settings:2: notifications is on or off" },
-        { "notify off\n", "settings:1: `notify` is not a setting (known: notifications)" },
+        { "notify off\n", "settings:1: unknown setting `notify` (the settings: agent, notifications)" },
         { "notifications off#x\n", "settings:1: notifications is on or off" },
-        { "notifications off extra\n", "settings:1: expected a setting and its value" },
+        { "notifications off extra\n", "settings:1: expected \"KEY VALUE\"" },
         { "notifications \033off\n", "settings:1: a control character (0x1b)" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        settings_t s;
-        settings_defaults(&s);
+        user_settings_t s;
         as_error_t *err = NULL;
-        assert_int_equal(settings_parse("settings", bad[i].text, strlen(bad[i].text), &s, &err), -EINVAL);
-        if (strcmp(err->msg, bad[i].msg) != 0 && strncmp(err->msg, bad[i].msg, strlen(bad[i].msg)) != 0)
+        assert_int_equal(user_settings_parse("settings", bad[i].text, strlen(bad[i].text), &s, &err), -EINVAL);
+        if (strncmp(err->msg, bad[i].msg, strlen(bad[i].msg)) != 0)
             fail_msg("for `%s`: `%s`, not `%s`", bad[i].text, err->msg, bad[i].msg);
         as_error_free(&err);
     }
