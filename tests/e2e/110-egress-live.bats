@@ -18,10 +18,19 @@ load fake-internet
 
 setup_file() { fi_up; }
 teardown_file() { fi_down; }
-setup() { as_setup; fi_setup; fi_dns_reset; }
+setup() {
+    as_setup; fi_setup; fi_dns_reset
+    cp "$AS_CONFIG_DIR/settings" "$AS_RUN_DIR/settings.suite"
+}
 teardown() {
-    printf 'notifications off\n' >"$AS_CONFIG_DIR/settings"
+    cp "$AS_RUN_DIR/settings.suite" "$AS_CONFIG_DIR/settings"
     as_teardown
+}
+
+# notifications on|off: the suite's settings (its agent kept), and a later
+# line that wins.
+notifications() {
+    { cat "$AS_RUN_DIR/settings.suite"; printf 'notifications %s\n' "$1"; } >"$AS_CONFIG_DIR/settings"
 }
 
 # The one running session's ID.
@@ -309,7 +318,7 @@ notify_session() {
 }
 
 @test "a desktop notification for the first refusal of each name, with the command that allows it, through a private session bus; none with notifications off" {
-    printf 'notifications on\n' >"$AS_CONFIG_DIR/settings"
+    notifications on
     local script='for n in pypi.org pypi.org files.pythonhosted.org; do getent hosts $n; done
         curl -sS -m 5 -H "Host: pypi.org" http://127.0.0.2/ >/dev/null'
     notify_session "$AS_RUN_DIR/notes" "$script"
@@ -318,13 +327,13 @@ notify_session() {
     assert "$(cat "$AS_RUN_DIR/notes")" == \
 '{"app": "agent-sandbox", "summary": "agent-sandbox blocked pypi.org", "body": "The agent in session '"$id"' tried to reach pypi.org. To allow it, run: agent-sandbox allow pypi.org --session '"$id"'", "actions": []}
 {"app": "agent-sandbox", "summary": "agent-sandbox blocked files.pythonhosted.org", "body": "The agent in session '"$id"' tried to reach files.pythonhosted.org. To allow it, run: agent-sandbox allow files.pythonhosted.org --session '"$id"'", "actions": []}'
-    printf 'notifications off\n' >"$AS_CONFIG_DIR/settings"
+    notifications off
     notify_session "$AS_RUN_DIR/notes-off" "$script"
     [ ! -s "$AS_RUN_DIR/notes-off" ] || die "a notification with notifications off: $(cat "$AS_RUN_DIR/notes-off")"
 }
 
 @test "threat 39: an SNI and DNS names carrying ESC ] and <a href=...> are escaped in log, log --json, the summary and the notification" {
-    printf 'notifications on\n' >"$AS_CONFIG_DIR/settings"
+    notifications on
     local script=$R'
         ./netprobe hello 127.0.0.2 443 "\x1b]0;evil\x07<a href=\"https://evil.test/\">click</a>"
         ./netprobe dns $R A "\x1b]8;;https://evil.test/\x07x.test"
