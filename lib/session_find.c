@@ -67,19 +67,20 @@ static int newest_first(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/* A live session with a router: its entry, else false. */
+/* A live session with a router: its entry, else false. The ID is a
+ * session ID (is_session_id): the precisions only tell the compiler so. */
 static bool found_at(int dfd, const char *base, const char *id, session_found_t *ret)
 {
     char rel[SESSION_ID_LEN + 64];
     struct stat lock, state;
-    snprintf(rel, sizeof(rel), "%s/" EGRESS_STATE_DIR "/" EGRESS_STATE_FILE, id);
+    snprintf(rel, sizeof(rel), "%.*s/" EGRESS_STATE_DIR "/" EGRESS_STATE_FILE, SESSION_ID_LEN, id);
     if (fstatat(dfd, rel, &state, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(state.st_mode))
         return false;
-    snprintf(rel, sizeof(rel), "%s/lock", id);
+    snprintf(rel, sizeof(rel), "%.*s/lock", SESSION_ID_LEN, id);
     if (fstatat(dfd, rel, &lock, AT_SYMLINK_NOFOLLOW) < 0 || !lock_held_at(dfd, id))
         return false;
     *ret = (session_found_t){ .started = lock.st_mtim };
-    snprintf(ret->id, sizeof(ret->id), "%s", id);
+    snprintf(ret->id, sizeof(ret->id), "%.*s", SESSION_ID_LEN, id);
     return asprintf(&ret->path, "%s/%s", base, id) >= 0;
 }
 
