@@ -196,6 +196,25 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
     assert "$stderr" contains "error: cannot allow \`*.example.test\`: \`*.example.test\`: \`*\` is not supported"
 }
 
+@test "allow --save in a session started from the config directory: the names go to allowed-hosts (the agent's allowed-hosts.d file untouched)" {
+    unset AGENT_SANDBOX_ALLOWLIST
+    local list=$AS_CONFIG_DIR/allowed-hosts before
+    cp "$list" "$AS_RUN_DIR/allowed-hosts.suite"
+    cp -r "$AS_CONFIG_DIR/allowed-hosts.d" "$AS_RUN_DIR/allowed-hosts.d.suite"
+    before=$(cat "$list")
+    bg_start agent-sandbox --exec bash -c 'touch up; while [ ! -e done ]; do sleep 0.1; done'
+    step up
+    run_x 0 agent-sandbox allow saved.allowed.test --save
+    local saved said=$stderr
+    saved=$(tail -n 1 "$list")
+    cp "$AS_RUN_DIR/allowed-hosts.suite" "$list"           # the suite's again, before any assert
+    touch "$AS_DIR/done"
+    bg_wait 120
+    assert "$said" contains "saved 1 name(s) to $list"
+    assert "$saved" == "saved.allowed.test  # added by agent-sandbox allow, $(date +%Y-%m-%d)"
+    diff -r "$AS_RUN_DIR/allowed-hosts.d.suite" "$AS_CONFIG_DIR/allowed-hosts.d" || die "an agent's file changed"
+}
+
 @test "log: every query and connection with time, name, port, verdict and bytes; --denied lines end with the allow command; --follow streams until the session ends; --json" {
     bg_start agent-sandbox --exec bash -c '
         curl -sS -m 5 --cacert ca.pem https://api.allowed.test/ >/dev/null
