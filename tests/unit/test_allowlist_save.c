@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "allowlist_of.h"
 #include "allowlist.h"
 #include "allowlist_save.h"
 
@@ -39,15 +40,6 @@ static char *read_text(const char *p)
     return buf;
 }
 
-static allowlist_t *entries(const char *text)
-{
-    allowlist_t *al = NULL;
-    as_error_t *err = NULL;
-    if (allowlist_parse("add", text, strlen(text), &al, &err) < 0)
-        fail_msg("%s", err->msg);
-    return al;
-}
-
 static void test_appends_and_keeps(void **state)
 {
     (void)state;
@@ -55,7 +47,7 @@ static void test_appends_and_keeps(void **state)
                       "db.example.com:5432\nno-newline.example";
     write_text(path, old, 0640);
     assert_int_equal(symlink(path, link_path), 0);
-    allowlist_t *add = entries("pypi.org\nx.cdn.example\napi.example.com\ndb.example.com:5433\n"
+    allowlist_t *add = allowlist_of("pypi.org\nx.cdn.example\napi.example.com\ndb.example.com:5433\n"
                                "db.example.com:5432\n");
     allowlist_save_result_t res;
     as_error_t *err = NULL;
@@ -97,7 +89,7 @@ static void test_refuses_a_broken_file(void **state)
     (void)state;
     const char *old = "ok.example\nbad_name.example\n*\n";
     write_text(path, old, 0644);
-    allowlist_t *add = entries("pypi.org\n");
+    allowlist_t *add = allowlist_of("pypi.org\n");
     allowlist_save_result_t res;
     as_error_t *err = NULL;
     assert_int_equal(allowlist_save(path, add, NULL, &res, &err), -EINVAL);

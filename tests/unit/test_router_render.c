@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allowlist_of.h"
 #include "allowlist.h"
 #include "router_render.h"
 
@@ -115,21 +116,12 @@ static const router_layout_t sample_layout = {
     .session_id = "0123456789ab",
 };
 
-static allowlist_t *parse(const char *text)
-{
-    allowlist_t *al = NULL;
-    as_error_t *err = NULL;
-    if (allowlist_parse("sample", text, strlen(text), &al, &err) < 0)
-        fail_msg("%s", err->msg);
-    return al;
-}
-
 /* ---- forwards ---- */
 
 static void test_forwards(void **state)
 {
     (void)state;
-    allowlist_t *al = parse(sample_text);
+    allowlist_t *al = allowlist_of(sample_text);
     router_forward_t *fw = NULL;
     size_t n = 0;
     as_error_t *err = NULL;
@@ -178,7 +170,7 @@ static void test_forwards(void **state)
 static void test_forwards_custom_ports(void **state)
 {
     (void)state;
-    allowlist_t *al = parse("db.example.com:5432\n");
+    allowlist_t *al = allowlist_of("db.example.com:5432\n");
     router_layout_t l = sample_layout;
     l.http_port = 8080;
     l.https_port = 8443;
@@ -202,7 +194,7 @@ static void test_forwards_custom_ports(void **state)
 
     l.forward_port_base = 65535;
     allowlist_free(al);
-    al = parse("db.example.com:5432\ndb.example.com:5433\n");
+    al = allowlist_of("db.example.com:5432\ndb.example.com:5433\n");
     assert_int_equal(router_forwards(al, &l, &fw, &n, &err), -E2BIG);
     as_error_free(&err);
     allowlist_free(al);
@@ -214,7 +206,7 @@ static void test_too_many_hosts_with_ports(void **state)
     char text[253 * 24], *p = text;
     for (int i = 0; i < 253; i++)
         p += sprintf(p, "h%d.example:22\n", i);
-    allowlist_t *al = parse(text);
+    allowlist_t *al = allowlist_of(text);
     router_forward_t *fw = NULL;
     size_t n = 0;
     as_error_t *err = NULL;
@@ -224,7 +216,7 @@ static void test_too_many_hosts_with_ports(void **state)
     allowlist_free(al);
 
     *strrchr(text, 'h') = '\0';        /* 252 hosts fit: 127.0.0.3 .. 127.0.0.254 */
-    al = parse(text);
+    al = allowlist_of(text);
     assert_int_equal(router_forwards(al, &sample_layout, &fw, &n, &err), 0);
     assert_string_equal(fw[n - 1].pod_ip, "127.0.0.254");
     free(fw);
@@ -235,7 +227,7 @@ static void test_too_many_hosts_with_ports(void **state)
 
 static void render_all(const char *prefix, const char *text)
 {
-    allowlist_t *al = parse(text);
+    allowlist_t *al = allowlist_of(text);
     as_error_t *err = NULL;
     char *out = NULL;
     char name[64];
@@ -283,7 +275,7 @@ static void test_golden_test_ports(void **state)
 {
     (void)state;
     /* The layout the loopback checks use: everything on high ports. */
-    allowlist_t *al = parse("api.allowed.test\n.wild.test\ndb.allowed.test:5432\n");
+    allowlist_t *al = allowlist_of("api.allowed.test\n.wild.test\ndb.allowed.test:5432\n");
     router_layout_t l = {
         .router_ip = "127.0.0.1", .dns_port = 5353, .http_port = 8080, .https_port = 8443,
         .forward_port_base = 18000, .resolver_ip = "127.0.0.1", .resolver_port = 5399,
@@ -307,7 +299,7 @@ static void test_golden_test_ports(void **state)
 static void test_config_properties(void **state)
 {
     (void)state;
-    allowlist_t *al = parse(sample_text);
+    allowlist_t *al = allowlist_of(sample_text);
     as_error_t *err = NULL;
     char *dns = NULL, *ngx = NULL, *hosts = NULL, *dns_hosts = NULL, *wild = NULL;
     assert_int_equal(router_render_dnsmasq(al, &sample_layout, &dns, &err), 0);
@@ -427,7 +419,7 @@ static void test_refuses_bad_allowlist(void **state)
 static void test_refuses_bad_layout(void **state)
 {
     (void)state;
-    allowlist_t *al = parse("api.example.com\n");
+    allowlist_t *al = allowlist_of("api.example.com\n");
     router_layout_t l;
 
     const char *bad_ips[] = { NULL, "", "10.0.0.1;", "10.0.0.1\n", "10.0.0.01", "10.1", "::1",
