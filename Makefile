@@ -11,7 +11,7 @@ MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 CC      ?= gcc
-PKGS    := libcurl yajl
+PKGS    := libcurl yajl libsystemd
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu17 -Wall -Wextra -Wformat=2 -Wshadow -Wno-missing-field-initializers -Werror \
            -D_GNU_SOURCE -Ilib $(shell pkg-config --cflags $(PKGS)) \

@@ -75,14 +75,37 @@ static int config_path(const char *name, char **ret_path)
     return 0;
 }
 
+int allowlist_config_path(char **ret_path)
+{
+    /* an allowlist named by the variable is used as is */
+    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
+    if (override != NULL && override[0] != '\0') {
+        if ((*ret_path = strdup(override)) == NULL)
+            return EXIT_INTERNAL;
+        return 0;
+    }
+    return config_path("allowed-hosts", ret_path);
+}
+
+void report_config_errors(as_error_t **err)
+{
+    const char *msg = *err != NULL && (*err)->msg != NULL ? (*err)->msg : "unknown error";
+    for (const char *line = msg; line != NULL && *line != '\0';) {
+        const char *nl = strchr(line, '\n');
+        int len = nl != NULL ? (int)(nl - line) : (int)strlen(line);
+        report("error: %.*s", len, line);
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    as_error_free(err);
+}
+
 static int load_one(const char *path, allowlist_t **ret)
 {
     as_error_t *err = NULL;
     allowlist_t *al = NULL;
     if (allowlist_load(path, &al, &err) < 0) {
-        report("error: %s", err->msg);
+        report_config_errors(&err);
         report("the session was not started: fix the allowlist, or point AGENT_SANDBOX_ALLOWLIST at another");
-        as_error_free(&err);
         return EXIT_CONFIG;
     }
     for (size_t i = 0; i < al->n_warnings; i++)
@@ -91,17 +114,17 @@ static int load_one(const char *path, allowlist_t **ret)
     return 0;
 }
 
-/* The user's allowed-hosts, and the agent's allowed-hosts.d/NAME merged
- * into it (docs/agents.md). */
-static int load_merged(const agent_profile_t *agent, allowlist_t **ret)
+/* The agent's allowed-hosts.d/NAME merged into al (docs/agents.md). */
+static int merge_agent(const agent_profile_t *agent, const char *path, allowlist_t *al)
 {
-    _cleanup_free_ char *path = NULL, *agent_path = NULL;
-    allowlist_t *al = NULL, *more = NULL;
-    int rc = config_path("allowed-hosts", &path);
+    if (agent == NULL || agent_profile_allowlist_is_default(agent))
+        return 0;
+    _cleanup_free_ char *agent_path = NULL;
+    allowlist_t *more = NULL;
+    int rc = config_path(agent->allowlist, &agent_path);
     if (rc == 0)
-        rc = load_one(path, &al);
-    if (rc == 0 && agent != NULL && !agent_profile_allowlist_is_default(agent) &&
-        (rc = config_path(agent->allowlist, &agent_path)) == 0 && (rc = load_one(agent_path, &more)) == 0) {
+        rc = load_one(agent_path, &more);
+    if (rc == 0) {
         as_error_t *err = NULL;
         if (allowlist_merge(al, more, &err) < 0) {
             as_error_prefix(&err, "adding %s to %s", agent_path, path);
@@ -110,19 +133,26 @@ static int load_merged(const agent_profile_t *agent, allowlist_t **ret)
         }
     }
     allowlist_free(more);
+    return rc;
+}
+
+int allowlist_config_load(const agent_profile_t *agent, allowlist_t **ret, char **ret_path)
+{
+    _cleanup_free_ char *path = NULL;
+    allowlist_t *al = NULL;
+    int rc = allowlist_config_path(&path);
+    if (rc == 0)
+        rc = load_one(path, &al);
+    /* AGENT_SANDBOX_ALLOWLIST is used as is, nothing merged in */
+    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
+    if (rc == 0 && (override == NULL || override[0] == '\0'))
+        rc = merge_agent(agent, path, al);
     if (rc != 0) {
         allowlist_free(al);
         return rc;
     }
     *ret = al;
+    if (ret_path != NULL)
+        *ret_path = steal_pointer(&path);
     return 0;
-}
-
-int allowlist_config_load(const agent_profile_t *agent, allowlist_t **ret)
-{
-    /* an allowlist named by the variable is used as is */
-    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
-    if (override != NULL && override[0] != '\0')
-        return load_one(override, ret);
-    return load_merged(agent, ret);
 }

@@ -93,9 +93,16 @@ int agent_config_load(const char *requested, struct agent_profile **ret);
 
 /* The session's allowlist: AGENT_SANDBOX_ALLOWLIST as is, else the user's
  * file with the agent's merged in (each copied into place from the
- * packaged default on first use). 0, or an exit code after reporting. */
+ * packaged default on first use), and in ret_path (when not NULL) the file
+ * `allow --save` appends to. 0, or an exit code after reporting (every
+ * error of a file, one per line). */
 struct allowlist;
-int allowlist_config_load(const struct agent_profile *agent, struct allowlist **ret);
+int allowlist_config_load(const struct agent_profile *agent, struct allowlist **ret, char **ret_path);
+/* Only that file's path (the default copied into place on first run). */
+int allowlist_config_path(char **ret_path);
+/* Reports an error whose message holds one error per line (a config
+ * file's), each as a line of its own, and frees it. */
+void report_config_errors(as_error_t **err);
 
 struct session_plan;
 
@@ -109,6 +116,7 @@ typedef struct run_request {
     int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
     bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
     bool private_home;       /* an empty home of its own, no volume (verify) */
+    bool no_notices;         /* no desktop notifications (verify: its probes are refused on purpose) */
     const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
     const struct publish *publish;      /* --publish, n_publish of them */
     size_t n_publish;
@@ -135,11 +143,6 @@ int user_config_path(const char *name, char **ret_path);
  * is no such file). 0, or an exit code after reporting. */
 int user_config_text(const char *name, size_t max, char **ret_path, char **ret_text, size_t *ret_len);
 
-/* The settings file (lib/user_settings.h; all unset when there is none)
- * and its path. 0 or an exit code, reported. */
-struct user_settings;
-int settings_config_load(struct user_settings *ret, char **ret_path);
-
 /* What the sandbox gets of the host user: the name for the agent's passwd
  * entry, and the git identity as git config text (or NULL: none, or turned
  * off). 0 or an exit code, reported; an unreadable identity is a warning. */
@@ -150,8 +153,28 @@ typedef struct host_identity {
 int host_identity_load(host_identity_t *ret);
 void host_identity_clear(host_identity_t *h);
 
+/* After a session: its router's logs kept in the state directory, and
+ * what they say in a few lines (cmd/egress_report.c): what was blocked
+ * and how to allow it, what could not be reached upstream, how many log
+ * lines were dropped. Names are the agent's: escaped. */
+void egress_report_end(const session_dir_t *dir);
+
+/* Desktop notifications of a running session's refusals (cmd/egress_notify.c),
+ * on a thread of their own; NULL when they cannot be had (silently). */
+typedef struct egress_notices egress_notices_t;
+egress_notices_t *egress_notices_start(const session_dir_t *dir);
+void egress_notices_stop(egress_notices_t *n);
+
+/* The settings file (lib/user_settings.h), or its defaults, and its path
+ * when ret_path is not NULL. 0, or an exit code after reporting. */
+#include "user_settings.h"
+int settings_config_load(user_settings_t *ret, char **ret_path);
+
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_allow(int argc, char **argv);
+int cmd_deny(int argc, char **argv);
+int cmd_log(int argc, char **argv);
 
 #endif

@@ -91,44 +91,6 @@ static void egress_lost(void *ctx)
     if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) { }
 }
 
-/* The router's logs go to the state directory; a denial, or a log cut at
- * its ceiling, is worth a line. Denied names are the agent's: escaped. */
-static void keep_router_logs(const session_dir_t *dir)
-{
-    _cleanup_free_ char *log_dir = NULL, *dest = NULL;
-    if (asprintf(&log_dir, "%s/router-log", dir->path) < 0 || access(log_dir, F_OK) < 0)
-        return;
-    as_error_t *err = NULL;
-    egress_summary_t sum = {0};
-    if (session_logs_keep(log_dir, dir->id, &dest, &err) < 0) {
-        as_error_prefix(&err, "keeping the router's logs");
-        report_error(&err);
-        return;
-    }
-    if (egress_log_summary(dest, &sum, &err) < 0) {
-        report_error(&err);
-        return;
-    }
-    _cleanup_free_ char *names = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&names, &len);
-    for (size_t i = 0; f != NULL && i < SUMMARY_DENIED_NAMES && sum.denied_names[i] != NULL; i++) {
-        fputs(i == 0 ? " (first denied: " : ", ", f);
-        path_put_escaped(f, sum.denied_names[i], strlen(sum.denied_names[i]));
-    }
-    if (f != NULL && sum.denied_names[0] != NULL)
-        fputc(')', f);
-    if (f != NULL)
-        fclose(f);
-    if (sum.denied > 0)
-        report("egress: %zu connection(s) allowed, %zu denied%s; see %s", sum.allowed, sum.denied,
-               names != NULL ? names : "", dest);
-    if (sum.dropped > 0)
-        report("egress: the router's logs reached their ceiling (%d MiB each): %zu line(s) were "
-               "dropped, counted in %s/*" LOG_DROPPED_SUFFIX, ROUTER_LOG_MAX_BYTES >> 20, sum.dropped, dest);
-    egress_summary_clear(&sum);
-}
-
 /* Teardown with the service we have, or with a new one when it died. */
 static int teardown(session_t *s, cli_backend_t *b)
 {
@@ -289,6 +251,8 @@ typedef struct run_inputs {
     const char *image, *router_image, *egress;
     char resolver[16];
     allowlist_t *allowlist;
+    char *allowlist_path;        /* where `allow --save` adds names */
+    bool notifications;          /* the settings file's */
     limits_t limits;
     cgroup_caps_t cgroups;
     host_identity_t identity;
@@ -338,8 +302,13 @@ static int read_inputs(const run_request_t *o, run_inputs_t *ri)
         return EXIT_CONFIG;
     }
     rc = limits_config_load(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
+    user_settings_t settings = {0};
+    if (rc == 0 && (rc = settings_config_load(&settings, NULL)) == 0) {
+        ri->notifications = settings.notifications;
+        user_settings_clear(&settings);
+    }
     if (rc == 0)
-        rc = allowlist_config_load(ri->agent, &ri->allowlist);
+        rc = allowlist_config_load(ri->agent, &ri->allowlist, &ri->allowlist_path);
     if (rc == 0)
         rc = host_identity_load(&ri->identity);
     return rc != 0 ? rc : publish_ports_free(o);
@@ -365,6 +334,7 @@ int run_session(const run_request_t *o)
         rc = run_with(o, &ri);
     allowlist_free(ri.allowlist);
     host_identity_clear(&ri.identity);
+    free(ri.allowlist_path);
     agent_profile_free(ri.agent);
     free(ri.agent_image);
     return rc;
@@ -381,8 +351,8 @@ static int plan_session(const run_request_t *o, const run_inputs_t *ri, const cl
         .agent = ri->agent, .agent_args = !o->exec, .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
         .env = o->env, .session_dir = b->dir->path,
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
-        .allowlist = ri->allowlist, .limits = ri->limits, .cgroups = ri->cgroups, .workspace = ws,
-        .publish = o->publish, .n_publish = o->n_publish, .user_name = ri->identity.user_name,
+        .allowlist = ri->allowlist, .allowlist_path = ri->allowlist_path, .limits = ri->limits, .cgroups = ri->cgroups,
+        .workspace = ws, .publish = o->publish, .n_publish = o->n_publish, .user_name = ri->identity.user_name,
         .uid = getuid(), .gid = getgid(), .git_config = ri->identity.git_config,
     };
     home_names_t homes = {0};
@@ -422,7 +392,10 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
         report_error(&err);
         goto out;
     }
+    /* the first refusal of each name, on the desktop (settings) */
+    egress_notices_t *notices = ri->notifications && !o->no_notices ? egress_notices_start(b->dir) : NULL;
     rc = run_agent(o, b, s, plan);
+    egress_notices_stop(notices);
 out:
     terminal_restore();
     bool gone = s == NULL || teardown(s, b) == 0;
@@ -430,7 +403,7 @@ out:
         rc = EXIT_SETUP;
     workspace_check_end(ws, gone);
     if (s != NULL)
-        keep_router_logs(b->dir);
+        egress_report_end(b->dir);
     session_free(s);
     session_plan_free(plan);
     return rc;

@@ -58,7 +58,7 @@ static char *read_all(int fd)
 static char *first_allowed(const agent_profile_t *agent)
 {
     allowlist_t *al = NULL;
-    if (allowlist_config_load(agent, &al) != 0)
+    if (allowlist_config_load(agent, &al, NULL) != 0)
         return NULL;
     char *name = al->n_entries > 0 ? strdup(al->entries[0].name) : NULL;
     allowlist_free(al);
@@ -119,8 +119,8 @@ static int probe(const char *agent_name, const agent_profile_t *agent, const cha
     char *env[] = { "PATH=/usr/bin:/bin", NULL };
     run_request_t req = {
         .agent = agent_name, .exec = true, .command = command, .env = env, .in_fd = -1, .out_fd = out,
-        .err_fd = errfd, .allow_tty = false, .private_home = true, .on_plan = keep_host_mounts,
-        .on_plan_ctx = ret_host_mounts,
+        .err_fd = errfd, .allow_tty = false, .private_home = true, .no_notices = true,
+        .on_plan = keep_host_mounts, .on_plan_ctx = ret_host_mounts,
     };
     int rc = run_session(&req);
     *ret_output = read_all(out);

@@ -51,7 +51,7 @@ int host_identity_load(host_identity_t *ret)
     int rc = settings_config_load(&settings, &settings_path);
     if (rc != 0)
         return rc;
-    bool git_identity = !settings.git_identity_off;
+    bool git_identity = settings.git_identity;
     user_settings_clear(&settings);
     host_identity_t h = { NULL, NULL };
     errno = 0;

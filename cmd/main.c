@@ -12,7 +12,10 @@ static const struct {
     const char *name;
     int (*fn)(int argc, char **argv);
 } commands[] = {
+    { "allow", cmd_allow },
     { "cleanup", cmd_cleanup },
+    { "deny", cmd_deny },
+    { "log", cmd_log },
     { "verify", cmd_verify },
 };
 

@@ -51,12 +51,13 @@ int settings_config_load(user_settings_t *ret, char **ret_path)
     if (rc != 0)
         return rc;
     as_error_t *err = NULL;
-    user_settings_t s = {0};
+    user_settings_t s = { .git_identity = true, .notifications = true };
     if (text != NULL && user_settings_parse(path, text, len, &s, &err) < 0) {
         report_error(&err);
         return EXIT_CONFIG;
     }
     *ret = s;
-    *ret_path = steal_pointer(&path);
+    if (ret_path != NULL)
+        *ret_path = steal_pointer(&path);
     return 0;
 }

@@ -134,7 +134,8 @@ static int git_config_mount(const session_plan_t *p, agent_spec_t *a, as_error_t
 }
 
 /* Only the allowed names, nothing of the host's (no host.containers.internal);
- * only the router as resolver. Both read-only, rendered by the CLI. */
+ * only the router as resolver; the allowlist in effect, to read. All
+ * read-only, rendered by the CLI. */
 static int egress_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
 {
     if (p->egress == NULL)
@@ -143,8 +144,12 @@ static int egress_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **
                              .type = "bind", .options = bind_ro };
     podman_mount_t resolv = { .source = p->egress->resolv_path, .destination = "/etc/resolv.conf",
                               .type = "bind", .options = bind_ro };
+    podman_mount_t view = { .source = p->egress->view_dir, .destination = EGRESS_AGENT_VIEW_MOUNT,
+                            .type = "bind", .options = bind_ro };
     int r = agent_spec_add_mount(a, &hosts, err);
-    return r < 0 ? r : agent_spec_add_mount(a, &resolv, err);
+    if (r == 0)
+        r = agent_spec_add_mount(a, &resolv, err);
+    return r < 0 ? r : agent_spec_add_mount(a, &view, err);
 }
 
 int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **err)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "util.h"
 
 #define DIRECTIVE_UPSTREAM_NET "allow-upstream-net"
@@ -25,14 +26,22 @@ typedef struct warning {
 } warning_t;
 
 typedef struct parser {
-    const char *file;
+    const char *file;      /* NULL: one entry from the command line, no file or line */
     config_lines_t it;
     config_line_t cur;     /* the line being parsed */
     unsigned line;         /* its number */
     allowlist_t *al;
     warning_t *warnings;
     size_t n_warnings;
+    /* Every error of the file, each "file:line: message", so that the user
+     * fixes them in one go; the list is refused if there is any. */
+    char **errors;
+    size_t n_errors;       /* kept, at most MAX_ERRORS_SHOWN */
+    size_t n_errors_more;  /* found past that */
+    bool stop;             /* an error after which the rest cannot be judged */
 } parser_t;
+
+#define MAX_ERRORS_SHOWN 50
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -64,14 +73,64 @@ static bool has_str(const char *s, size_t len, const char *needle)
 static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* "file:line: message"; every parse error goes through here. */
+/* Every parse error goes through here: "file:line: message" (the bare
+ * message for an entry from the command line) is added to the parser's
+ * list, and -EINVAL makes the caller skip the rest of the line. *err is
+ * filled only when memory runs out. */
 static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = config_line_verror(&p->it, &p->cur, err, fmt, ap);
+    char *msg = NULL;
+    int r;
+    if (p->file != NULL) {
+        as_error_t *line_err = NULL;
+        r = config_line_verror(&p->it, &p->cur, &line_err, fmt, ap);
+        if (r == -EINVAL)
+            msg = steal_pointer(&line_err->msg);
+        as_error_free(&line_err);
+    } else {
+        r = vasprintf(&msg, fmt, ap) < 0 ? -ENOMEM : -EINVAL;
+    }
     va_end(ap);
-    return r;
+    if (r == -EINVAL && msg == NULL)
+        r = -ENOMEM;
+    if (r == -ENOMEM)
+        return as_error_make(err, ENOMEM, "out of memory");
+    if (p->n_errors >= MAX_ERRORS_SHOWN) {
+        p->n_errors_more++;
+        free(msg);
+        return -EINVAL;
+    }
+    char **v = reallocarray(p->errors, p->n_errors + 1, sizeof(*v));
+    if (v == NULL) {
+        free(msg);
+        return as_error_make(err, ENOMEM, "out of memory");
+    }
+    p->errors = v;
+    p->errors[p->n_errors++] = msg;
+    return -EINVAL;
+}
+
+/* All the errors found, one per line, as one error. */
+static int errors_result(parser_t *p, as_error_t **err)
+{
+    msg_t m;
+    int r = msg_open(&m, err);
+    if (r < 0)
+        return r;
+    for (size_t i = 0; i < p->n_errors; i++)
+        fprintf(m.f, "%s%s", i > 0 ? "\n" : "", p->errors[i]);
+    if (p->n_errors_more > 0)
+        fprintf(m.f, "\n... and %zu more error(s)", p->n_errors_more);
+    return msg_fail(&m, EINVAL, err);
+}
+
+static void free_errors(parser_t *p)
+{
+    for (size_t i = 0; i < p->n_errors; i++)
+        free(p->errors[i]);
+    free(p->errors);
 }
 
 static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, ...)
@@ -85,7 +144,8 @@ static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, 
     va_start(ap, fmt);
     int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
-    if (n < 0 || asprintf(&full, "%s:%u: %s", p->file, line, msg) < 0)
+    if (n < 0 || (p->file != NULL ? asprintf(&full, "%s:%u: %s", p->file, line, msg)
+                                  : asprintf(&full, "%s", msg)) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
     warning_t *w = reallocarray(p->warnings, p->n_warnings + 1, sizeof(*w));
     if (w == NULL) {
@@ -226,8 +286,10 @@ static int add_entry(parser_t *p, const char *name, bool wildcard, unsigned port
                 return pwarn(p, p->line, err, "%s:%u is already listed on line %u",
                              name, port, e->ports[i].line);
     } else {
-        if (al->n_entries >= ALLOWLIST_MAX_ENTRIES)
+        if (al->n_entries >= ALLOWLIST_MAX_ENTRIES) {
+            p->stop = true;
             return perr(p, err, "too many entries (the limit is %d)", ALLOWLIST_MAX_ENTRIES);
+        }
         allowlist_entry_t *v = reallocarray(al->entries, al->n_entries + 1, sizeof(*v));
         if (v == NULL)
             return as_error_make(err, ENOMEM, "out of memory");
@@ -437,9 +499,11 @@ static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
     if (r < 0)
         return r;
 
-    if (al->n_nets >= ALLOWLIST_MAX_NETS)
+    if (al->n_nets >= ALLOWLIST_MAX_NETS) {
+        p->stop = true;
         return perr(p, err, "too many %s lines (the limit is %d)", DIRECTIVE_UPSTREAM_NET,
                     ALLOWLIST_MAX_NETS);
+    }
     allowlist_net_t *v = reallocarray(al->nets, al->n_nets + 1, sizeof(*v));
     if (v == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
@@ -517,6 +581,44 @@ static void free_warnings(warning_t *w, size_t n)
     free(w);
 }
 
+/* Warnings in line order (overlaps are found last); a stable insertion
+ * sort keeps the emission order of warnings on the same line. Moves them
+ * into the list. */
+static int take_warnings(parser_t *p, allowlist_t *al, as_error_t **err)
+{
+    for (size_t i = 1; i < p->n_warnings; i++)
+        for (size_t j = i; j > 0 && p->warnings[j - 1].line > p->warnings[j].line; j--) {
+            warning_t t = p->warnings[j];
+            p->warnings[j] = p->warnings[j - 1];
+            p->warnings[j - 1] = t;
+        }
+    if (p->n_warnings == 0)
+        return 0;
+    al->warnings = calloc(p->n_warnings, sizeof(char *));
+    if (al->warnings == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n_warnings; i++)
+        al->warnings[i] = steal_pointer(&p->warnings[i].msg);
+    al->n_warnings = p->n_warnings;
+    return 0;
+}
+
+/* Every line, then the overlaps; an error on a line skips that line and
+ * parsing goes on, so that all of them are reported at once. */
+static int parse_all(parser_t *p, const char *text, size_t len, as_error_t **err)
+{
+    config_lines_init(&p->it, p->file != NULL ? p->file : "", text, len);
+    while (!p->stop && config_lines_next(&p->it, &p->cur)) {
+        p->line = p->cur.number;
+        int r = parse_line(p, err);
+        if (r < 0 && r != -EINVAL)
+            return r;
+    }
+    if (p->n_errors > 0)
+        return errors_result(p, err);
+    return find_overlaps(p, err);
+}
+
 int allowlist_parse(const char *filename, const char *text, size_t len,
                     allowlist_t **ret, as_error_t **err)
 {
@@ -529,44 +631,130 @@ int allowlist_parse(const char *filename, const char *text, size_t len,
     if (al == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     parser_t p = { .file = filename, .al = al };
-    int r = 0;
-
-    config_lines_init(&p.it, filename, text, len);
-    while (config_lines_next(&p.it, &p.cur)) {
-        p.line = p.cur.number;
-        if ((r = parse_line(&p, err)) < 0)
-            goto fail;
-    }
-    r = find_overlaps(&p, err);
-    if (r < 0)
-        goto fail;
-
-    /* Warnings in line order (overlaps are found last); a stable insertion
-     * sort keeps the emission order of warnings on the same line. */
-    for (size_t i = 1; i < p.n_warnings; i++)
-        for (size_t j = i; j > 0 && p.warnings[j - 1].line > p.warnings[j].line; j--) {
-            warning_t t = p.warnings[j];
-            p.warnings[j] = p.warnings[j - 1];
-            p.warnings[j - 1] = t;
-        }
-    if (p.n_warnings > 0) {
-        al->warnings = calloc(p.n_warnings, sizeof(char *));
-        if (al->warnings == NULL) {
-            r = as_error_make(err, ENOMEM, "out of memory");
-            goto fail;
-        }
-        for (size_t i = 0; i < p.n_warnings; i++)
-            al->warnings[i] = steal_pointer(&p.warnings[i].msg);
-        al->n_warnings = p.n_warnings;
-    }
+    int r = parse_all(&p, text, len, err);
+    if (r == 0)
+        r = take_warnings(&p, al, err);
     free_warnings(p.warnings, p.n_warnings);
+    free_errors(&p);
+    if (r < 0) {
+        allowlist_free(al);
+        return r;
+    }
     *ret = al;
     return 0;
+}
 
-fail:
+int allowlist_parse_entry(const char *text, allowlist_t **ret, as_error_t **err)
+{
+    if (text == NULL || text[0] == '\0')
+        return as_error_make(err, EINVAL, "an empty entry");
+    if (strchr(text, '\n') != NULL)
+        return as_error_make(err, EINVAL, "an entry is one line");
+    allowlist_t *al = calloc(1, sizeof(*al));
+    if (al == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    parser_t p = { .file = NULL, .al = al };
+    int r = parse_all(&p, text, strlen(text), err);
+    if (r == 0)
+        r = take_warnings(&p, al, err);
+    if (r == 0 && al->n_nets > 0)
+        r = as_error_make(err, EINVAL, "%s is a line of the file, not a host name; "
+                          "edit the file to allow a network", DIRECTIVE_UPSTREAM_NET);
+    if (r == 0 && al->n_entries != 1)
+        r = as_error_make(err, EINVAL, "expected one host name, .domain or host:port");
     free_warnings(p.warnings, p.n_warnings);
-    allowlist_free(al);
-    return r;
+    free_errors(&p);
+    if (r < 0) {
+        allowlist_free(al);
+        return r;
+    }
+    *ret = al;
+    return 0;
+}
+
+/* ---- changes, and the list as text ------------------------------------ */
+
+const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name, bool wildcard)
+{
+    return find_entry(al, name, wildcard);
+}
+
+const allowlist_entry_t *allowlist_covering(const allowlist_t *al, const char *name)
+{
+    const allowlist_entry_t *best = NULL;
+    for (size_t i = 0; i < al->n_entries; i++) {
+        const allowlist_entry_t *w = &al->entries[i];
+        if (w->wildcard && covered_by(name, w->name) &&
+            (best == NULL || strlen(w->name) > strlen(best->name)))
+            best = w;
+    }
+    return best;
+}
+
+int allowlist_append(allowlist_t *al, const allowlist_entry_t *e, as_error_t **err)
+{
+    if (!allowlist_name_is_canonical(e->name) || (e->wildcard && e->n_ports > 0))
+        return as_error_make(err, EINVAL, "internal error: not an entry of an allowlist");
+    if (find_entry(al, e->name, e->wildcard) != NULL)
+        return as_error_make(err, EEXIST, "%s%s is listed already", e->wildcard ? "." : "", e->name);
+    if (al->n_entries >= ALLOWLIST_MAX_ENTRIES)
+        return as_error_make(err, E2BIG, "the allowlist has %d entries, its limit",
+                             ALLOWLIST_MAX_ENTRIES);
+    allowlist_entry_t *v = reallocarray(al->entries, al->n_entries + 1, sizeof(*v));
+    if (v == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    al->entries = v;
+    allowlist_entry_t copy = { .wildcard = e->wildcard, .line = 0, .n_ports = e->n_ports };
+    copy.name = strdup(e->name);
+    copy.ports = e->n_ports > 0 ? calloc(e->n_ports, sizeof(*copy.ports)) : NULL;
+    if (copy.name == NULL || (e->n_ports > 0 && copy.ports == NULL)) {
+        free(copy.name);
+        free(copy.ports);
+        return as_error_make(err, ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < e->n_ports; i++)
+        copy.ports[i] = (allowlist_port_t){ .port = e->ports[i].port, .line = 0 };
+    al->entries[al->n_entries++] = copy;
+    return 0;
+}
+
+bool allowlist_remove(allowlist_t *al, const char *name, bool wildcard)
+{
+    allowlist_entry_t *e = find_entry(al, name, wildcard);
+    if (e == NULL)
+        return false;
+    free(e->name);
+    free(e->ports);
+    size_t i = (size_t)(e - al->entries);
+    memmove(e, e + 1, (al->n_entries - i - 1) * sizeof(*e));
+    al->n_entries--;
+    return true;
+}
+
+void allowlist_put_entry(FILE *f, const allowlist_entry_t *e)
+{
+    if (e->n_ports == 0) {
+        fprintf(f, "%s%s\n", e->wildcard ? "." : "", e->name);
+        return;
+    }
+    for (size_t j = 0; j < e->n_ports; j++)
+        fprintf(f, "%s:%u\n", e->name, e->ports[j].port);
+}
+
+int allowlist_format(const allowlist_t *al, char **ret_text, as_error_t **err)
+{
+    msg_t m;
+    int r = msg_open(&m, err);
+    if (r < 0)
+        return r;
+    for (size_t i = 0; i < al->n_entries; i++)
+        allowlist_put_entry(m.f, &al->entries[i]);
+    for (size_t i = 0; i < al->n_nets; i++) {
+        char net[IPV4_NET_TEXT_MAX];
+        ipv4_net_format(al->nets[i].net, net, sizeof(net));
+        fprintf(m.f, "%s %s\n", DIRECTIVE_UPSTREAM_NET, net);
+    }
+    return msg_close(&m, ret_text, err);
 }
 
 /* ---- files ------------------------------------------------------------ */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "ipv4_net.h"
@@ -51,10 +52,33 @@ typedef struct allowlist {
 
 /* Parse the text of an allowed-hosts file. `filename` is used only in
  * messages ("filename:line: what is wrong"). `text` need not be
- * NUL-terminated; a NUL byte inside it is an error. The first error refuses
- * the whole list. */
+ * NUL-terminated; a NUL byte inside it is an error. Any error refuses the
+ * whole list; the message names every one found, one per line (at most 50,
+ * then how many more), so that they can all be fixed at once. */
 int allowlist_parse(const char *filename, const char *text, size_t len,
                     allowlist_t **ret, as_error_t **err);
+
+/* One entry as a user gives it on the command line (`name`, `.domain` or
+ * `name:port`), through the same checks as a line of the file; the error
+ * names no file or line. *ret holds exactly that entry (and a warning for a
+ * redundant :80 or :443). */
+int allowlist_parse_entry(const char *text, allowlist_t **ret, as_error_t **err);
+
+/* The entry (name, wildcard), or NULL. */
+const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name, bool wildcard);
+/* The wildcard that covers `name` (it or a name below it), the longest; or NULL. */
+const allowlist_entry_t *allowlist_covering(const allowlist_t *al, const char *name);
+/* Appends a copy of `e`, a name not listed yet (EEXIST otherwise), with its ports. */
+int allowlist_append(allowlist_t *al, const allowlist_entry_t *e, as_error_t **err);
+/* Removes the entry (name, wildcard); false when there is none. */
+bool allowlist_remove(allowlist_t *al, const char *name, bool wildcard);
+
+/* The list as the text of a file that parses back to it: one line per
+ * entry (`name`, `.domain`, or one `name:port` per extra port), then the
+ * allow-upstream-net lines. */
+int allowlist_format(const allowlist_t *al, char **ret_text, as_error_t **err);
+/* One entry's line(s), as allowlist_format writes them. */
+void allowlist_put_entry(FILE *f, const allowlist_entry_t *e);
 
 /* Read an allowlist by the config-file policy (lib/file_read.h: a regular
  * file of at most ALLOWLIST_FILE_MAX bytes, text only; a dangling symlink is

@@ -4,14 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static allowlist_entry_t *find(allowlist_t *al, const allowlist_entry_t *e)
-{
-    for (size_t i = 0; i < al->n_entries; i++)
-        if (al->entries[i].wildcard == e->wildcard && strcmp(al->entries[i].name, e->name) == 0)
-            return &al->entries[i];
-    return NULL;
-}
-
 static bool has_port(const allowlist_entry_t *e, uint16_t port)
 {
     for (size_t i = 0; i < e->n_ports; i++)
@@ -30,23 +22,14 @@ static int add_port(allowlist_entry_t *e, const allowlist_port_t *port)
     return 0;
 }
 
+/* A new entry as allowlist_append adds it; one listed already gets the
+ * ports it lacks. */
 static int add_entry(allowlist_t *into, const allowlist_entry_t *from, as_error_t **err)
 {
-    allowlist_entry_t *e = find(into, from);
-    if (e == NULL) {
-        if (into->n_entries >= ALLOWLIST_MAX_ENTRIES)
-            return as_error_make(err, E2BIG, "the allowlists together have more than %d entries",
-                                 ALLOWLIST_MAX_ENTRIES);
-        allowlist_entry_t *v = reallocarray(into->entries, into->n_entries + 1, sizeof(*v));
-        if (v == NULL)
-            return as_error_make(err, ENOMEM, "out of memory");
-        into->entries = v;
-        char *name = strdup(from->name);
-        if (name == NULL)
-            return as_error_make(err, ENOMEM, "out of memory");
-        e = &into->entries[into->n_entries++];
-        *e = (allowlist_entry_t){ .name = name, .wildcard = from->wildcard, .line = from->line };
-    }
+    const allowlist_entry_t *found = allowlist_find(into, from->name, from->wildcard);
+    if (found == NULL)
+        return allowlist_append(into, from, err);
+    allowlist_entry_t *e = &into->entries[found - into->entries];
     for (size_t i = 0; i < from->n_ports; i++)
         if (!has_port(e, from->ports[i].port) && add_port(e, &from->ports[i]) < 0)
             return as_error_make(err, ENOMEM, "out of memory");

@@ -90,6 +90,20 @@ int config_line_error(const config_lines_t *it, const config_line_t *line, as_er
     return r;
 }
 
+int config_lines_each(const char *file, const char *text, size_t len, config_line_fn fn, void *ctx,
+                      as_error_t **err)
+{
+    config_lines_t it;
+    config_line_t line;
+    config_lines_init(&it, file, text, len);
+    while (config_lines_next(&it, &line)) {
+        int r = fn(&it, &line, ctx, err);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
 size_t config_line_words(const config_line_t *line, config_word_t *words, size_t max)
 {
     size_t n = 0;

@@ -49,6 +49,13 @@ int config_line_error(const config_lines_t *it, const config_line_t *line, as_er
 int config_line_verror(const config_lines_t *it, const config_line_t *line, as_error_t **err,
                        const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
+/* Calls fn for each line that has content (or a problem), in order; stops
+ * at fn's first negative return and returns it. */
+typedef int (*config_line_fn)(const config_lines_t *it, const config_line_t *line, void *ctx,
+                              as_error_t **err);
+int config_lines_each(const char *file, const char *text, size_t len, config_line_fn fn, void *ctx,
+                      as_error_t **err);
+
 /* A word of a line's content: blanks separate words. */
 typedef struct config_word {
     const char *text;

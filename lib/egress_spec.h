@@ -12,18 +12,20 @@
 
 #include <stdbool.h>
 
+#include "egress_state.h"
 #include "error.h"
 #include "podman_api.h"
 #include "router_protocol.h"
 
 struct session_plan;
 
-#define EGRESS_FILES 6
+#define EGRESS_FILES 15
 
 typedef struct egress_file {
-    const char *dir;         /* host side: the router's conf_dir, or the session directory */
+    const char *dir;         /* host side: a directory of the egress path, or the session's */
     const char *name;
-    char *text;
+    char *text;              /* owned, or NULL when `borrowed` holds it */
+    const char *borrowed;
 } egress_file_t;
 
 typedef struct egress_spec {
@@ -31,6 +33,8 @@ typedef struct egress_spec {
     char *log_dir;           /* <session dir>/router-log: the router's logs, ROUTER_LOG_DIR */
     char *hosts_path;        /* <session dir>/hosts: read-only at /etc/hosts in the agent */
     char *resolv_path;       /* <session dir>/resolv.conf: read-only in the agent */
+    char *state_dir;         /* <session dir>/egress: what `allow` and `deny` read (host only) */
+    char *view_dir;          /* <session dir>/agent-view: read-only at /etc/agent-sandbox */
     podman_container_spec_t router;
     podman_container_spec_t forwarder;   /* command: NULL until bound */
     podman_mount_t router_mounts[3];
@@ -39,6 +43,8 @@ typedef struct egress_spec {
     bool bound;
     char router_ip[16];
     char **forwarder_argv;
+    egress_state_t state;            /* its strings point into the spec and the plan */
+    egress_names_t names;            /* what follows from the allowlist */
     egress_file_t files[EGRESS_FILES];
 } egress_spec_t;
 

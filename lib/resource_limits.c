@@ -106,9 +106,10 @@ int limits_parse_cpus(const char *s, const char *what, long long *ret, as_error_
 }
 
 /* One "NAME VALUE" line onto *lim. */
-static int parse_limit_line(const config_lines_t *it, const config_line_t *line, limits_t *lim,
+static int parse_limit_line(const config_lines_t *it, const config_line_t *line, void *ctx,
                             as_error_t **err)
 {
+    limits_t *lim = ctx;
     if (line->problem != NULL)
         return config_line_error(it, line, err, "%s", line->problem);
     config_word_t w[2];
@@ -139,15 +140,7 @@ static int parse_limit_line(const config_lines_t *it, const config_line_t *line,
 int limits_parse_file(const char *filename, const char *text, size_t len, limits_t *lim,
                       as_error_t **err)
 {
-    config_lines_t it;
-    config_line_t line;
-    config_lines_init(&it, filename, text, len);
-    while (config_lines_next(&it, &line)) {
-        int r = parse_limit_line(&it, &line, lim, err);
-        if (r < 0)
-            return r;
-    }
-    return 0;
+    return config_lines_each(filename, text, len, parse_limit_line, lim, err);
 }
 
 static bool has_word(const char *list, const char *word)

@@ -7,6 +7,7 @@
 
 #include "ipv4_net.h"
 #include "msg.h"
+#include "router_protocol.h"
 
 int router_render_iptables(const allowlist_t *al, const char *resolver_ip, char **ret_text,
                            as_error_t **err)
@@ -30,6 +31,13 @@ int router_render_iptables(const allowlist_t *al, const char *resolver_ip, char 
                "# and an upstream resolving to one of them would loop through it.\n"
                "# answers to the pod's connections and queries\n"
                "-A OUTPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n"
+               "# the router's first dnsmasq asks its second one for wildcard names\n"
+               "# (UDP, or TCP for a query that came over TCP); the second answers\n"
+               "# every name with the pod's shared address: nothing else is there\n"
+               "-A OUTPUT -o lo -s " ROUTER_WILDCARD_DNS_ADDR " -d " ROUTER_WILDCARD_DNS_ADDR
+               " -p udp --dport " ROUTER_WILDCARD_DNS_PORT " -j ACCEPT\n"
+               "-A OUTPUT -o lo -s " ROUTER_WILDCARD_DNS_ADDR " -d " ROUTER_WILDCARD_DNS_ADDR
+               " -p tcp --dport " ROUTER_WILDCARD_DNS_PORT " -j ACCEPT\n"
                "# upstream name resolution\n"
                "-A OUTPUT -d %s/32 -p udp --dport 53 -j ACCEPT\n"
                "-A OUTPUT -d %s/32 -p tcp --dport 53 -j ACCEPT\n",

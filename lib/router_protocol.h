@@ -23,6 +23,12 @@
  * asks the router's proxy there for its own 403. */
 #define ROUTER_PROTO_SHARED_IP      "127.0.0.2"
 
+/* Where the router's second dnsmasq listens (UDP, on the router's own
+ * loopback): it answers every name it is asked with ROUTER_PROTO_SHARED_IP;
+ * the first one asks it for the allowed wildcards' names only. */
+#define ROUTER_WILDCARD_DNS_ADDR    "127.0.0.1"
+#define ROUTER_WILDCARD_DNS_PORT    "5354"
+
 /* The router's mounts, its configuration files and its logs. */
 #define ROUTER_CONF_DIR             "/etc/agent-sandbox-router"
 #define ROUTER_LOG_DIR              "/var/log/agent-sandbox"
@@ -35,9 +41,20 @@
 #define ROUTER_FILE_NGINX           "nginx.conf"
 #define ROUTER_FILE_IPTABLES        "iptables.rules"
 #define ROUTER_FILE_IP6TABLES       "ip6tables.rules"
+/* dnsmasq's exact names (re-read on SIGHUP), and the number of the last
+ * change of the files (docs/router-protocol.md, "Live changes") */
+#define ROUTER_FILE_DNS_HOSTS       "hosts"
+#define ROUTER_FILE_DNS_WILDCARDS   "wildcards"
+#define ROUTER_FILE_GENERATION      "generation"
 #define ROUTER_LOG_DNS              "dns.log"
 #define ROUTER_LOG_EGRESS           "egress.log"
 #define ROUTER_LOG_NGINX_ERROR      "nginx-error.log"
+/* The router's answer to a change: "GENERATION ok" once its servers run
+ * with the files of that generation, "GENERATION failed: WHY" when they
+ * kept the ones before; "0 ok" once it runs and takes changes. */
+#define ROUTER_LOG_RELOAD           "reload"
+#define ROUTER_RELOAD_OK            "ok"
+#define ROUTER_RELOAD_FAILED        "failed: "
 
 /* The forwarder's own tmpfs, where it writes its relay's configuration. */
 #define FORWARDER_RUN_DIR           "/run/agent-sandbox"

@@ -21,6 +21,7 @@
 #define AS_ROUTER_RENDER_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "allowlist.h"
@@ -48,7 +49,19 @@ typedef struct router_layout {
     const char *nginx_error_log;
     const char *nginx_access_log;   /* one JSON line per HTTP request and per TLS/TCP connection */
     const char *dnsmasq_log;        /* path, or "-" for stderr */
+    const char *dnsmasq_hosts;      /* where dnsmasq reads the exact names (the text of
+                                     * router_render_dns_hosts): re-read on SIGHUP */
+    const char *dnsmasq_servers;    /* where it reads the wildcards (the text of
+                                     * router_render_dns_wildcards): re-read on SIGHUP */
+    const char *session_id;         /* named in the 403 body's `allow` command; may be NULL */
 } router_layout_t;
+
+/* A session id as the renderers take it (it goes into a quoted nginx
+ * string): 1 to 64 lower-case hex digits. */
+bool router_session_id_valid(const char *s);
+
+/* Where the agent finds the allowlist in effect (the 403 body names it). */
+#define ROUTER_AGENT_ALLOWLIST "/etc/agent-sandbox/allowed-hosts"
 
 /* One listener of the forwarder in the pod and where it relays to. */
 typedef struct router_forward {
@@ -71,18 +84,34 @@ int router_forwards(const allowlist_t *al, const router_layout_t *layout,
 int router_pod_address(const allowlist_t *al, const char *name, char ret_ip[INET_ADDRSTRLEN],
                        as_error_t **err);
 
-/* dnsmasq.conf for the router: answers only allowed names, locally, with
- * their pod loopback address; NXDOMAIN for everything else; never forwards. */
+/* dnsmasq.conf for the router: answers only allowed names, with their pod
+ * loopback address; NXDOMAIN for everything else; nothing leaves the
+ * router. The names are in two files it re-reads on SIGHUP (its config it
+ * reads only when it starts), so that they change without a restart: the
+ * exact names in a hosts file (layout->dnsmasq_hosts), and the wildcards
+ * as domains it asks the router's second dnsmasq for, on the router's own
+ * loopback (layout->dnsmasq_servers; ROUTER_WILDCARD_DNS_PORT), which
+ * answers every name with the shared address. */
 int router_render_dnsmasq(const allowlist_t *al, const router_layout_t *layout,
                           char **ret_text, as_error_t **err);
 
 /* nginx.conf for the router: SNI routing on the HTTPS port, Host routing on
- * the HTTP port, one fixed TCP proxy per host:port entry. */
+ * the HTTP port, one fixed TCP proxy per host:port entry. A refused HTTP
+ * request gets a 403 whose body names the host, where the allowlist in
+ * effect is (ROUTER_AGENT_ALLOWLIST) and the command that would allow it. */
 int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
                         char **ret_text, as_error_t **err);
 
 /* /etc/hosts for the agent: localhost and every exact name with its pod
  * address; nothing else (no host.containers.internal). */
 int router_render_hosts(const allowlist_t *al, char **ret_text, as_error_t **err);
+
+/* The router dnsmasq's hosts file: every exact name with its pod address
+ * (no localhost: the router answers only allowed names). */
+int router_render_dns_hosts(const allowlist_t *al, char **ret_text, as_error_t **err);
+
+/* Its servers file: one `server=/DOMAIN/` line per wildcard, naming the
+ * router's second dnsmasq. */
+int router_render_dns_wildcards(const allowlist_t *al, char **ret_text, as_error_t **err);
 
 #endif

@@ -1,5 +1,6 @@
 #include "session_logs.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "allowlist.h"
+#include "egress_log.h"
+#include "egress_state.h"
 #include "session_dir.h"
 #include "session_router.h"
 #include "user_dirs.h"
@@ -76,8 +80,9 @@ static off_t dir_bytes(int base_fd, const char *name)
     return total;
 }
 
-/* Keeps the newest session directories under base: at most LOGS_KEPT, and
- * no more than LOGS_TOTAL_MAX_BYTES together (the newest always). */
+/* Keeps the newest session directories under base: at most LOGS_KEPT, no
+ * more than LOGS_TOTAL_MAX_BYTES together, none older than
+ * LOGS_MAX_AGE_DAYS (the newest always). */
 static void prune(const char *base)
 {
     DIR *d = opendir(base);
@@ -99,7 +104,8 @@ static void prune(const char *base)
     off_t total = 0;
     for (size_t i = 0; i < n; i++) {
         total += dir_bytes(dirfd(d), items[i].name);
-        if (i >= LOGS_KEPT || (i > 0 && total > LOGS_TOTAL_MAX_BYTES)) {
+        bool old = time(NULL) - items[i].mtime > (time_t)LOGS_MAX_AGE_DAYS * 86400;
+        if (i >= LOGS_KEPT || (i > 0 && (total > LOGS_TOTAL_MAX_BYTES || old))) {
             _cleanup_free_ char *path = NULL;
             if (asprintf(&path, "%s/%s", base, items[i].name) >= 0)
                 remove_tree(path, NULL);
@@ -109,7 +115,7 @@ static void prune(const char *base)
     closedir(d);
 }
 
-int session_logs_keep(const char *log_dir, const char *id, char **ret_dest, as_error_t **err)
+int session_logs_keep(const char *session_dir, const char *id, char **ret_dest, as_error_t **err)
 {
     _cleanup_free_ char *state = NULL, *base = NULL, *dest = NULL;
     int r = user_state_dir(&state, err);
@@ -119,13 +125,18 @@ int session_logs_keep(const char *log_dir, const char *id, char **ret_dest, as_e
         return as_error_make(err, ENOMEM, "out of memory");
     if ((r = user_dir_create(dest, err)) < 0)
         return r;
-    for (size_t i = 0; i < 2 * ROUTER_LOG_FILES; i++) {
-        const char *name = router_log_files[i / 2], *suffix = i % 2 ? LOG_DROPPED_SUFFIX : "";
+    for (size_t i = 0; i <= 2 * ROUTER_LOG_FILES; i++) {
+        /* each log and its count; then the allowlist in effect */
+        bool list = i == 2 * ROUTER_LOG_FILES;
+        const char *dir = list ? EGRESS_STATE_DIR : "router-log";
+        const char *name = list ? EGRESS_STATE_ALLOWLIST : router_log_files[i / 2];
+        const char *suffix = !list && i % 2 ? LOG_DROPPED_SUFFIX : "";
         _cleanup_free_ char *from = NULL, *to = NULL;
-        if (asprintf(&from, "%s/%s%s", log_dir, name, suffix) < 0 ||
+        if (asprintf(&from, "%s/%s/%s%s", session_dir, dir, name, suffix) < 0 ||
             asprintf(&to, "%s/%s%s", dest, name, suffix) < 0)
             return as_error_make(err, ENOMEM, "out of memory");
-        if ((r = copy_file(from, to, i % 2 ? 64 : ROUTER_LOG_MAX_BYTES)) < 0)
+        off_t max = list ? ALLOWLIST_FILE_MAX : i % 2 ? 64 : ROUTER_LOG_MAX_BYTES;
+        if ((r = copy_file(from, to, max)) < 0)
             return as_error_errno(err, -r, "keeping %s", from);
     }
     prune(base);
@@ -135,56 +146,12 @@ int session_logs_keep(const char *log_dir, const char *id, char **ret_dest, as_e
 
 void egress_summary_clear(egress_summary_t *s)
 {
-    for (size_t i = 0; i < SUMMARY_DENIED_NAMES; i++)
-        free(s->denied_names[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(s->counts); i++)
+        name_counts_free(s->counts[i]);
+    free(s->blocked);
+    free(s->unresolved);
+    free(s->unreachable);
     *s = (egress_summary_t){0};
-}
-
-/* The value of "name" in a log line nginx wrote with escape=json: \" \\
- * and \u00XX are its only escapes; every other byte is as the client sent
- * it. NULL when there is none or out of memory. */
-static char *logged_name(const char *line)
-{
-    const char *p = strstr(line, "\"name\":\"");
-    if (p == NULL)
-        return NULL;
-    p += 8;
-    char *out = malloc(strlen(p) + 1), *o = out;
-    if (out == NULL)
-        return NULL;
-    for (; *p != '\0' && *p != '"'; p++) {
-        unsigned v;
-        if (p[0] == '\\' && p[1] == 'u' && sscanf(p + 2, "%4x", &v) == 1 && v < 0x100) {
-            *o++ = (char)v;
-            p += 5;
-        } else if (p[0] == '\\' && p[1] != '\0') {
-            *o++ = *++p;
-        } else {
-            *o++ = *p;
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
-static void note_denied(egress_summary_t *s, const char *line)
-{
-    size_t k = 0;
-    while (k < SUMMARY_DENIED_NAMES && s->denied_names[k] != NULL)
-        k++;
-    if (k == SUMMARY_DENIED_NAMES)
-        return;
-    char *name = logged_name(line);
-    if (name != NULL && name[0] == '\0') {
-        free(name);             /* refused before a name was read: nothing to show */
-        return;
-    }
-    for (size_t i = 0; name != NULL && i < k; i++)
-        if (strcmp(s->denied_names[i], name) == 0) {
-            free(name);
-            return;
-        }
-    s->denied_names[k] = name;
 }
 
 static size_t dropped_lines(const char *dir, const char *log)
@@ -199,33 +166,66 @@ static size_t dropped_lines(const char *dir, const char *log)
     return (size_t)n;
 }
 
+/* A name as the summary counts it: lower case, without a trailing dot. */
+static char *normal_name(const char *name)
+{
+    char *n = strdup(name);
+    if (n == NULL)
+        return NULL;
+    size_t len = strlen(n);
+    if (len > 1 && n[len - 1] == '.')
+        n[len - 1] = '\0';
+    for (char *c = n; *c != '\0'; c++)
+        *c = (char)tolower((unsigned char)*c);
+    return n;
+}
+
+static int count_event(const egress_event_t *e, void *ctx)
+{
+    egress_summary_t *s = ctx;
+    name_counts_t *m = NULL;
+    if (e->denied) {
+        /* a lookup counts once: its A query (AAAA, HTTPS come with it) */
+        if (strcmp(e->kind, "dns") == 0 && strcmp(e->qtype, "A") != 0)
+            return 0;
+        s->denied++;
+        m = s->counts[0];
+    } else if (strcmp(e->kind, "dns") != 0) {
+        s->allowed++;
+        m = e->failure == EGRESS_UNRESOLVED ? s->counts[1]
+            : e->failure == EGRESS_UNREACHABLE ? s->counts[2] : NULL;
+    }
+    if (m == NULL || e->name[0] == '\0')     /* refused before a name was read */
+        return 0;
+    _cleanup_free_ char *name = normal_name(e->name);
+    return name != NULL && name_counts_add(m, name, 1, NULL, NULL) == 0 ? 0 : -ENOMEM;
+}
+
 int egress_log_summary(const char *dir, egress_summary_t *ret, as_error_t **err)
 {
     egress_summary_t s = {0};
     for (size_t i = 0; i < ROUTER_LOG_FILES; i++)
         s.dropped += dropped_lines(dir, router_log_files[i]);
-    _cleanup_free_ char *path = NULL;
-    if (asprintf(&path, "%s/egress.log", dir) < 0)
-        return as_error_make(err, ENOMEM, "out of memory");
-    _cleanup_fclose_ FILE *f = fopen(path, "re");
-    if (f == NULL) {
-        if (errno != ENOENT)
-            return as_error_errno(err, errno, "reading %s", path);
-        *ret = s;
-        return 0;
+    egress_log_reader_t *r = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(s.counts); i++)
+        if ((s.counts[i] = name_counts_new()) == NULL)
+            rc = as_error_make(err, ENOMEM, "out of memory");
+    if (rc == 0 && (rc = egress_log_open(dir, &r, err)) == 0 &&
+        (rc = egress_log_read(r, count_event, &s, err)) == -ENOMEM && *err == NULL)
+        rc = as_error_make(err, ENOMEM, "out of memory");
+    egress_log_close(r);
+    if (rc == 0 && ((rc = name_counts_sorted(s.counts[0], &s.blocked, err)) < 0 ||
+                    (rc = name_counts_sorted(s.counts[1], &s.unresolved, err)) < 0 ||
+                    (rc = name_counts_sorted(s.counts[2], &s.unreachable, err)) < 0))
+        rc = -ENOMEM;
+    if (rc < 0) {
+        egress_summary_clear(&s);
+        return rc;
     }
-    char line[8192];
-    while (fgets(line, sizeof(line), f) != NULL) {
-        /* the readiness probe's own request is refused by design */
-        if (strstr(line, "\"name\":\"" PROBE_DENIED_NAME "\"") != NULL)
-            continue;
-        if (strstr(line, "\"verdict\":\"allow\"") != NULL) {
-            s.allowed++;
-        } else if (strstr(line, "\"verdict\":\"deny\"") != NULL) {
-            s.denied++;
-            note_denied(&s, line);
-        }
-    }
+    s.n_blocked = name_counts_len(s.counts[0]);
+    s.n_unresolved = name_counts_len(s.counts[1]);
+    s.n_unreachable = name_counts_len(s.counts[2]);
     *ret = s;
     return 0;
 }

@@ -4,41 +4,53 @@
  * past that in "<file>.dropped". After the session they are kept under
  * <state dir>/logs/<id>/ (lib/user_dirs.h):
  * the newest LOGS_KEPT sessions, fewer when together they would pass
- * LOGS_TOTAL_MAX_BYTES (the newest is always kept). */
+ * LOGS_TOTAL_MAX_BYTES, and none older than LOGS_MAX_AGE_DAYS (the newest
+ * is always kept). */
 #ifndef AS_SESSION_LOGS_H
 #define AS_SESSION_LOGS_H
 
 #include <stddef.h>
 
 #include "error.h"
+#include "name_counts.h"
 
 #define LOGS_KEPT 20
 /* A plain number: it goes to the router as a command-line argument. */
 #define ROUTER_LOG_MAX_BYTES 2097152
 #define LOGS_TOTAL_MAX_BYTES (32L * 1024 * 1024)
+#define LOGS_MAX_AGE_DAYS 30
 #define ROUTER_LOG_FILES 3
 #define LOG_DROPPED_SUFFIX ".dropped"
-#define SUMMARY_DENIED_NAMES 3
 
 /* dns.log, egress.log, nginx-error.log */
 extern const char *const router_log_files[ROUTER_LOG_FILES];
 
 typedef struct egress_summary {
-    size_t allowed;
-    size_t denied;
-    size_t dropped;                              /* log lines past the ceiling, all logs */
-    char *denied_names[SUMMARY_DENIED_NAMES];    /* the first distinct ones, raw: escape to print */
+    size_t allowed;              /* connections allowed */
+    size_t denied;               /* connections and name lookups refused */
+    size_t dropped;              /* log lines past the ceiling, all logs */
+    /* per name (lower case, raw: escape to print), the most first: */
+    name_count_t *blocked;       /* refused connections and lookups (an A query each) */
+    size_t n_blocked;
+    name_count_t *unresolved;    /* allowed, but not resolved upstream */
+    size_t n_unresolved;
+    name_count_t *unreachable;   /* allowed, but the connection upstream failed */
+    size_t n_unreachable;
+    name_counts_t *counts[3];    /* own the names of the three */
 } egress_summary_t;
 
 void egress_summary_clear(egress_summary_t *s);
 
-/* Copies the log files of `log_dir` (at most ROUTER_LOG_MAX_BYTES of each)
- * and their dropped-line counts into the state directory; *ret_dest is
- * where they went. Prunes older sessions' logs. */
-int session_logs_keep(const char *log_dir, const char *id, char **ret_dest, as_error_t **err);
+/* Copies the session's router logs (at most ROUTER_LOG_MAX_BYTES of each),
+ * their dropped-line counts and the allowlist in effect at the end
+ * (lib/egress_state.h) from session directory `session_dir` into the state
+ * directory; *ret_dest is where they went. Prunes older sessions' logs. */
+int session_logs_keep(const char *session_dir, const char *id, char **ret_dest, as_error_t **err);
 
-/* The verdicts in dir/egress.log (one JSON object per line) and the lines
- * the router's writers dropped, from dir/<log>.dropped. */
+/* What dir's logs (a running session's router-log/, or a kept copy) say:
+ * the connections allowed, what was refused and what could not be reached
+ * upstream, per name (lib/egress_log.h), and the lines the router's
+ * writers dropped (dir/<log>.dropped). */
 int egress_log_summary(const char *dir, egress_summary_t *ret, as_error_t **err);
 
 #endif

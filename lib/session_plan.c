@@ -75,6 +75,7 @@ void session_plan_free(session_plan_t *p)
     free(p->user_name);
     free(p->git_config);
     free(p->git_config_path);
+    free(p->allowlist_path);
     strv_free(p->command);
     strv_free(p->env);
     egress_spec_free(p->egress);
@@ -251,6 +252,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         !dup_or_null(in->home_project, &p->home_project) ||
         !dup_or_null(login ? in->login_volume : NULL, &p->login_volume) ||
         !dup_or_null(login ? in->legacy_home : NULL, &p->legacy_home) ||
+        !dup_or_null(in->allowlist_path, &p->allowlist_path) ||
         (p->command = compose_command(in)) == NULL ||
         (p->env = compose_env(in, login)) == NULL ||
         asprintf(&p->router, "agent-sandbox-%s-router", in->id) < 0 ||

@@ -50,6 +50,7 @@ typedef struct session_inputs {
     const char *egress_network;  /* shared by all sessions, created on demand */
     const char *resolver;        /* IPv4 address the router resolves upstream names with */
     const allowlist_t *allowlist;/* borrowed: must outlive the plan */
+    const char *allowlist_path;  /* its file, where `allow --save` adds names; may be NULL */
     /* workspace protection */
     const struct workspace *workspace; /* borrowed, may be NULL: must outlive the plan, and
                                         * be begun (workspace_begin) first: its mounts are taken */
@@ -89,6 +90,7 @@ typedef struct session_plan {
     char *egress_network;
     char *resolver;
     const allowlist_t *allowlist;
+    char *allowlist_path;
     /* workspace protection */
     const struct workspace *workspace;
     limits_t limits;

@@ -30,11 +30,13 @@ int egress_files_write(const egress_spec_t *e, as_error_t **err)
     if (!e->bound)
         return as_error_make(err, EINVAL, "internal error: the egress path is not bound yet");
     int r;
-    if ((r = make_dir(e->conf_dir, 0755, err)) < 0 || (r = make_dir(e->log_dir, 0755, err)) < 0)
+    if ((r = make_dir(e->conf_dir, 0755, err)) < 0 || (r = make_dir(e->log_dir, 0755, err)) < 0 ||
+        (r = make_dir(e->view_dir, 0755, err)) < 0 || (r = make_dir(e->state_dir, 0700, err)) < 0)
         return r;
     /* The router's log writers run as nobody (a subordinate uid on the
      * host) and write these: made here, they stay the user's own and
-     * readable. Each log has a count of the lines past its ceiling. */
+     * readable. Each log has a count of the lines past its ceiling; the
+     * router answers changes in the reload file. */
     for (size_t i = 0; i < ROUTER_LOG_FILES; i++) {
         _cleanup_free_ char *dropped = NULL;
         if (asprintf(&dropped, "%s" LOG_DROPPED_SUFFIX, router_log_files[i]) < 0)
@@ -43,10 +45,14 @@ int egress_files_write(const egress_spec_t *e, as_error_t **err)
             (r = session_dir_write_file_mode(e->log_dir, dropped, "", 0666, err)) < 0)
             return r;
     }
-    for (size_t i = 0; i < EGRESS_FILES; i++)
-        if ((r = session_dir_write_file_mode(e->files[i].dir, e->files[i].name, e->files[i].text,
+    if ((r = session_dir_write_file_mode(e->log_dir, ROUTER_LOG_RELOAD, "", 0666, err)) < 0)
+        return r;
+    for (size_t i = 0; i < EGRESS_FILES && e->files[i].dir != NULL; i++) {
+        const egress_file_t *f = &e->files[i];
+        if ((r = session_dir_write_file_mode(f->dir, f->name, f->text != NULL ? f->text : f->borrowed,
                                              0644, err)) < 0)
             return as_error_prefix(err, "writing the router's configuration");
+    }
     return 0;
 }
 

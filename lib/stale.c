@@ -15,6 +15,7 @@
 
 #include "session_dir.h"
 #include "session_plan.h"
+#include "session_find.h"
 #include "util.h"
 
 /* A half-made directory (.new-<id>) older than this is from a dead CLI. */
@@ -68,18 +69,6 @@ static void idset_clear(idset_t *s)
     free(s->ids);
 }
 
-/* True when some live CLI holds the lock of base/name. */
-static bool lock_held(int base_fd, const char *name)
-{
-    char path[300];
-    snprintf(path, sizeof(path), "%s/lock", name);
-    int fd = openat(base_fd, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return false;
-    bool held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-    close(fd);
-    return held;
-}
 
 /* Collects the live sessions and removes the directories of dead ones. */
 static int sweep_dirs(const char *base, const char *own_id, idset_t *live, stale_report_t *rep,
@@ -110,7 +99,7 @@ static int sweep_dirs(const char *base, const char *own_id, idset_t *live, stale
             if (fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
                 now - st.st_mtime < NEW_DIR_GRACE_S)
                 continue;
-        } else if (lock_held(dirfd(dir), name)) {
+        } else if (session_dir_live(base, name)) {
             if (idset_add(live, name) < 0) {
                 closedir(dir);
                 return as_error_make(err, ENOMEM, "out of memory");
@@ -144,14 +133,7 @@ static bool session_live(const char *base, const char *id, const char *own_id)
 {
     if (own_id != NULL && strcmp(id, own_id) == 0)
         return true;
-    if (!session_entry(id))
-        return false;
-    int base_fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (base_fd < 0)
-        return false;
-    bool held = lock_held(base_fd, id);
-    close(base_fd);
-    return held;
+    return session_entry(id) && session_dir_live(base, id);
 }
 
 static int remove_one(podman_api_t *api, podman_kind_t kind, const char *name, as_error_t **err)

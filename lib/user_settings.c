@@ -28,46 +28,49 @@ static bool word_is(const config_word_t *w, const char *s)
     return w->len == strlen(s) && memcmp(w->text, s, w->len) == 0;
 }
 
-static int parse_git_identity(const config_lines_t *it, const config_line_t *line,
-                              const config_word_t *value, user_settings_t *s, as_error_t **err)
+/* `KEY on|off` */
+static int parse_switch(const config_lines_t *it, const config_line_t *line, const config_word_t *w,
+                        bool *ret, as_error_t **err)
 {
-    if (!word_is(value, "on") && !word_is(value, "off"))
-        return config_line_error(it, line, err, "git-identity takes on or off, not `%.*s`",
-                                 (int)(value->len < 40 ? value->len : 40), value->text);
-    s->git_identity_off = word_is(value, "off");
+    if (word_is(&w[1], "on"))
+        *ret = true;
+    else if (word_is(&w[1], "off"))
+        *ret = false;
+    else
+        return config_line_error(it, line, err, "%.*s is on or off", (int)w[0].len, w[0].text);
     return 0;
 }
 
-static int parse_line(const config_lines_t *it, const config_line_t *line, user_settings_t *s,
+static int parse_line(const config_lines_t *it, const config_line_t *line, void *ctx,
                       as_error_t **err)
 {
+    user_settings_t *s = ctx;
     if (line->problem != NULL)
         return config_line_error(it, line, err, "%s", line->problem);
     config_word_t w[3];
     size_t n = config_line_words(line, w, 3);
     if (n != 2)
-        return config_line_error(it, line, err, "expected \"KEY VALUE\" (agent NAME, git-identity on|off)");
+        return config_line_error(it, line, err, "expected \"KEY VALUE\" (agent NAME, git-identity on|off, "
+                                 "notifications on|off)");
     if (word_is(&w[0], "agent"))
         return parse_agent(it, line, &w[1], s, err);
     if (word_is(&w[0], "git-identity"))
-        return parse_git_identity(it, line, &w[1], s, err);
-    return config_line_error(it, line, err, "unknown setting `%.*s` (the settings: agent, git-identity)",
+        return parse_switch(it, line, w, &s->git_identity, err);
+    if (word_is(&w[0], "notifications"))
+        return parse_switch(it, line, w, &s->notifications, err);
+    return config_line_error(it, line, err, "unknown setting `%.*s` (the settings: agent, git-identity, "
+                             "notifications)",
                              (int)(w[0].len < 40 ? w[0].len : 40), w[0].text);
 }
 
 int user_settings_parse(const char *filename, const char *text, size_t len, user_settings_t *ret,
                         as_error_t **err)
 {
-    user_settings_t s = {0};
-    config_lines_t it;
-    config_line_t line;
-    config_lines_init(&it, filename, text, len);
-    while (config_lines_next(&it, &line)) {
-        int r = parse_line(&it, &line, &s, err);
-        if (r < 0) {
-            user_settings_clear(&s);
-            return r;
-        }
+    user_settings_t s = { .git_identity = true, .notifications = true };
+    int r = config_lines_each(filename, text, len, parse_line, &s, err);
+    if (r < 0) {
+        user_settings_clear(&s);
+        return r;
     }
     *ret = s;
     return 0;
@@ -78,5 +81,6 @@ void user_settings_clear(user_settings_t *s)
     free(s->agent);
     s->agent = NULL;
     s->agent_line = 0;
-    s->git_identity_off = false;
+    s->git_identity = true;
+    s->notifications = true;
 }

@@ -1,9 +1,11 @@
 /* The settings file, `settings` in the config directory (lib/user_dirs.h,
  * docs/config-files.md): one `KEY VALUE` per line in the one line syntax
- * (config_lines.h); a later line wins. The keys:
- *   agent NAME          the agent a session runs when --agent is not given
- *   git-identity on|off whether commits inside carry the host's user.name
- *                       and user.email (default on; git_identity.h)
+ * (config_lines.h); a later line wins. Its keys:
+ *   agent NAME              the agent a session runs when --agent is not given
+ *   git-identity on|off     whether commits inside carry the host's user.name
+ *                           and user.email (default on; git_identity.h)
+ *   notifications on|off    a desktop notification for the first refusal of
+ *                           each name (default on)
  * An unknown key or a malformed value refuses the file ("FILE:LINE: ...").
  * Pure: the caller reads the file. */
 #ifndef AS_USER_SETTINGS_H
@@ -20,7 +22,8 @@
 typedef struct user_settings {
     char *agent;             /* NULL when not set */
     unsigned agent_line;     /* the line that set it */
-    bool git_identity_off;   /* git-identity off */
+    bool git_identity;       /* default true */
+    bool notifications;      /* default true */
 } user_settings_t;
 
 int user_settings_parse(const char *filename, const char *text, size_t len, user_settings_t *ret,

@@ -53,7 +53,9 @@ fi
 net default-route awk 'NR > 1 && $2 == "00000000" { found = 1 } END { exit !found }' /proc/net/route
 net ipv6-route awk '$10 != "lo" { found = 1 } END { exit !found }' /proc/net/ipv6_route
 net sni-spoof curl -q -sS -m 6 -o /dev/null --resolve "spoof-$nonce.invalid:443:127.0.0.2" "https://spoof-$nonce.invalid/"
-net host-spoof curl -q -sS -m 6 -H "Host: spoof-$nonce.invalid" -w '\nHTTP %{http_code}' http://127.0.0.2/
+# the 403 body's first line (it names the refused host) and the status
+spoofed_http() { curl -q -sS -m 6 -H "Host: spoof-$nonce.invalid" -w '\nHTTP %{http_code}' http://127.0.0.2/ | sed -n '1p;$p'; }
+net host-spoof spoofed_http
 if [ "$first" != - ]; then
     net first-allowed curl -q -sS -m 5 -o /dev/null -w 'HTTP %{http_code}' "https://$first/"
 fi

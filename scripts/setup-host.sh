@@ -17,10 +17,12 @@ set -euo pipefail
 PACKAGES=(
     podman runc crun uidmap slirp4netns fuse-overlayfs netavark aardvark-dns
     catatonit iptables dnsmasq-base nginx-light libnginx-mod-stream socat
-    build-essential pkg-config libcurl4-openssl-dev libyajl-dev libcmocka-dev
+    build-essential pkg-config libcurl4-openssl-dev libyajl-dev libsystemd-dev libcmocka-dev
     mmdebstrap mount bats openssl curl ca-certificates rpm valgrind tmux strace git
     clang libclang-rt-14-dev cpio rpmlint bc rsync
     python3 procps
+    # the desktop notification test: a private session bus and a listener on it
+    dbus-daemon python3-dbus python3-gi
     # host tools the workspace-protection tests run on the tree afterwards
     cargo mercurial yarnpkg
     # make bench: the process-level peer it compares with (srt) needs them

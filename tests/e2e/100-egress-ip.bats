@@ -58,7 +58,7 @@ spellings() {
             echo "$a: curl $?, $(./netprobe tcp $a 80 x)"
         done
         for a in 127.0.0.2 0x7f000002 2130706434 127.2 127.0.2; do
-            echo "$a: $(curl -sS -m 3 http://$a/ | paste -sd " ")"
+            echo "$a: $(curl -sS -m 3 http://$a/ | head -n 1)"
         done'
     local a
     for a in 127.1 0x7f000001 2130706433 017700000001 127.0.0.1 127.0.1; do

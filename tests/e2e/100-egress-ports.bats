@@ -61,9 +61,9 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
 @test "threat 8: a Host not on the list gets 403 naming it; nothing leaves" {
     run_x 0 agent-sandbox --exec bash -c '
         for h in evil.test canary.test x.api.allowed.test '"$FI_CANARY_IP"' 2130706433 "user@api.allowed.test" "api.allowed.test@evil.test" "evil.test:80"; do
-            echo "$h: $(curl -sS -w "%{http_code}" -H "Host: $h" http://127.0.0.2/ | paste -sd " ")"
+            echo "$h: $(curl -sS -w "\n%{http_code}" -H "Host: $h" http://127.0.0.2/ | sed -n "1p;\$p" | paste -sd " ")"
         done
-        echo "as proxy: $(curl -sS -w "%{http_code}" -x http://127.0.0.2:80 http://evil.test/ | paste -sd " ")"
+        echo "as proxy: $(curl -sS -w "\n%{http_code}" -x http://127.0.0.2:80 http://evil.test/ | sed -n "1p;\$p" | paste -sd " ")"
         echo "no host 1.0: $(./netprobe tcp 127.0.0.2 80 "GET / HTTP/1.0\r\n\r\n" | grep -o "HTTP/1.1 [0-9]*")"
         echo "no host 1.1: $(./netprobe tcp 127.0.0.2 80 "GET / HTTP/1.1\r\n\r\n" | grep -o "HTTP/1.1 [0-9]*")"'
     local h

@@ -84,7 +84,7 @@ print(len(ids))' "$output"
              </dev/null >/dev/null 2>&1 || true'
     assert "$stderr" contains '  run\u{009B}\u{009D}\u{202E}me\x9bx: new, or made executable' \
         "the report names the file, escaped"
-    assert "$stderr" contains '1 denied (first denied: ev\u{009B}il\u{202E}\x1b]0;x.test); see ' \
+    assert "$stderr" contains 'egress: 1 blocked: ev\u{009B}il\u{202E}\x1b]0;x.test (1x)' \
         "the egress summary names the refused name, escaped"
     # every byte the CLI wrote is printable ASCII or a newline
     local other

@@ -25,6 +25,7 @@
 #   db.allowed.test -> db             internal.allowed.test -> private
 #   loop.allowed.test -> 127.0.0.1    meta.allowed.test -> 169.254.169.254
 #   what fi_dns_add adds (a test, while its session runs)
+#   unresolvable.test and every name below it: NXDOMAIN
 #   anything else (canary.test, evil.test, ...) -> canary, so a name that
 #   leaks also leads to a tripwire hit
 #
@@ -93,6 +94,8 @@ host-record=loop.allowed.test,127.0.0.1
 host-record=meta.allowed.test,169.254.169.254
 # names a test adds while a session runs (fi_dns_add)
 addn-hosts=/fi/extra-hosts
+# names that do not resolve upstream (NXDOMAIN)
+address=/unresolvable.test/
 # every other name: the canary, so a name that leaks also leads to a hit
 address=/#/$FI_CANARY_IP
 EOF

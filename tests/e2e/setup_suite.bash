@@ -46,11 +46,14 @@ suite_xdg_setup() {
     mkdir -m 0700 "$AS_SUITE_XDG/config/agent-sandbox" &&
         cp "$AS_TOP/config/allowed-hosts" "$AS_SUITE_XDG/config/agent-sandbox/" &&
         cp -r "$AS_TOP/config/allowed-hosts.d" "$AS_SUITE_XDG/config/agent-sandbox/" || return 1
+    # No session of the suite notifies the user's desktop: the notification
+    # test turns them on with a private bus of its own (110-egress-live.bats).
+    printf 'notifications off\n' >"$AS_SUITE_XDG/config/agent-sandbox/settings" || return 1
     # AS_AGENT=NAME (make e2e E2E_AGENT=NAME): every session runs that
     # agent's profile and image, named in the settings file (docs/agents.md)
     # as a user would; --agent in a test still wins.
     if [ -n "${AS_AGENT:-}" ]; then
-        printf 'agent %s\n' "$AS_AGENT" >"$AS_SUITE_XDG/config/agent-sandbox/settings" || return 1
+        printf 'agent %s\n' "$AS_AGENT" >>"$AS_SUITE_XDG/config/agent-sandbox/settings" || return 1
     fi
     export AS_SUITE_XDG XDG_CONFIG_HOME=$AS_SUITE_XDG/config XDG_STATE_HOME=$AS_SUITE_XDG/state
 }

@@ -18,6 +18,9 @@ static const router_layout_t layout = {
     .nginx_error_log = "/log/error.log",
     .nginx_access_log = "/log/access.log",
     .dnsmasq_log = "-",
+    .dnsmasq_hosts = "/etc/agent-sandbox-router/hosts",
+    .dnsmasq_servers = "/etc/agent-sandbox-router/wildcards",
+    .session_id = "0123456789ab",
 };
 
 #define CHECK(cond)                                                              \
@@ -84,6 +87,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         as_error_free(&err);
     }
     CHECK(router_render_hosts(al, &text, &err) == 0);
+    check_text(text);
+    free(text);
+    CHECK(router_render_dns_hosts(al, &text, &err) == 0);
+    check_text(text);
+    free(text);
+    CHECK(router_render_dns_wildcards(al, &text, &err) == 0);
+    check_text(text);
+    free(text);
+    CHECK(allowlist_format(al, &text, &err) == 0);
     check_text(text);
     free(text);
 

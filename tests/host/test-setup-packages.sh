@@ -46,6 +46,8 @@ build: libcurl headers|curl.h|usr/include/x86_64-linux-gnu/curl/curl.h
 build: libcurl for pkg-config|libcurl.pc|usr/lib/x86_64-linux-gnu/pkgconfig/libcurl.pc
 build: yajl headers|yajl_tree.h|usr/include/yajl/yajl_tree.h
 build: yajl for pkg-config|yajl.pc|usr/lib/x86_64-linux-gnu/pkgconfig/yajl.pc
+build: sd-bus headers (the desktop notification)|sd-bus.h|usr/include/systemd/sd-bus.h
+build: libsystemd for pkg-config|libsystemd.pc|usr/lib/x86_64-linux-gnu/pkgconfig/libsystemd.pc
 build: cmocka (make unit)|cmocka.h|usr/include/cmocka.h
 build: cmocka library (make unit)|libcmocka.so|usr/lib/x86_64-linux-gnu/libcmocka.so
 build: memcheck (make unit VALGRIND=1)|valgrind|
@@ -78,6 +80,10 @@ images: agent-fetch digests|sha512sum|
 images: agent-fetch digests|base64|
 tests: the e2e suite|bats|
 tests: the fake internet'"'"'s CA|openssl|
+tests: a private session bus (110-egress-live)|dbus-run-session|usr/bin/dbus-run-session
+tests: the session bus itself|dbus-daemon|usr/bin/dbus-daemon
+tests: the notification listener'"'"'s D-Bus|python3-dbus|usr/lib/python3/dist-packages/dbus/service.py
+tests: the notification listener'"'"'s main loop|python3-gi|usr/lib/python3/dist-packages/gi/__init__.py
 tests: the service is the only program run|strace|
 tests: the TTY tests|tmux|
 tests: git on the host|git|

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allowlist_of.h"
 #include "agent_profile.h"
 #include "agent_spec.h"
 #include "allowlist.h"
@@ -233,15 +234,6 @@ static void settings_file(void **state)
             fail_msg("expected \"%s\" in \"%s\"", bad[i].message, err->msg);
         as_error_free(&err);
     }
-}
-
-static allowlist_t *allowlist_of(const char *text)
-{
-    allowlist_t *al = NULL;
-    as_error_t *err = NULL;
-    if (allowlist_parse("list", text, strlen(text), &al, &err) < 0)
-        fail_msg("%s", err->msg);
-    return al;
 }
 
 static void allowlists_merge(void **state)

@@ -340,9 +340,38 @@ static void test_errors_file_level(void **state)
     static const char nul_in_comment[] = "ok.example.com\n\n# a \0 b\n";
     expect_error(nul_in_comment, sizeof(nul_in_comment) - 1, 3, "NUL byte");
 
-    /* The first error wins and is reported with its own line. */
-    const char *two = "ok.example.com\n*\n127.0.0.1\n";
-    expect_error(two, strlen(two), 2, "`*`");
+    /* Every error is reported at once, each with its own line, in order;
+     * the good lines between them change nothing. */
+    const char *three = "ok.example.com\n*\nfine.example.com\n127.0.0.1\na_b.example\n";
+    allowlist_t *bad = NULL;
+    as_error_t *e3 = NULL;
+    assert_int_equal(allowlist_parse("hosts", three, strlen(three), &bad, &e3), -EINVAL);
+    assert_null(bad);
+    const char *lines3[] = { "hosts:2: `*` would allow every host", "hosts:4: `127.0.0.1` is an IP",
+                             "hosts:5: invalid character '_'" };
+    const char *at = e3->msg;
+    for (size_t i = 0; i < 3; i++) {
+        if (strncmp(at, lines3[i], strlen(lines3[i])) != 0)
+            fail_msg("error %zu: `%s` does not start `%s`", i, at, lines3[i]);
+        const char *nl = strchr(at, '\n');
+        assert_true(i < 2 ? nl != NULL : nl == NULL);
+        at = nl != NULL ? nl + 1 : at;
+    }
+    as_error_free(&e3);
+
+    /* A file full of errors: the first 50, then how many more. */
+    char many[200 * 8], *m = many;
+    for (int i = 0; i < 200; i++)
+        m += sprintf(m, "a_%03d\n", i);
+    assert_int_equal(allowlist_parse("hosts", many, (size_t)(m - many), &bad, &e3), -EINVAL);
+    size_t n_lines = 1;
+    for (const char *c = e3->msg; *c != '\0'; c++)
+        n_lines += *c == '\n';
+    assert_int_equal(n_lines, 51);
+    assert_non_null(strstr(e3->msg, "hosts:50: "));
+    assert_null(strstr(e3->msg, "hosts:51: "));
+    assert_non_null(strstr(e3->msg, "\n... and 150 more error(s)"));
+    as_error_free(&e3);
 
     /* Too many entries. */
     size_t cap = (size_t)(ALLOWLIST_MAX_ENTRIES + 1) * 16;
@@ -410,6 +439,104 @@ static void test_warnings(void **state)
     assert_string_equal(web->name, "web.example.org");
     assert_int_equal(web->n_ports, 0);
     assert_int_equal(al->n_nets, 2);
+    allowlist_free(al);
+}
+
+/* ---- one entry from the command line; changes; the list as text ---- */
+
+static void test_parse_entry(void **state)
+{
+    (void)state;
+    allowlist_t *al = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(allowlist_parse_entry("PyPI.org.", &al, &err), 0);
+    assert_int_equal(al->n_entries, 1);
+    assert_string_equal(al->entries[0].name, "pypi.org");
+    assert_false(al->entries[0].wildcard);
+    allowlist_free(al);
+    assert_int_equal(allowlist_parse_entry(".example.com", &al, &err), 0);
+    assert_true(al->entries[0].wildcard);
+    allowlist_free(al);
+    assert_int_equal(allowlist_parse_entry("db.example.com:5432", &al, &err), 0);
+    assert_int_equal(al->entries[0].n_ports, 1);
+    assert_int_equal(al->entries[0].ports[0].port, 5432);
+    allowlist_free(al);
+    /* the file's warning, without a file or line */
+    assert_int_equal(allowlist_parse_entry("web.example.com:443", &al, &err), 0);
+    assert_int_equal(al->entries[0].n_ports, 0);
+    assert_int_equal(al->n_warnings, 1);
+    assert_string_equal(al->warnings[0], "web.example.com:443: ports 80 and 443 are always allowed "
+                        "for a listed name; the port is redundant");
+    allowlist_free(al);
+
+    /* the file's checks, and their messages without a file or line */
+    const struct { const char *in, *msg; } bad[] = {
+        { "*.example.com", "`*.example.com`: `*` is not supported; write .example.com" },
+        { "1.1.1.1", "`1.1.1.1` is an IP address" },
+        { "https://x.example", "`https://x.example` is a URL" },
+        { "localhost", "`localhost` is a single-label name" },
+        { "x.example:0", "port 0 is out of range" },
+        { ".example.com:22", "`.example.com:22`: a port can only follow an exact host name" },
+        { "a b.example", "whitespace inside an entry" },
+        { "ev\033il.example", "a control character (0x1b)" },
+        { "allow-upstream-net 10.0.0.0/8", "allow-upstream-net is a line of the file" },
+        { "# x", "expected one host name" },
+        { "", "an empty entry" },
+        { "a.example\nb.example", "an entry is one line" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        al = NULL;
+        assert_int_equal(allowlist_parse_entry(bad[i].in, &al, &err), -EINVAL);
+        assert_null(al);
+        if (strncmp(err->msg, bad[i].msg, strlen(bad[i].msg)) != 0)
+            fail_msg("for `%s`: `%s` does not start `%s`", bad[i].in, err->msg, bad[i].msg);
+        as_error_free(&err);
+    }
+}
+
+static void test_changes_and_format(void **state)
+{
+    (void)state;
+    const char *text = "# a comment\napi.example.com\n.wild.example\ndb.example.com:5433\n"
+                       "db.example.com:5432\nallow-upstream-net 10.1.0.0/16\n";
+    allowlist_t *al = parse_ok(text);
+    char *out = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(allowlist_format(al, &out, &err), 0);
+    assert_string_equal(out, "api.example.com\n.wild.example\ndb.example.com:5433\n"
+                             "db.example.com:5432\nallow-upstream-net 10.1.0.0/16\n");
+    /* it parses back to the same list */
+    allowlist_t *back = parse_ok(out);
+    char *again = NULL;
+    assert_int_equal(allowlist_format(back, &again, &err), 0);
+    assert_string_equal(again, out);
+    free(again);
+    free(out);
+    allowlist_free(back);
+
+    assert_non_null(allowlist_find(al, "wild.example", true));
+    assert_null(allowlist_find(al, "wild.example", false));
+    assert_string_equal(allowlist_covering(al, "x.y.wild.example")->name, "wild.example");
+    assert_string_equal(allowlist_covering(al, "wild.example")->name, "wild.example");
+    assert_null(allowlist_covering(al, "evilwild.example"));
+    assert_null(allowlist_covering(al, "api.example.com"));
+
+    allowlist_t *one = NULL;
+    assert_int_equal(allowlist_parse_entry("pypi.org", &one, &err), 0);
+    assert_int_equal(allowlist_append(al, &one->entries[0], &err), 0);
+    assert_int_equal(allowlist_append(al, &one->entries[0], &err), -EEXIST);
+    as_error_free(&err);
+    allowlist_free(one);
+    assert_int_equal(al->n_entries, 4);
+    assert_string_equal(al->entries[3].name, "pypi.org");
+
+    assert_true(allowlist_remove(al, "api.example.com", false));
+    assert_false(allowlist_remove(al, "api.example.com", false));
+    assert_false(allowlist_remove(al, "wild.example", false));
+    assert_int_equal(allowlist_format(al, &out, &err), 0);
+    assert_string_equal(out, ".wild.example\ndb.example.com:5433\ndb.example.com:5432\npypi.org\n"
+                             "allow-upstream-net 10.1.0.0/16\n");
+    free(out);
     allowlist_free(al);
 }
 
@@ -533,6 +660,8 @@ int main(void)
         cmocka_unit_test(test_errors_directive),
         cmocka_unit_test(test_errors_file_level),
         cmocka_unit_test(test_warnings),
+        cmocka_unit_test(test_parse_entry),
+        cmocka_unit_test(test_changes_and_format),
         cmocka_unit_test(test_name_is_canonical),
         cmocka_unit_test_setup_teardown(test_files, setup_tmpdir, teardown_tmpdir),
     };

@@ -68,8 +68,15 @@ static void firewall_refuses_private_ranges_after_allowed_nets(void **state)
     /* the last word: nothing but TCP leaves */
     assert_non_null(strstr(rules, "-A OUTPUT -p tcp -j ACCEPT\n-A OUTPUT -j REJECT"));
     assert_non_null(strstr(rules, "COMMIT\n"));
-    /* nothing may reach the router's own addresses (they go over lo) */
+    /* nothing may reach the router's own addresses (they go over lo) but
+     * the second dnsmasq, from its own loopback address, on its own port */
     assert_null(strstr(rules, "-o lo -j ACCEPT"));
+    size_t lo = 0;
+    for (const char *p = rules; (p = strstr(p, "-o lo")) != NULL; p++)
+        lo++;
+    assert_int_equal(lo, 2);
+    assert_non_null(strstr(rules, "-A OUTPUT -o lo -s 127.0.0.1 -d 127.0.0.1 -p udp --dport 5354 -j ACCEPT\n"));
+    assert_non_null(strstr(rules, "-A OUTPUT -o lo -s 127.0.0.1 -d 127.0.0.1 -p tcp --dport 5354 -j ACCEPT\n"));
     free(rules);
     allowlist_free(al);
 }

@@ -84,6 +84,17 @@ static void router_reads_the_files_the_cli_writes(void **state)
     assert_carries(run, "the router's runner", "\"$conf/" ROUTER_FILE_NGINX "\"");
     assert_carries(run, "the router's runner",
                    "for log in " ROUTER_LOG_DNS " " ROUTER_LOG_EGRESS " " ROUTER_LOG_NGINX_ERROR "; do");
+    /* the second dnsmasq is where the first one's servers file says */
+    assert_carries(run, "the router's runner", "--listen-address=" ROUTER_WILDCARD_DNS_ADDR
+                   " --port=" ROUTER_WILDCARD_DNS_PORT " ");
+    assert_carries(run, "the router's runner", "--address=/#/" ROUTER_PROTO_SHARED_IP " ");
+    /* live changes: the generation it reads, the answer it writes */
+    assert_carries(run, "the router's runner", "\"$conf/" ROUTER_FILE_GENERATION "\"");
+    assert_carries(run, "the router's runner", "\"$logs/" ROUTER_LOG_RELOAD "\"");
+    assert_carries(run, "the router's runner", "answer 0 " ROUTER_RELOAD_OK "\n");
+    assert_carries(run, "the router's runner", "answer \"$gen\" " ROUTER_RELOAD_OK "\n");
+    assert_carries(run, "the router's runner", "answer \"$gen\" \"" ROUTER_RELOAD_FAILED);
+    assert_carries(run, "the router's runner", "trap 'changes=1' HUP");
     /* the logs the CLI keeps are the ones the router writes */
     assert_int_equal(ROUTER_LOG_FILES, 3);
     assert_string_equal(router_log_files[0], ROUTER_LOG_DNS);

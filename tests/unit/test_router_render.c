@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allowlist_of.h"
 #include "allowlist.h"
 #include "router_render.h"
 
@@ -110,23 +111,17 @@ static const router_layout_t sample_layout = {
     .nginx_error_log = "/var/log/agent-sandbox/nginx-error.log",
     .nginx_access_log = "/var/log/agent-sandbox/egress.log",
     .dnsmasq_log = "-",
+    .dnsmasq_hosts = "/etc/agent-sandbox-router/hosts",
+    .dnsmasq_servers = "/etc/agent-sandbox-router/wildcards",
+    .session_id = "0123456789ab",
 };
-
-static allowlist_t *parse(const char *text)
-{
-    allowlist_t *al = NULL;
-    as_error_t *err = NULL;
-    if (allowlist_parse("sample", text, strlen(text), &al, &err) < 0)
-        fail_msg("%s", err->msg);
-    return al;
-}
 
 /* ---- forwards ---- */
 
 static void test_forwards(void **state)
 {
     (void)state;
-    allowlist_t *al = parse(sample_text);
+    allowlist_t *al = allowlist_of(sample_text);
     router_forward_t *fw = NULL;
     size_t n = 0;
     as_error_t *err = NULL;
@@ -175,7 +170,7 @@ static void test_forwards(void **state)
 static void test_forwards_custom_ports(void **state)
 {
     (void)state;
-    allowlist_t *al = parse("db.example.com:5432\n");
+    allowlist_t *al = allowlist_of("db.example.com:5432\n");
     router_layout_t l = sample_layout;
     l.http_port = 8080;
     l.https_port = 8443;
@@ -199,7 +194,7 @@ static void test_forwards_custom_ports(void **state)
 
     l.forward_port_base = 65535;
     allowlist_free(al);
-    al = parse("db.example.com:5432\ndb.example.com:5433\n");
+    al = allowlist_of("db.example.com:5432\ndb.example.com:5433\n");
     assert_int_equal(router_forwards(al, &l, &fw, &n, &err), -E2BIG);
     as_error_free(&err);
     allowlist_free(al);
@@ -211,7 +206,7 @@ static void test_too_many_hosts_with_ports(void **state)
     char text[253 * 24], *p = text;
     for (int i = 0; i < 253; i++)
         p += sprintf(p, "h%d.example:22\n", i);
-    allowlist_t *al = parse(text);
+    allowlist_t *al = allowlist_of(text);
     router_forward_t *fw = NULL;
     size_t n = 0;
     as_error_t *err = NULL;
@@ -221,7 +216,7 @@ static void test_too_many_hosts_with_ports(void **state)
     allowlist_free(al);
 
     *strrchr(text, 'h') = '\0';        /* 252 hosts fit: 127.0.0.3 .. 127.0.0.254 */
-    al = parse(text);
+    al = allowlist_of(text);
     assert_int_equal(router_forwards(al, &sample_layout, &fw, &n, &err), 0);
     assert_string_equal(fw[n - 1].pod_ip, "127.0.0.254");
     free(fw);
@@ -232,7 +227,7 @@ static void test_too_many_hosts_with_ports(void **state)
 
 static void render_all(const char *prefix, const char *text)
 {
-    allowlist_t *al = parse(text);
+    allowlist_t *al = allowlist_of(text);
     as_error_t *err = NULL;
     char *out = NULL;
     char name[64];
@@ -249,6 +244,16 @@ static void render_all(const char *prefix, const char *text)
 
     assert_int_equal(router_render_hosts(al, &out, &err), 0);
     snprintf(name, sizeof(name), "%s.hosts", prefix);
+    assert_golden(name, out);
+    free(out);
+
+    assert_int_equal(router_render_dns_hosts(al, &out, &err), 0);
+    snprintf(name, sizeof(name), "%s.dns-hosts", prefix);
+    assert_golden(name, out);
+    free(out);
+
+    assert_int_equal(router_render_dns_wildcards(al, &out, &err), 0);
+    snprintf(name, sizeof(name), "%s.dns-wildcards", prefix);
     assert_golden(name, out);
     free(out);
     allowlist_free(al);
@@ -270,13 +275,14 @@ static void test_golden_test_ports(void **state)
 {
     (void)state;
     /* The layout the loopback checks use: everything on high ports. */
-    allowlist_t *al = parse("api.allowed.test\n.wild.test\ndb.allowed.test:5432\n");
+    allowlist_t *al = allowlist_of("api.allowed.test\n.wild.test\ndb.allowed.test:5432\n");
     router_layout_t l = {
         .router_ip = "127.0.0.1", .dns_port = 5353, .http_port = 8080, .https_port = 8443,
         .forward_port_base = 18000, .resolver_ip = "127.0.0.1", .resolver_port = 5399,
         .stream_module = "/usr/lib/nginx/modules/ngx_stream_module.so",
         .nginx_run_dir = "/tmp/rt/run", .nginx_error_log = "/tmp/rt/error.log",
         .nginx_access_log = "/tmp/rt/access.log", .dnsmasq_log = "/tmp/rt/dnsmasq.log",
+        .dnsmasq_hosts = "/tmp/rt/hosts", .dnsmasq_servers = "/tmp/rt/wildcards",
     };
     as_error_t *err = NULL;
     char *out = NULL;
@@ -293,21 +299,32 @@ static void test_golden_test_ports(void **state)
 static void test_config_properties(void **state)
 {
     (void)state;
-    allowlist_t *al = parse(sample_text);
+    allowlist_t *al = allowlist_of(sample_text);
     as_error_t *err = NULL;
-    char *dns = NULL, *ngx = NULL, *hosts = NULL;
+    char *dns = NULL, *ngx = NULL, *hosts = NULL, *dns_hosts = NULL, *wild = NULL;
     assert_int_equal(router_render_dnsmasq(al, &sample_layout, &dns, &err), 0);
     assert_int_equal(router_render_nginx(al, &sample_layout, &ngx, &err), 0);
     assert_int_equal(router_render_hosts(al, &hosts, &err), 0);
+    assert_int_equal(router_render_dns_hosts(al, &dns_hosts, &err), 0);
+    assert_int_equal(router_render_dns_wildcards(al, &wild, &err), 0);
 
+    /* nothing is forwarded but wildcards, to the router's own loopback */
     assert_null(strstr(dns, "\nserver="));
+    assert_non_null(strstr(dns, "\nservers-file=/etc/agent-sandbox-router/wildcards\n"));
+    assert_non_null(strstr(wild, "\nserver=/wild.example/127.0.0.1#5354\n"));
+    for (const char *l = strstr(wild, "\nserver="); l != NULL; l = strstr(l + 1, "\nserver="))
+        assert_non_null(strstr(l, "/127.0.0.1#5354\n"));
     assert_non_null(strstr(dns, "\nno-resolv\n"));
     assert_non_null(strstr(dns, "\nno-hosts\n"));
     assert_non_null(strstr(dns, "\naddress=/#/\n"));
-    /* Exact names never via address= (which would answer subdomains). */
+    /* Exact names never via address= (which would answer subdomains), but
+     * in a hosts file dnsmasq re-reads on SIGHUP. */
     assert_null(strstr(dns, "address=/api.anthropic.com/"));
-    assert_non_null(strstr(dns, "\nhost-record=api.anthropic.com,127.0.0.2\n"));
-    assert_non_null(strstr(dns, "\naddress=/wild.example/127.0.0.2\nlocal=/wild.example/\n"));
+    assert_null(strstr(dns, "host-record="));
+    assert_non_null(strstr(dns, "\naddn-hosts=/etc/agent-sandbox-router/hosts\n"));
+    assert_non_null(strstr(dns_hosts, "\n127.0.0.2\tapi.anthropic.com\n"));
+    assert_null(strstr(dns_hosts, "localhost"));
+    assert_null(strstr(dns, "address=/wild.example/"));
 
     assert_non_null(strstr(ngx, "load_module /usr/lib/nginx/modules/ngx_stream_module.so;\n"));
     assert_non_null(strstr(ngx, "resolver 10.89.4.1:53 ipv6=off valid=30s;"));
@@ -315,7 +332,12 @@ static void test_config_properties(void **state)
     assert_non_null(strstr(ngx, "listen 10.89.3.2:80 default_server;"));
     assert_non_null(strstr(ngx, "10000 db.example.com:5432;"));
     assert_non_null(strstr(ngx, "10003 pg.wild.example:5432;"));
-    assert_non_null(strstr(ngx, "return 403 \"blocked by agent-sandbox: $host\\n\";"));
+    /* the refusal names the host, where the list is, and the command
+     * that allows a host name (and only a host name: no IP in any spelling) */
+    assert_non_null(strstr(ngx, "return 403 \"blocked by agent-sandbox: $host\\n"
+                                "This sandbox reaches only the names in /etc/agent-sandbox/allowed-hosts.\\n"
+                                "$sandbox_allow_hint\\n\";"));
+    assert_non_null(strstr(ngx, "agent-sandbox allow $host --session 0123456789ab\";"));
 
     assert_string_equal(hosts,
         "# Generated by agent-sandbox from the allowlist; do not edit.\n"
@@ -329,6 +351,8 @@ static void test_config_properties(void **state)
     free(dns);
     free(ngx);
     free(hosts);
+    free(dns_hosts);
+    free(wild);
     allowlist_free(al);
 }
 
@@ -395,7 +419,7 @@ static void test_refuses_bad_allowlist(void **state)
 static void test_refuses_bad_layout(void **state)
 {
     (void)state;
-    allowlist_t *al = parse("api.example.com\n");
+    allowlist_t *al = allowlist_of("api.example.com\n");
     router_layout_t l;
 
     const char *bad_ips[] = { NULL, "", "10.0.0.1;", "10.0.0.1\n", "10.0.0.01", "10.1", "::1",
@@ -435,6 +459,26 @@ static void test_refuses_bad_layout(void **state)
         l.dnsmasq_log = bad_paths[i];
         assert_int_equal(router_render_dnsmasq(al, &l, &out, &err), -EINVAL);
         assert_non_null(strstr(err->msg, "dnsmasq log must be"));
+        as_error_free(&err);
+        l = sample_layout;
+        l.dnsmasq_hosts = bad_paths[i];
+        assert_int_equal(router_render_dnsmasq(al, &l, &out, &err), -EINVAL);
+        assert_non_null(strstr(err->msg, "dnsmasq's hosts and servers files must be"));
+        as_error_free(&err);
+        l = sample_layout;
+        l.dnsmasq_servers = bad_paths[i];
+        assert_int_equal(router_render_dnsmasq(al, &l, &out, &err), -EINVAL);
+        as_error_free(&err);
+    }
+
+    const char *bad_ids[] = { "", "0123456789AB", "01234\"", "0123 45", "x", "0123456789ab\n" };
+    for (size_t i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++) {
+        as_error_t *err = NULL;
+        char *out = NULL;
+        l = sample_layout;
+        l.session_id = bad_ids[i];
+        assert_int_equal(router_render_nginx(al, &l, &out, &err), -EINVAL);
+        assert_non_null(strstr(err->msg, "the session id must be lower-case hex"));
         as_error_free(&err);
     }
 

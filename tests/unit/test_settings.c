@@ -1,67 +1,85 @@
-/* The settings file's git-identity switch (lib/user_settings.h; its agent
- * key is in test_agent_profile): on or off, a later line wins, errors name
- * the file and line. */
-#include <errno.h>
+/* The settings file's `git-identity` and `notifications` switches (lib/user_settings.h; its
+ * `agent` key: test_agent_profile.c), its errors with file:line, and the
+ * comment rule of every config file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
 #include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
 
 #include "user_settings.h"
 
-static int parse(const char *text, user_settings_t *s, char **ret_msg)
+static bool notifications_of(const char *text)
 {
-    as_error_t *err = NULL;
-    int r = user_settings_parse("cfg", text, strlen(text), s, &err);
-    *ret_msg = err != NULL ? strdup(err->msg) : NULL;
-    as_error_free(&err);
-    return r;
-}
-
-static void git_identity_switch(void **state)
-{
-    (void)state;
     user_settings_t s;
-    char *msg = NULL;
-    assert_int_equal(parse("", &s, &msg), 0);
-    assert_false(s.git_identity_off);       /* on by default */
-    assert_int_equal(parse("# comment\n\ngit-identity off   # mine stays out\r\nagent codex\n", &s, &msg), 0);
-    assert_true(s.git_identity_off);
-    assert_string_equal(s.agent, "codex");
+    as_error_t *err = NULL;
+    if (user_settings_parse("settings", text, strlen(text), &s, &err) < 0)
+        fail_msg("%s", err->msg);
+    bool on = s.notifications;
     user_settings_clear(&s);
-    assert_int_equal(parse("git-identity off\ngit-identity on\n", &s, &msg), 0);
-    assert_false(s.git_identity_off);       /* a later line wins */
-    user_settings_clear(&s);
+    return on;
 }
 
-static void errors_name_the_line(void **state)
+static void test_switches(void **state)
 {
     (void)state;
-    static const struct { const char *text, *want; } bad[] = {
-        { "git-identity\n", "cfg:1: expected \"KEY VALUE\"" },
-        { "\ngit-identity no\n", "cfg:2: git-identity takes on or off, not `no`" },
-        { "git-identity off extra\n", "cfg:1: expected" },
-        { "git-identity off#x\n", "cfg:1: git-identity takes on or off" },
-        { "git-identity\x01 off\n", "cfg:1:" },
-        { "Git-identity off\n", "cfg:1: unknown setting `Git-identity` (the settings: agent, git-identity)" },
+    assert_true(notifications_of(""));                                       /* the default */
+    assert_false(notifications_of("# my settings\nnotifications off   # quiet, please\n"));
+    assert_true(notifications_of("notifications off\n\n  notifications\ton\r\n"));   /* a later line wins */
+    assert_false(notifications_of("agent codex\nnotifications off\n"));     /* with the agent */
+}
+
+static bool git_identity_of(const char *text)
+{
+    user_settings_t s;
+    as_error_t *err = NULL;
+    if (user_settings_parse("settings", text, strlen(text), &s, &err) < 0)
+        fail_msg("%s", err->msg);
+    bool on = s.git_identity;
+    user_settings_clear(&s);
+    return on;
+}
+
+static void test_git_identity(void **state)
+{
+    (void)state;
+    assert_true(git_identity_of(""));                                        /* the default */
+    assert_false(git_identity_of("# comment\n\ngit-identity off   # mine stays out\r\nagent codex\n"));
+    assert_true(git_identity_of("git-identity off\ngit-identity on\n"));      /* a later line wins */
+    assert_true(git_identity_of("notifications off\n"));                     /* independent switches */
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    const struct { const char *text, *msg; } bad[] = {
+        { "notifications\n", "settings:1: expected \"KEY VALUE\"" },
+        { "\nnotifications maybe\n", "settings:2: notifications is on or off" },
+        { "notify off\n", "settings:1: unknown setting `notify` (the settings: agent, git-identity, notifications)" },
+        { "\ngit-identity no\n", "settings:2: git-identity is on or off" },
+        { "notifications off#x\n", "settings:1: notifications is on or off" },
+        { "notifications off extra\n", "settings:1: expected \"KEY VALUE\"" },
+        { "notifications \033off\n", "settings:1: a control character (0x1b)" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         user_settings_t s;
-        char *msg = NULL;
-        assert_int_equal(parse(bad[i].text, &s, &msg), -EINVAL);
-        if (strstr(msg, bad[i].want) == NULL)
-            fail_msg("\"%s\" lacks \"%s\"", msg, bad[i].want);
-        free(msg);
+        as_error_t *err = NULL;
+        assert_int_equal(user_settings_parse("settings", bad[i].text, strlen(bad[i].text), &s, &err), -EINVAL);
+        if (strncmp(err->msg, bad[i].msg, strlen(bad[i].msg)) != 0)
+            fail_msg("for `%s`: `%s`, not `%s`", bad[i].text, err->msg, bad[i].msg);
+        as_error_free(&err);
     }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(git_identity_switch),
-        cmocka_unit_test(errors_name_the_line),
+        cmocka_unit_test(test_switches),
+        cmocka_unit_test(test_git_identity),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests_name("settings", tests, NULL, NULL);
 }

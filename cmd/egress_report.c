@@ -1,0 +1,90 @@
+/* The end-of-session lines about egress (cli.h, egress_report_end). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allowlist.h"
+#include "cli.h"
+#include "msg.h"
+#include "paths.h"
+#include "session_logs.h"
+#include "user_dirs.h"
+#include "util.h"
+
+#define NAMES_SHOWN 3
+
+/* "a (12x), b (4x), c (1x)" and how many more, escaped. */
+static void put_counts(FILE *f, const name_count_t *v, size_t n)
+{
+    for (size_t i = 0; i < n && i < NAMES_SHOWN; i++) {
+        fputs(i > 0 ? ", " : "", f);
+        path_put_escaped(f, v[i].name, strlen(v[i].name));
+        fprintf(f, " (%zux)", v[i].count);
+    }
+    if (n > NAMES_SHOWN)
+        fprintf(f, " and %zu more", n - NAMES_SHOWN);
+}
+
+/* "3 blocked: pypi.org (12x), ...; allow with: agent-sandbox allow pypi.org --save" */
+static void report_blocked(const egress_summary_t *s, const char *id)
+{
+    msg_t m;
+    char *text = NULL;
+    if (s->n_blocked == 0 || msg_open(&m, NULL) < 0)
+        return;
+    fprintf(m.f, "%zu blocked: ", s->n_blocked);
+    put_counts(m.f, s->blocked, s->n_blocked);
+    if (s->n_blocked > NAMES_SHOWN)
+        fprintf(m.f, " (agent-sandbox log %s --denied)", id);
+    /* the one blocked most that an allowlist can hold */
+    for (size_t i = 0; i < s->n_blocked; i++)
+        if (allowlist_name_is_canonical(s->blocked[i].name)) {
+            fprintf(m.f, "; allow with: agent-sandbox allow %s --save", s->blocked[i].name);
+            break;
+        }
+    if (msg_close(&m, &text, NULL) == 0)
+        report("egress: %s", text);
+    free(text);
+}
+
+/* "api.anthropic.com: allowed, but it could not be resolved upstream (3x)" */
+static void report_failures(const name_count_t *v, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n && i < NAMES_SHOWN; i++) {
+        _cleanup_free_ char *name = path_escaped(v[i].name);
+        report("egress: %s: allowed, but %s (%zux)", name != NULL ? name : "?", what, v[i].count);
+    }
+    if (n > NAMES_SHOWN)
+        report("egress: and %zu more name(s) %s", n - NAMES_SHOWN, what);
+}
+
+void egress_report_end(const session_dir_t *dir)
+{
+    _cleanup_free_ char *log_dir = NULL, *dest = NULL;
+    if (asprintf(&log_dir, "%s/router-log", dir->path) < 0 || access(log_dir, F_OK) < 0)
+        return;
+    as_error_t *err = NULL;
+    egress_summary_t sum = {0};
+    if (session_logs_keep(dir->path, dir->id, &dest, &err) < 0) {
+        as_error_prefix(&err, "keeping the router's logs");
+        report_error(&err);
+        return;
+    }
+    if (egress_log_summary(dest, &sum, &err) < 0) {
+        report_error(&err);
+        return;
+    }
+    report_blocked(&sum, dir->id);
+    report_failures(sum.unresolved, sum.n_unresolved, "it could not be resolved upstream");
+    report_failures(sum.unreachable, sum.n_unreachable,
+                    "the connection to it failed upstream (refused, timed out, or an address "
+                    "the router refuses: see allow-upstream-net)");
+    if (sum.n_blocked > 0 || sum.n_unresolved > 0 || sum.n_unreachable > 0)
+        report("egress: every query and connection: agent-sandbox log %s", dir->id);
+    if (sum.dropped > 0)
+        report("egress: the router's logs reached their ceiling (%d MiB each): %zu line(s) were "
+               "dropped, counted in %s/*" LOG_DROPPED_SUFFIX, ROUTER_LOG_MAX_BYTES >> 20, sum.dropped, dest);
+    egress_summary_clear(&sum);
+}
