@@ -394,7 +394,7 @@ static void api_calls_send_and_read_what_libpod_expects(void **state)
                         "\"abc\"},\"Options\":{\"o\":\"uid=1\"}}");
     assert_non_null(strstr(srv.requests[2], "GET /v4.0.0/libpod/containers/json?all=true&filters="
                            "%7B%22label%22%3A%5B%22k%22%5D%7D HTTP/1.1\r\n"));
-    assert_non_null(strstr(srv.requests[3], "POST /v4.0.0/libpod/containers/c1/wait?condition=exited "));
+    assert_non_null(strstr(srv.requests[3], "POST /v4.0.0/libpod/containers/c1/wait?condition=exited&interval=10ms "));
 }
 
 int main(void)
