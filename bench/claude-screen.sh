@@ -75,6 +75,7 @@ main() {
         compare first-screen "$name" "podman run --rm -it" diff
         compare first-screen "$name" "podman run --rm -it" ratio
     done
+    compare_steps first-screen diff
 }
 
 main "$@"; exit

@@ -65,6 +65,14 @@ record() {
 compare() {
     printf 'C\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$BENCH_RESULTS"
 }
+# compare_steps MEASURE ratio|diff: MEASURE of each BENCH_STEPS "OLD>NEW"
+# pair, NEW against OLD, round by round (the before and after of one change).
+compare_steps() {
+    local step
+    for step in ${BENCH_STEPS:-}; do
+        compare "$1" "${step#*>}" "${step%%>*}" "$2"
+    done
+}
 # note TEXT: a line of context for BENCHMARKS.md (versions, what was checked).
 note() {
     printf 'N\t%s\n' "$*" >>"$BENCH_RESULTS"

@@ -73,6 +73,7 @@ main() {
         compare ready "$name" "podman run --rm" ratio
         compare ready-at-once "$name ($N_AT_ONCE at once, last ready)" "$name (1 session)" ratio
     done
+    compare_steps ready ratio
 }
 
 main "$@"; exit

@@ -50,6 +50,7 @@ main() {
         compare startup "$name" "podman run --rm --network none" ratio
         [ -z "$have_srt" ] || compare startup "$name" "srt -c true" ratio
     done
+    compare_steps startup ratio
 }
 
 main "$@"; exit
