@@ -130,6 +130,16 @@ variant_names() {
     local v
     for v in $BENCH_VARIANTS; do echo "${v%%=*}"; done
 }
+# first_variant: the first of them, the tree's own (not `variant_names |
+# head -1`: with pipefail, the SIGPIPE of the lines head leaves unread can
+# end a script under set -e, as it ended a ready.sh of five variants).
+first_variant() {
+    local v
+    for v in $BENCH_VARIANTS; do
+        echo "${v%%=*}"
+        return 0
+    done
+}
 # variant_cmd NAME: "CLI ROUTER_IMAGE" of variant NAME.
 variant_cmd() {
     local v rest

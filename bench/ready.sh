@@ -67,7 +67,7 @@ main() {
     done
     for d in "${dirs[@]}"; do bench_rm "$d"; rm -f "$d.out"; done
     local first
-    first=$(variant_names | head -1)
+    first=$(first_variant)
     for name in $(variant_names); do
         [ "$name" = "$first" ] || compare ready "$name" "$first" ratio
         compare ready "$name" "podman run --rm" ratio

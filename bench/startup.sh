@@ -43,7 +43,7 @@ main() {
     done
     bench_rm "$d"
     local first
-    first=$(variant_names | head -1)
+    first=$(first_variant)
     for name in $(variant_names); do
         [ "$name" = "$first" ] || compare startup "$name" "$first" ratio
         compare startup "$name" "podman run --rm" ratio
