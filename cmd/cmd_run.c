@@ -354,8 +354,7 @@ static int plan_session(const run_request_t *o, const run_inputs_t *ri, const cl
 {
     as_error_t *err = NULL;
     session_inputs_t in = {
-        .id = b->dir->id, .cli_pid = getpid(), .uid = getuid(), .gid = getgid(),
-        .workdir = workdir, .image = ri->image,
+        .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image,
         .agent = ri->agent, .agent_args = !o->exec, .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
         .env = o->env, .session_dir = b->dir->path,
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,

@@ -110,7 +110,6 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
         .name = p->agent,
         .image = p->image,
         .pod = p->pod,
-        .user = p->agent_user,       /* set: joining the forwarder's keep-id namespace sets none */
         .command = p->command,
         .env = p->env,
         .work_dir = p->workdir,

@@ -62,7 +62,7 @@ static char *const ro_bind[] = { "ro", "rbind", "rprivate", NULL };
 static char *const rw_bind[] = { "rw", "rbind", "rprivate", NULL };
 static char *const run_tmpfs[] = { "rw", "nosuid", "nodev", "noexec", "mode=1777", "size=16m", NULL };
 /* The forwarder writes its relay's configuration here, in a tmpfs of its
- * own, which the agent never sees. */
+ * own: the agent shares the pod's /dev/shm, never this. */
 static char *const forwarder_tmpfs[] = { "rw", "nosuid", "nodev", "noexec", "mode=0700", "size=1m", NULL };
 static const podman_mount_t forwarder_mounts[] = {
     { .destination = FORWARDER_RUN_DIR, .type = "tmpfs", .options = forwarder_tmpfs },
@@ -93,15 +93,13 @@ static void router_spec(const session_plan_t *p, egress_spec_t *e)
 
 /* Container root of the pod's keep-id namespace is a subordinate uid: with
  * NET_BIND_SERVICE it binds 80 and 443 on loopback, and nothing else. The
- * agent's own uid gets no capability at all. It holds the pod's network and
- * user namespaces (session_plan.c), with the image's /etc/hosts: its probe
- * asks the router, as the agent does. Its command and DNS: bound. */
+ * agent's own uid gets no capability at all. Its command: bound. */
 static void forwarder_spec(const session_plan_t *p, egress_spec_t *e)
 {
     e->forwarder = (podman_container_spec_t){
         .name = p->forwarder, .image = p->router_image, .pod = p->pod, .user = "0:0",
         .read_only = true, .no_new_privileges = true, .cap_drop = cap_drop_all, .cap_add = forwarder_caps,
-        .mounts = forwarder_mounts, .n_mounts = ARRAY_SIZE(forwarder_mounts), .image_hosts = true,
+        .mounts = forwarder_mounts, .n_mounts = ARRAY_SIZE(forwarder_mounts),
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
 }

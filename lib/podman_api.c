@@ -200,14 +200,12 @@ static void gen_labels(json_gen_t *g, const char *key, const podman_label_t *lab
     json_obj_close(g);
 }
 
-/* "key": {"nsmode": mode[, "value": value]} */
-static void gen_nsmode(json_gen_t *g, const char *key, const char *mode, const char *value)
+/* "key": {"nsmode": mode} */
+static void gen_nsmode(json_gen_t *g, const char *key, const char *mode)
 {
     json_key(g, key);
     json_obj_open(g);
     json_kv_str(g, "nsmode", mode);
-    if (value != NULL)
-        json_kv_str(g, "value", value);
     json_obj_close(g);
 }
 
@@ -350,7 +348,17 @@ int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error
     json_obj_open(g);
     json_kv_str(g, "name", spec->name);
     gen_labels(g, "labels", spec->labels, spec->n_labels);
-    json_kv_bool(g, "no_infra", true);
+    if (spec->network != NULL) {
+        gen_nsmode(g, "netns", "bridge");
+        gen_networks(g, &(podman_network_attach_t){ .network = spec->network }, 1);
+    }
+    if (spec->userns_keep_id)
+        gen_nsmode(g, "userns", "keep-id");
+    json_kv_bool(g, "no_manage_hosts", spec->no_manage_hosts);
+    if (spec->dns_servers != NULL)
+        json_kv_strv(g, "dns_server", spec->dns_servers, (size_t)-1);
+    if (spec->n_sysctls > 0)
+        gen_labels(g, "sysctl", spec->sysctls, spec->n_sysctls);
     json_obj_close(g);
     _cleanup_free_ char *what = path_printf("creating pod %s", spec->name);
     return post_doc(api, g, API "/pods/create", 201, 200, what, NULL, err);
@@ -463,29 +471,6 @@ static void gen_limits(json_gen_t *g, const podman_container_spec_t *spec)
     json_obj_close(g);
 }
 
-/* Its network and user namespaces, hostname, DNS and hosts file. */
-static void gen_namespaces(json_gen_t *g, const podman_container_spec_t *spec)
-{
-    if (spec->ns_owner != NULL) {
-        gen_nsmode(g, "netns", "container", spec->ns_owner);
-        gen_nsmode(g, "userns", "container", spec->ns_owner);
-    }
-    if (spec->no_network)
-        gen_nsmode(g, "netns", "none", NULL);
-    if (spec->n_networks > 0) {
-        gen_nsmode(g, "netns", "bridge", NULL);
-        gen_networks(g, spec->networks, spec->n_networks);
-    }
-    if (spec->userns_keep_id)
-        gen_nsmode(g, "userns", "keep-id", NULL);
-    if (spec->hostname != NULL)
-        json_kv_str(g, "hostname", spec->hostname);
-    if (spec->dns_servers != NULL)
-        json_kv_strv(g, "dns_server", spec->dns_servers, (size_t)-1);
-    if (spec->image_hosts)
-        json_kv_bool(g, "use_image_hosts", true);
-}
-
 static void gen_container(json_gen_t *g, const podman_container_spec_t *spec)
 {
     json_obj_open(g);
@@ -514,7 +499,12 @@ static void gen_container(json_gen_t *g, const podman_container_spec_t *spec)
     if (spec->n_sysctls > 0)
         gen_labels(g, "sysctl", spec->sysctls, spec->n_sysctls);
     gen_limits(g, spec);
-    gen_namespaces(g, spec);
+    if (spec->no_network)
+        gen_nsmode(g, "netns", "none");
+    if (spec->n_networks > 0) {
+        gen_nsmode(g, "netns", "bridge");
+        gen_networks(g, spec->networks, spec->n_networks);
+    }
     gen_labels(g, "labels", spec->labels, spec->n_labels);
     json_obj_close(g);
 }

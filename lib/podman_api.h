@@ -48,12 +48,14 @@ int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
 int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
 int podman_network_remove(podman_api_t *api, const char *name, as_error_t **err);
 
-/* A pod without an infra container: a group that goes with one removal,
- * holding no namespace itself. A container of it that has its own network
- * and user namespaces holds them; the others join them (ns_owner). One
- * container fewer to start and stop than an infra container would be. */
 typedef struct podman_pod_spec {
     const char *name;
+    const char *network;
+    bool userns_keep_id;
+    bool no_manage_hosts;
+    char *const *dns_servers;           /* NULL-terminated, may be NULL */
+    const podman_label_t *sysctls;      /* namespaced sysctls of the pod's namespaces */
+    size_t n_sysctls;
     const podman_label_t *labels;
     size_t n_labels;
 } podman_pod_spec_t;
@@ -106,15 +108,9 @@ typedef struct podman_container_spec {
     long long memory_limit;             /* bytes, 0: none */
     long long cpu_quota_us;             /* per 100 ms period; 0: none */
     long long nproc_rlimit;             /* RLIMIT_NPROC, soft = hard; 0: inherited */
-    const podman_network_attach_t *networks; /* not with ns_owner */
+    const podman_network_attach_t *networks; /* outside a pod only */
     size_t n_networks;
-    bool no_network;                    /* a network namespace with only lo; not with ns_owner */
-    bool userns_keep_id;                /* a user namespace where the caller's uid is itself */
-    const char *ns_owner;               /* may be NULL: the container whose network and user
-                                         * namespaces this one joins */
-    const char *hostname;               /* may be NULL: podman's */
-    char *const *dns_servers;           /* NULL-terminated, may be NULL: podman's */
-    bool image_hosts;                   /* the image's own /etc/hosts, none of podman's */
+    bool no_network;                    /* outside a pod only: a network namespace with only lo */
     const podman_label_t *labels;
     size_t n_labels;
 } podman_container_spec_t;

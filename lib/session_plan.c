@@ -132,25 +132,6 @@ static const podman_label_t pod_sysctls[] = {
     { "net.ipv6.conf.default.disable_ipv6", "1" },
 };
 
-/* The pod's network namespace (on the session network, no IPv6) and its
- * user namespace (keep-id), held by the forwarder, whose namespaces the
- * agent joins; without a router, by the agent. The pod itself has no infra
- * container to hold them (podman_pod_spec_t). Its hostname is the pod's. */
-static void pod_namespaces(session_plan_t *p, podman_container_spec_t *owner)
-{
-    p->pod_network[0] = (podman_network_attach_t){ .network = p->network };
-    owner->networks = p->pod_network;
-    owner->n_networks = ARRAY_SIZE(p->pod_network);
-    owner->userns_keep_id = true;
-    owner->sysctls = pod_sysctls;
-    owner->n_sysctls = ARRAY_SIZE(pod_sysctls);
-    owner->hostname = p->pod;
-    if (owner != &p->agent_spec->spec) {
-        p->agent_spec->spec.ns_owner = owner->name;
-        p->agent_spec->spec.hostname = p->pod;
-    }
-}
-
 /* The network, the pod, the egress path and the agent. */
 static int build_specs(session_plan_t *p, as_error_t **err)
 {
@@ -159,19 +140,18 @@ static int build_specs(session_plan_t *p, as_error_t **err)
         .name = p->network, .internal = true, .dns_enabled = false,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
+    /* with a router, its address is the one DNS server: bound from the subnet */
     p->pod_spec = (podman_pod_spec_t){
-        .name = p->pod, .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
+        .name = p->pod, .network = p->network, .userns_keep_id = true, .no_manage_hosts = egress,
+        .sysctls = pod_sysctls, .n_sysctls = ARRAY_SIZE(pod_sysctls),
+        .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
     int r;
     if (egress && (r = egress_spec_build(p, &p->egress, err)) < 0)
         return r;
     if ((p->agent_spec = calloc(1, sizeof(*p->agent_spec))) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    if ((r = agent_spec_build(p, p->agent_spec, err)) < 0)
-        return r;
-    /* with a router, its address is the one DNS server: bound from the subnet */
-    pod_namespaces(p, egress ? &p->egress->forwarder : &p->agent_spec->spec);
-    return 0;
+    return agent_spec_build(p, p->agent_spec, err);
 }
 
 /* Everything the plan takes from the inputs, checked before any of it is used. */
@@ -192,9 +172,6 @@ static int check_inputs(const session_inputs_t *in, as_error_t **err)
                                  "([a-zA-Z0-9][a-zA-Z0-9_.-]*)", i == 1 ? "login" : "home", volumes[i]);
     if (in->private_home && (in->home_volume != NULL || in->login_volume != NULL))
         return as_error_make(err, EINVAL, "a private home takes no volume");
-    if (in->uid == 0)
-        return as_error_make(err, EPERM, "the agent would run as root (uid 0); it runs as the "
-                             "caller, never as root");
     if (in->agent_args && in->agent == NULL)
         return as_error_make(err, EINVAL, "arguments for an agent, but no agent");
     char *const *command = in->agent_args ? in->agent->command : in->command;
@@ -257,7 +234,6 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     p->limits = in->limits;
     p->cgroups = in->cgroups;
     p->workspace = in->workspace;
-    snprintf(p->agent_user, sizeof(p->agent_user), "%u:%u", (unsigned)in->uid, (unsigned)in->gid);
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
     r = build_specs(p, err);
@@ -277,7 +253,7 @@ int session_plan_bind(session_plan_t *p, const char *subnet, as_error_t **err)
     if (r < 0)
         return r;
     p->pod_dns[0] = p->egress->router_ip;
-    p->egress->forwarder.dns_servers = p->pod_dns;
+    p->pod_spec.dns_servers = p->pod_dns;
     return 0;
 }
 

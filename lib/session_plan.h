@@ -24,8 +24,6 @@ struct agent_profile;
 typedef struct session_inputs {
     const char *id;              /* from session_id_generate() */
     pid_t cli_pid;
-    uid_t uid;                   /* the caller's: the agent runs as them, never as 0 */
-    gid_t gid;
     const char *workdir;         /* resolved launch directory */
     const char *image;
     /* The agent (agent_profile.h; borrowed, may be NULL): its variables are
@@ -88,9 +86,7 @@ typedef struct session_plan {
     /* the specs; their strings point into the plan */
     podman_network_spec_t network_spec;
     podman_pod_spec_t pod_spec;
-    podman_network_attach_t pod_network[1];
     char *pod_dns[2];                 /* the router's address once bound, NULL-terminated */
-    char agent_user[32];              /* "UID:GID" */
     struct egress_spec *egress;       /* the router and forwarder; NULL without a router */
     struct agent_spec *agent_spec;
 } session_plan_t;

@@ -53,10 +53,6 @@ static void put_container(FILE *f, const podman_container_spec_t *c)
     for (size_t i = 0; i < c->n_networks; i++)
         fprintf(f, "  network: %s%s%s\n", c->networks[i].network,
                 c->networks[i].static_ip ? " at " : "", c->networks[i].static_ip ? c->networks[i].static_ip : "");
-    if (c->ns_owner != NULL)
-        fprintf(f, "  joins:   the network and user namespaces of %s\n", c->ns_owner);
-    if (c->userns_keep_id)
-        fputs("  userns:  keep-id (your uid is itself; container root a subordinate uid)\n", f);
     for (size_t i = 0; i < c->n_sysctls; i++)
         fprintf(f, "  sysctl:  %s=%s\n", c->sysctls[i].key, c->sysctls[i].value);
     put_mounts(f, c->mounts, c->n_mounts);
@@ -92,7 +88,6 @@ static void put_egress(FILE *f, const session_plan_t *p)
         fputs("  address: the last host address of the session subnet (once podman assigns it)\n", f);
     fprintf(f, "forwarder: %s (in the pod; loopback listeners to the router)\n", p->forwarder);
     put_container(f, &e->forwarder);
-    fprintf(f, "  dns:     %s only; the image's hosts file\n", e->bound ? e->router_ip : "the router");
     fputs("  command: ", f);
     if (e->bound)
         put_list(f, e->forwarder.command, " ");
@@ -104,8 +99,13 @@ static void put_egress(FILE *f, const session_plan_t *p)
 
 static void put_pod(FILE *f, const session_plan_t *p)
 {
-    fprintf(f, "pod:       %s (no infra container: its network and user namespaces are the %s's)\n",
-            p->pod_spec.name, p->egress != NULL ? "forwarder" : "agent");
+    const podman_pod_spec_t *pod = &p->pod_spec;
+    fprintf(f, "pod:       %s (userns keep-id; on %s)\n", pod->name, pod->network);
+    if (p->egress != NULL)
+        fprintf(f, "  dns:     %s only; no hosts file of podman's\n",
+                p->egress->bound ? p->egress->router_ip : "the router");
+    for (size_t i = 0; i < pod->n_sysctls; i++)
+        fprintf(f, "  sysctl:  %s=%s\n", pod->sysctls[i].key, pod->sysctls[i].value);
 }
 
 static void put_limits(FILE *f, const session_plan_t *p)
@@ -182,9 +182,9 @@ int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)
         return as_error_errno(err, errno, "describing the plan");
     fprintf(f, "session:   %s (cli pid %s)\n", p->id, p->pid);
     fprintf(f, "network:   %s (internal, no DNS, no route out)\n", p->network);
-    put_pod(f, p);
     if (p->egress != NULL)
         put_egress(f, p);
+    put_pod(f, p);
     put_agent(f, p);
     if (fclose(f) != 0) {
         free(text);

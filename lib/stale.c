@@ -181,10 +181,8 @@ int stale_sweep(podman_api_t *api, const char *base, const char *own_id,
     idset_t dead = {0};
     int first = 0;
 
-    /* Remove in dependency order: pods (each takes its containers along, the
-     * agent before the forwarder whose namespaces it joined), then the
-     * containers outside a pod, then networks. */
-    static const podman_kind_t order[] = { PODMAN_PODS, PODMAN_CONTAINERS, PODMAN_NETWORKS, PODMAN_VOLUMES };
+    /* Remove in dependency order: containers, then pods, then networks. */
+    static const podman_kind_t order[] = { PODMAN_CONTAINERS, PODMAN_PODS, PODMAN_NETWORKS, PODMAN_VOLUMES };
     for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
         podman_labelled_t *list = NULL;
         size_t n = 0;

@@ -138,7 +138,7 @@ EOF
 
     # Unique: ids, networks and subnets, directories, services; every
     # session on its own network, not on the egress one.
-    local i j id net subnet
+    local i j id net subnet infra
     local -a NETS SUBNETS ROUTERS ROUTERS_EGRESS PODS SERVICES
     for ((i = 0; i < N_SESSIONS; i++)); do
         id=${IDS[$i]}
@@ -148,8 +148,8 @@ EOF
         SUBNETS[$i]=${SUBNETS[$i]% }
         ROUTERS[$i]=$($PODMAN inspect "agent-sandbox-$id-router" --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}")
         ROUTERS_EGRESS[$i]=$($PODMAN inspect "agent-sandbox-$id-router" --format "{{(index .NetworkSettings.Networks \"$FI_NET\").IPAddress}}")
-        # the pod's network namespace is the forwarder's (no infra container)
-        PODS[$i]=$($PODMAN inspect "agent-sandbox-$id-forwarder" --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}")
+        infra=$($PODMAN pod inspect "agent-sandbox-$id" --format '{{.InfraContainerID}}')
+        PODS[$i]=$($PODMAN inspect "$infra" --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}")
         SERVICES[$i]=$(pgrep -u "$(id -u)" -f -- "$AS_SESSIONS_DIR/$id/podman.sock" | xargs)
         echo "# session $i: $id ${SUBNETS[$i]} router ${ROUTERS[$i]} (egress ${ROUTERS_EGRESS[$i]}) pod ${PODS[$i]} service ${SERVICES[$i]} dir ${DIRS[$i]}"
         [ -n "${ROUTERS[$i]}" ] && [ -n "${ROUTERS_EGRESS[$i]}" ] && [ -n "${PODS[$i]}" ] ||

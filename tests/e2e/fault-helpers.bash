@@ -73,7 +73,7 @@ fh_session_of() {
 }
 
 # fh_snapshot ID: records everything of session ID that exists now, for
-# fh_assert_gone: its containers (by label and by pod), pod,
+# fh_assert_gone: its containers (the pod's infra container too), pod,
 # network, directory, socket, and processes (the private podman service,
 # every container's main process and conmon). Sets FH_SNAP_* and prints it.
 fh_snapshot() {

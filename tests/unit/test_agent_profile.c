@@ -276,7 +276,7 @@ static char *env[] = { "TERM=xterm", "DISABLE_TELEMETRY=0", NULL };
 static session_inputs_t inputs(const agent_profile_t *agent)
 {
     return (session_inputs_t){
-        .id = "0123456789ab", .cli_pid = 4242, .uid = 1000, .gid = 1000, .workdir = "/home/u/proj",
+        .id = "0123456789ab", .cli_pid = 4242, .workdir = "/home/u/proj",
         .image = "localhost/agent-sandbox:dev", .agent = agent, .agent_args = true, .command = args,
         .env = env, .home_volume = "agent-sandbox-home-proj-0123456789abcdef",
         .home_project = "/home/u/proj", .login_volume = "agent-sandbox-login",

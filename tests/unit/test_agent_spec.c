@@ -22,7 +22,7 @@ static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };
 static session_inputs_t inputs(void)
 {
     return (session_inputs_t){
-        .id = "0123456789ab", .cli_pid = 4242, .uid = 1000, .gid = 1000, .workdir = "/home/u/proj",
+        .id = "0123456789ab", .cli_pid = 4242, .workdir = "/home/u/proj",
         .image = "localhost/agent-sandbox:dev", .command = cmd, .env = env,
         .home_volume = "agent-sandbox-home",
     };
@@ -74,7 +74,7 @@ static void nested_podman_adds_no_privilege(void **state)
     assert_null(a.spec.cap_drop[1]);
     assert_null(a.spec.cap_add);
     assert_int_equal(a.spec.n_sysctls, 0);
-    assert_string_equal(a.spec.user, "1000:1000");   /* the caller, never root */
+    assert_null(a.spec.user);               /* keep-id: the caller's uid */
     assert_false(a.spec.read_only);
     session_plan_free(p);
 }

@@ -409,50 +409,6 @@ static void api_calls_send_and_read_what_libpod_expects(void **state)
     assert_non_null(strstr(srv.requests[3], "POST /v4.0.0/libpod/containers/c1/wait?condition=exited&interval=10ms "));
 }
 
-/* The pod holds no namespace (no infra container): one container holds the
- * network and user namespaces, the other joins them, as the caller. */
-static void pod_without_infra_and_joined_namespaces(void **state)
-{
-    (void)state;
-    server_t srv;
-    podman_api_t *api = SERVER_ANSWERS(&srv,
-        JSON_ANSWER("201 Created", "{\"Id\":\"p1\"}"),
-        JSON_ANSWER("201 Created", "{\"Id\":\"c1\"}"),
-        JSON_ANSWER("201 Created", "{\"Id\":\"c2\"}"));
-    as_error_t *err = NULL;
-    podman_label_t label = { "agent-sandbox.session", "abc" };
-    podman_pod_spec_t pod = { .name = "p", .labels = &label, .n_labels = 1 };
-    assert_int_equal(podman_pod_create(api, &pod, &err), 0);
-    char *cmd[] = { "true", NULL }, *dns[] = { "10.0.0.1", NULL }, *id = NULL;
-    podman_network_attach_t net = { .network = "n" };
-    podman_container_spec_t owner = {
-        .name = "fw", .image = "i", .pod = "p", .command = cmd, .networks = &net, .n_networks = 1,
-        .userns_keep_id = true, .hostname = "p", .dns_servers = dns, .image_hosts = true,
-    };
-    podman_container_spec_t joiner = {
-        .name = "ag", .image = "i", .pod = "p", .command = cmd, .user = "1000:1000",
-        .ns_owner = "fw", .hostname = "p",
-    };
-    assert_int_equal(podman_container_create(api, &owner, &id, &err), 0);
-    free(id);
-    assert_int_equal(podman_container_create(api, &joiner, &id, &err), 0);
-    free(id);
-    podman_api_free(api);
-    server_stop(&srv);
-
-    assert_string_equal(body_of(&srv, 0), "{\"name\":\"p\",\"labels\":{\"agent-sandbox.session\":"
-                        "\"abc\"},\"no_infra\":true}");
-    assert_non_null(strstr(body_of(&srv, 1), "\"netns\":{\"nsmode\":\"bridge\"},\"Networks\":{\"n\":{}},"
-                           "\"userns\":{\"nsmode\":\"keep-id\"},\"hostname\":\"p\","
-                           "\"dns_server\":[\"10.0.0.1\"],\"use_image_hosts\":true,"));
-    const char *joined = body_of(&srv, 2);
-    assert_non_null(strstr(joined, "\"user\":\"1000:1000\""));
-    assert_non_null(strstr(joined, "\"netns\":{\"nsmode\":\"container\",\"value\":\"fw\"},"
-                                   "\"userns\":{\"nsmode\":\"container\",\"value\":\"fw\"},\"hostname\":\"p\","));
-    assert_null(strstr(joined, "keep-id"));
-    assert_null(strstr(joined, "Networks"));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,7 +419,6 @@ int main(void)
         cmocka_unit_test(stream_hands_over_the_bytes_after_the_head),
         cmocka_unit_test(garbage_answer_is_an_error),
         cmocka_unit_test(api_calls_send_and_read_what_libpod_expects),
-        cmocka_unit_test(pod_without_infra_and_joined_namespaces),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);
 }

@@ -7,8 +7,6 @@
 #include <cmocka.h>
 
 #include "agent_spec.h"
-#include "allowlist.h"
-#include "egress_spec.h"
 #include "session_plan.h"
 
 static char *cmd[] = { "sh", "-c", "exit 42", NULL };
@@ -17,7 +15,7 @@ static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };
 static session_inputs_t good(void)
 {
     return (session_inputs_t){
-        .id = "0123456789ab", .cli_pid = 4242, .uid = 1000, .gid = 1000, .workdir = "/home/u/proj",
+        .id = "0123456789ab", .cli_pid = 4242, .workdir = "/home/u/proj",
         .image = "localhost/agent-sandbox:dev", .command = cmd, .tty = false, .env = env,
     };
 }
@@ -66,7 +64,7 @@ static void agent_spec_confines(void **state)
     assert_string_equal(spec.cap_drop[0], "all");
     assert_null(spec.cap_drop[1]);
     assert_null(spec.cap_add);
-    assert_string_equal(spec.user, "1000:1000");   /* the caller, never root */
+    assert_null(spec.user);                 /* keep-id: the caller's uid */
     assert_string_equal(spec.command[2], "exit 42");
     assert_string_equal(spec.env[1], "LANG=C.UTF-8");
     assert_null(spec.env[2]);
@@ -88,55 +86,6 @@ static void describe_hides_env_values(void **state)
     assert_null(strstr(text, "sk-secret"));
     assert_non_null(strstr(text, "/home/u/proj"));
     free(text);
-    session_plan_free(p);
-}
-
-/* No infra container: with a router, the forwarder holds the pod's network
- * namespace (no IPv6) and keep-id user namespace, and the agent joins both
- * as the caller; without one, the agent holds them. */
-static void pod_namespaces_have_one_holder(void **state)
-{
-    (void)state;
-    session_inputs_t in = good();
-    in.session_dir = "/run/user/1000/agent-sandbox/0123456789ab";
-    in.router_image = "localhost/agent-sandbox-router:dev";
-    in.egress_network = "agent-sandbox-egress";
-    in.resolver = "10.0.0.53";
-    static const char hosts[] = "api.allowed.test\n";
-    allowlist_t *al = NULL;
-    as_error_t *err = NULL;
-    assert_int_equal(allowlist_parse("allowed-hosts", hosts, strlen(hosts), &al, &err), 0);
-    in.allowlist = al;
-    session_plan_t *p = NULL;
-    assert_int_equal(session_plan_build(&in, &p, &err), 0);
-    const podman_container_spec_t *fw = &p->egress->forwarder, *agent = &p->agent_spec->spec;
-    assert_string_equal(p->pod_spec.name, p->pod);
-    assert_int_equal(fw->n_networks, 1);
-    assert_string_equal(fw->networks[0].network, p->network);
-    assert_true(fw->userns_keep_id);
-    assert_true(fw->image_hosts);
-    assert_string_equal(fw->sysctls[0].key, "net.ipv6.conf.all.disable_ipv6");
-    assert_string_equal(fw->hostname, p->pod);
-    assert_null(fw->ns_owner);
-    assert_string_equal(agent->ns_owner, p->forwarder);
-    assert_int_equal(agent->n_networks, 0);
-    assert_false(agent->userns_keep_id);
-    assert_string_equal(agent->user, "1000:1000");
-    assert_string_equal(agent->hostname, p->pod);
-    assert_int_equal(session_plan_bind(p, "10.89.7.0/24", &err), 0);
-    assert_string_equal(fw->dns_servers[0], "10.89.7.254");
-    session_plan_free(p);
-    allowlist_free(al);
-
-    in = good();
-    assert_int_equal(session_plan_build(&in, &p, &err), 0);
-    agent = &p->agent_spec->spec;
-    assert_null(p->egress);
-    assert_null(agent->ns_owner);
-    assert_string_equal(agent->networks[0].network, p->network);
-    assert_true(agent->userns_keep_id);
-    assert_string_equal(agent->sysctls[1].key, "net.ipv6.conf.default.disable_ipv6");
-    assert_string_equal(agent->user, "1000:1000");
     session_plan_free(p);
 }
 
@@ -164,9 +113,6 @@ static void bad_inputs_are_refused(void **state)
     expect_refused(in, "not a valid image reference");
     in.image = "img?x=1";
     expect_refused(in, "not a valid image reference");
-    in = good();
-    in.uid = 0;
-    expect_refused(in, "never as root");
     in = good();
     in.workdir = "relative/dir";
     expect_refused(in, "absolute");
@@ -197,7 +143,6 @@ int main(void)
         cmocka_unit_test(names_and_labels),
         cmocka_unit_test(agent_spec_confines),
         cmocka_unit_test(describe_hides_env_values),
-        cmocka_unit_test(pod_namespaces_have_one_holder),
         cmocka_unit_test(bad_inputs_are_refused),
         cmocka_unit_test(image_refs),
     };

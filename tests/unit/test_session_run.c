@@ -83,7 +83,7 @@ static void run(bool tty, const attach_io_t *io, session_result_t *res)
 {
     tty_answer = tty;
     session_inputs_t in = {
-        .id = "0123456789ab", .cli_pid = getpid(), .uid = 1000, .gid = 1000, .workdir = "/home/u/proj",
+        .id = "0123456789ab", .cli_pid = getpid(), .workdir = "/home/u/proj",
         .image = "localhost/agent-sandbox:dev", .command = cmd, .tty = tty,
     };
     session_plan_t *plan = NULL;

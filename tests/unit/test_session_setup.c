@@ -65,7 +65,7 @@ static int fixture_down(void **state)
 static void new_session(fixture_t *f, const signal_source_t *signals)
 {
     session_inputs_t in = {
-        .id = ID, .cli_pid = getpid(), .uid = 1000, .gid = 1000, .workdir = "/home/u/proj", .image = "localhost/agent-sandbox:dev",
+        .id = ID, .cli_pid = getpid(), .workdir = "/home/u/proj", .image = "localhost/agent-sandbox:dev",
         .command = cmd, .session_dir = f->session_dir, .router_image = "localhost/agent-sandbox-router:dev",
         .egress_network = "agent-sandbox-egress", .resolver = "10.0.0.53", .allowlist = f->allowlist,
     };
@@ -94,7 +94,7 @@ static void set_up_in_order_and_undone(void **state)
     /* bound from podman's subnet, and written */
     assert_true(f->plan->egress->bound);
     assert_string_equal(f->plan->egress->router_ip, "10.89.7.254");
-    assert_string_equal(f->plan->egress->forwarder.dns_servers[0], "10.89.7.254");
+    assert_string_equal(f->plan->pod_spec.dns_servers[0], "10.89.7.254");
     char path[256], text[256] = "";
     snprintf(path, sizeof(path), "%s/resolv.conf", f->session_dir);
     FILE *rf = fopen(path, "re");

@@ -914,7 +914,7 @@ static void agent_gets_the_mounts(void **state)
     workspace_t *ws = plan(r, only(r, ".git/config\n.envrc\n"));
     char *cmd[] = { "true", NULL };
     session_inputs_t in = {
-        .id = "0123456789ab", .cli_pid = 1, .uid = 1000, .gid = 1000, .workdir = r->launch,
+        .id = "0123456789ab", .cli_pid = 1, .workdir = r->launch,
         .image = "localhost/agent-sandbox:dev", .command = cmd, .workspace = ws,
     };
     session_plan_t *p = NULL;
