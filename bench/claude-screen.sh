@@ -69,12 +69,13 @@ main() {
     done
     bench_rm "$d"
     local first
-    first=$(variant_names | head -1)
+    first=$(first_variant)
     for name in $(variant_names); do
         [ "$name" = "$first" ] || compare first-screen "$name" "$first" diff
         compare first-screen "$name" "podman run --rm -it" diff
         compare first-screen "$name" "podman run --rm -it" ratio
     done
+    compare_steps first-screen diff
 }
 
 main "$@"; exit

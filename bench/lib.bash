@@ -65,6 +65,14 @@ record() {
 compare() {
     printf 'C\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$BENCH_RESULTS"
 }
+# compare_steps MEASURE ratio|diff: MEASURE of each BENCH_STEPS "OLD>NEW"
+# pair, NEW against OLD, round by round (the before and after of one change).
+compare_steps() {
+    local step
+    for step in ${BENCH_STEPS:-}; do
+        compare "$1" "${step#*>}" "${step%%>*}" "$2"
+    done
+}
 # note TEXT: a line of context for BENCHMARKS.md (versions, what was checked).
 note() {
     printf 'N\t%s\n' "$*" >>"$BENCH_RESULTS"
@@ -121,6 +129,16 @@ BENCH_VARIANTS=${BENCH_VARIANTS:-session=$AGENT_SANDBOX_BIN,${AGENT_SANDBOX_ROUT
 variant_names() {
     local v
     for v in $BENCH_VARIANTS; do echo "${v%%=*}"; done
+}
+# first_variant: the first of them, the tree's own (not `variant_names |
+# head -1`: with pipefail, the SIGPIPE of the lines head leaves unread can
+# end a script under set -e, as it ended a ready.sh of five variants).
+first_variant() {
+    local v
+    for v in $BENCH_VARIANTS; do
+        echo "${v%%=*}"
+        return 0
+    done
 }
 # variant_cmd NAME: "CLI ROUTER_IMAGE" of variant NAME.
 variant_cmd() {

@@ -67,12 +67,13 @@ main() {
     done
     for d in "${dirs[@]}"; do bench_rm "$d"; rm -f "$d.out"; done
     local first
-    first=$(variant_names | head -1)
+    first=$(first_variant)
     for name in $(variant_names); do
         [ "$name" = "$first" ] || compare ready "$name" "$first" ratio
         compare ready "$name" "podman run --rm" ratio
         compare ready-at-once "$name ($N_AT_ONCE at once, last ready)" "$name (1 session)" ratio
     done
+    compare_steps ready ratio
 }
 
 main "$@"; exit

@@ -62,7 +62,7 @@ main() {
     load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
     local name first
-    first=$(variant_names | head -1)
+    first=$(first_variant)
     goal() { printf 'G\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$results"; }
     goal startup "$first" "podman run --rm" ratio '<=' 3
     goal first-screen "$first" "podman run --rm -it" diff '<=' 0.5

@@ -43,13 +43,14 @@ main() {
     done
     bench_rm "$d"
     local first
-    first=$(variant_names | head -1)
+    first=$(first_variant)
     for name in $(variant_names); do
         [ "$name" = "$first" ] || compare startup "$name" "$first" ratio
         compare startup "$name" "podman run --rm" ratio
         compare startup "$name" "podman run --rm --network none" ratio
         [ -z "$have_srt" ] || compare startup "$name" "srt -c true" ratio
     done
+    compare_steps startup ratio
 }
 
 main "$@"; exit

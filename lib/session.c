@@ -43,6 +43,7 @@ void session_free(session_t *s)
     http_stream_free(s->forwarder_output);
     http_stream_free(s->agent_out);
     http_stream_free(s->agent_in);
+    free(s->forwarder_id);
     free(s->agent_id);
     free(s);
 }
@@ -219,22 +220,28 @@ static int step_agent_create(session_t *s, as_error_t **err)
     return r < 0 ? r : bg_start(&s->agent_job, s->api, homes_and_agent, s, NULL, err);
 }
 
-/* Attached before its start, so its readiness line cannot be missed. */
+/* Attached before its start, so its readiness line cannot be missed (the
+ * attach also sets it and the pod's network namespace up). */
 static int step_forwarder(session_t *s, as_error_t **err)
 {
     const podman_container_spec_t *fw = &s->plan->egress->forwarder;
-    _cleanup_free_ char *id = NULL;
     int r;
     if ((r = record(s, UNDO_POD_CONTAINER, fw->name, err)) < 0 ||
-        (r = podman_container_create(s->api, fw, &id, err)) < 0 ||
-        (r = podman_container_attach(s->api, id, false, &s->forwarder_output, err)) < 0)
+        (r = podman_container_create(s->api, fw, &s->forwarder_id, err)) < 0)
         return r;
-    return podman_container_start(s->api, id, err);
+    return podman_container_attach(s->api, s->forwarder_id, false, &s->forwarder_output, err);
 }
 
 static int step_router_join(session_t *s, as_error_t **err)
 {
     return bg_join(&s->router_job, err);
+}
+
+/* Only once the router runs: before, its address may not answer at all,
+ * and the probe's first name lookup waits out the resolver's 5 s. */
+static int step_forwarder_start(session_t *s, as_error_t **err)
+{
+    return podman_container_start(s->api, s->forwarder_id, err);
 }
 
 /* Fail closed: the agent starts only once an allowed name resolves to its
@@ -268,6 +275,7 @@ static const step_t steps[] = {
     { step_pod, NULL, false },
     { step_forwarder, "starting the forwarder", true },
     { step_router_join, NULL, true },      /* bg_join prefixes its error */
+    { step_forwarder_start, "starting the forwarder", true },
     /* during the readiness wait: earlier, its creation in the pod holds up
      * the forwarder's (bench/startup.sh) */
     { step_agent_create, NULL, false },

@@ -40,6 +40,7 @@ struct session {
     undo_t done[SESSION_MAX_UNDO];   /* what set-up created, oldest first */
     size_t n_done;
     bg_job_t router_job, agent_job;
+    char *forwarder_id;
     http_stream_t *forwarder_output; /* attached before its start, until it is ready */
     char *agent_id;
     http_stream_t *agent_out, *agent_in;   /* attached in set-up, taken by session_run */

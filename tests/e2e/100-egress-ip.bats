@@ -81,7 +81,8 @@ spellings() {
         echo "dns AAAA: $(./netprobe dns $(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf) AAAA api.allowed.test)"
         echo "udp6: $(./netprobe udp 2001:db8::53 53)"
         echo "ms: $((($(date +%s%N) - start) / 1000000))"
-        echo "v6 routes: $(awk "\$10 != \"lo\" && \$1 !~ /^(fe80|ff00)/ {print \$1 \"/\" \$2}" /proc/net/ipv6_route 2>/dev/null | sort -u | xargs)"'
+        echo "v6 routes: $(awk "\$10 != \"lo\" && \$1 !~ /^(fe80|ff00)/ {print \$1 \"/\" \$2}" /proc/net/ipv6_route 2>/dev/null | sort -u | xargs)"
+        for k in all default; do echo "disable_ipv6 $k: $(cat /proc/sys/net/ipv6/conf/$k/disable_ipv6 2>&1)"; done'
     # IPv4-mapped addresses are IPv4: no route, or the forwarder on loopback,
     # which refuses the address as a Host
     expect "::ffff:$FI_CANARY_IP" =~ "^curl 7, error: Network is unreachable$"
@@ -101,6 +102,10 @@ spellings() {
     [ "$ms" -lt 2000 ] || die "the IPv6 attempts took ${ms} ms: they must fail at once"
     # at most link-local and multicast routes: nothing routable
     expect "v6 routes" ""
+    # the pod's network namespace (the forwarder's, which the agent joins)
+    # has IPv6 off: session_plan.c's pod_sysctls
+    expect "disable_ipv6 all" 1
+    expect "disable_ipv6 default" 1
     fi_assert_nothing_left
 }
 

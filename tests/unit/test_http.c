@@ -182,6 +182,26 @@ static void server_start(server_t *s, const char *answer, size_t len, bool trick
     server_listen(s);
 }
 
+/* One exchange per answer, in order; and a client API of its socket. */
+static podman_api_t *server_start_answers(server_t *s, const char *const *answers, size_t n)
+{
+    assert_true(n <= sizeof(s->answers) / sizeof(s->answers[0]));
+    *s = (server_t){ .n = n };
+    for (size_t i = 0; i < n; i++) {
+        s->answers[i] = answers[i];
+        s->answer_lens[i] = strlen(answers[i]);
+    }
+    server_listen(s);
+    podman_api_t *api = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(podman_api_new(s->path, &api, &err), 0);
+    return api;
+}
+
+#define SERVER_ANSWERS(srv, ...)                                               \
+    server_start_answers((srv), (const char *const[]){ __VA_ARGS__ },          \
+                         sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
+
 static void server_stop(server_t *s)
 {
     pthread_join(s->thread, NULL);
@@ -335,7 +355,8 @@ static const char *body_of(const server_t *s, size_t k)
 static void api_calls_send_and_read_what_libpod_expects(void **state)
 {
     (void)state;
-    static const char *const answers[] = {
+    server_t srv;
+    podman_api_t *api = SERVER_ANSWERS(&srv,
         JSON_ANSWER("200 OK", "{\"name\":\"n\",\"subnets\":[{\"subnet\":\"10.89.3.0/24\"}]}"),
         JSON_ANSWER("201 Created", "{}"),
         JSON_ANSWER("200 OK", "[{\"Names\":[\"c1\"],\"Labels\":{\"k\":\"s1\"}},"
@@ -343,17 +364,8 @@ static void api_calls_send_and_read_what_libpod_expects(void **state)
                               "{\"Names\":[\"c2\"],\"Labels\":{\"k\":\"s2\",\"other\":\"x\"}}]"),
         JSON_ANSWER("200 OK", "42"),
         JSON_ANSWER("200 OK", "\"x\""),
-        JSON_ANSWER("200 OK", "{\"store\":{}}"),
-    };
-    server_t srv = { .n = sizeof(answers) / sizeof(answers[0]) };
-    for (size_t i = 0; i < srv.n; i++) {
-        srv.answers[i] = answers[i];
-        srv.answer_lens[i] = strlen(answers[i]);
-    }
-    server_listen(&srv);
-    podman_api_t *api = NULL;
+        JSON_ANSWER("200 OK", "{\"store\":{}}"));
     as_error_t *err = NULL;
-    assert_int_equal(podman_api_new(srv.path, &api, &err), 0);
 
     podman_label_t label = { "agent-sandbox.session", "abc" }, opt = { "o", "uid=1" };
     podman_network_spec_t net = { .name = "n", .internal = true, .labels = &label, .n_labels = 1 };
@@ -394,7 +406,7 @@ static void api_calls_send_and_read_what_libpod_expects(void **state)
                         "\"abc\"},\"Options\":{\"o\":\"uid=1\"}}");
     assert_non_null(strstr(srv.requests[2], "GET /v4.0.0/libpod/containers/json?all=true&filters="
                            "%7B%22label%22%3A%5B%22k%22%5D%7D HTTP/1.1\r\n"));
-    assert_non_null(strstr(srv.requests[3], "POST /v4.0.0/libpod/containers/c1/wait?condition=exited "));
+    assert_non_null(strstr(srv.requests[3], "POST /v4.0.0/libpod/containers/c1/wait?condition=exited&interval=10ms "));
 }
 
 int main(void)
