@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,9 +29,7 @@ static bool session_entry(const char *name)
 {
     if (strncmp(name, ".new-", 5) == 0)
         name += 5;
-    if (strlen(name) != SESSION_ID_LEN)
-        return false;
-    return strspn(name, "0123456789abcdef") == SESSION_ID_LEN;
+    return session_id_valid(name);
 }
 
 static bool idset_has(const idset_t *s, const char *id)
@@ -68,19 +65,6 @@ static void idset_clear(idset_t *s)
     free(s->ids);
 }
 
-/* True when some live CLI holds the lock of base/name. */
-static bool lock_held(int base_fd, const char *name)
-{
-    char path[300];
-    snprintf(path, sizeof(path), "%s/lock", name);
-    int fd = openat(base_fd, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return false;
-    bool held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-    close(fd);
-    return held;
-}
-
 /* Collects the live sessions and removes the directories of dead ones. */
 static int sweep_dirs(const char *base, const char *own_id, idset_t *live, stale_report_t *rep,
                       as_error_t **err)
@@ -110,7 +94,7 @@ static int sweep_dirs(const char *base, const char *own_id, idset_t *live, stale
             if (fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
                 now - st.st_mtime < NEW_DIR_GRACE_S)
                 continue;
-        } else if (lock_held(dirfd(dir), name)) {
+        } else if (session_dir_lock_held(dirfd(dir), name)) {
             if (idset_add(live, name) < 0) {
                 closedir(dir);
                 return as_error_make(err, ENOMEM, "out of memory");
@@ -149,7 +133,7 @@ static bool session_live(const char *base, const char *id, const char *own_id)
     int base_fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (base_fd < 0)
         return false;
-    bool held = lock_held(base_fd, id);
+    bool held = session_dir_lock_held(base_fd, id);
     close(base_fd);
     return held;
 }
