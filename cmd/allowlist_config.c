@@ -77,29 +77,33 @@ static int install_default(const char *dest)
     return 0;
 }
 
+int allowlist_config_path(char **ret)
+{
+    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
+    if (override != NULL && override[0] != '\0')
+        return (*ret = strdup(override)) != NULL ? 0 : EXIT_INTERNAL;
+    as_error_t *err = NULL;
+    int r = user_config_file("allowed-hosts", ret, &err);
+    if (r < 0) {
+        report_error(&err);
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
+    }
+    return 0;
+}
+
 int allowlist_config_load(allowlist_t **ret)
 {
     const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
     _cleanup_free_ char *path = NULL;
-    if (override != NULL && override[0] != '\0') {
-        if ((path = strdup(override)) == NULL)
-            return EXIT_INTERNAL;
-    } else {
-        as_error_t *err = NULL;
-        int r = user_config_file("allowed-hosts", &path, &err);
-        if (r < 0) {
-            report_error(&err);
-            return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
-        }
-        /* lstat: a symlink to a missing file is the user's mistake, to be
-         * reported by the read below, not a first run */
-        struct stat st;
-        if (lstat(path, &st) < 0 && errno == ENOENT) {
-            int rc = install_default(path);
-            if (rc != 0)
-                return rc;
-        }
-    }
+    int rc = allowlist_config_path(&path);
+    if (rc != 0)
+        return rc;
+    /* lstat: a symlink to a missing file is the user's mistake, to be
+     * reported by the read below, not a first run */
+    struct stat st;
+    if ((override == NULL || override[0] == '\0') && lstat(path, &st) < 0 && errno == ENOENT &&
+        (rc = install_default(path)) != 0)
+        return rc;
     as_error_t *err = NULL;
     allowlist_t *al = NULL;
     if (allowlist_load(path, &al, &err) < 0) {

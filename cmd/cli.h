@@ -37,8 +37,14 @@ enum {
 void trace_enable(void);
 
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A progress line for a slow step, on a terminal only (cmd/progress.c);
+ * erased by the next report and before the agent starts. */
+void progress_show(const char *what, void *ctx);
+void progress_clear(void);
 /* Prints "agent-sandbox: error: <err>" and frees it. */
 void report_error(as_error_t **err);
+/* After a failure this host may be the cause of: where to look. */
+void report_doctor_hint(void);
 
 /* A session directory and a private service listening in it (once started:
  * a launch the policy refuses never starts one). */
@@ -67,6 +73,11 @@ int backend_restart(cli_backend_t *b, as_error_t **err);
 /* Stops the service and removes the directory; reports what it cannot do. */
 void backend_stop(cli_backend_t *b);
 
+/* Whether `image` is in podman's storage and the version it was built
+ * for (its agent-sandbox.version label; NULL when it has none). */
+int image_status(podman_api_t *api, const char *image, bool *ret_present, char **ret_version,
+                 as_error_t **err);
+
 /* Sweeps dead sessions; says what it removed when `verbose`. */
 void sweep_stale(cli_backend_t *b, bool verbose);
 
@@ -84,6 +95,9 @@ int launch_check(cli_backend_t *b, char **ret_dir);
  * place on first run). 0, or an exit code after reporting. */
 struct allowlist;
 int allowlist_config_load(struct allowlist **ret);
+/* Which file that is (AGENT_SANDBOX_ALLOWLIST, else the user's). 0 or an
+ * exit code, reported. */
+int allowlist_config_path(char **ret);
 
 struct session_plan;
 
@@ -96,6 +110,8 @@ typedef struct run_request {
     bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
     bool private_home;       /* an empty home of its own, no volume (verify) */
     const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
+    const char *agent;       /* for the registry (`ps`): the agent, NULL with --exec */
+    const char *ps_command;  /* what `ps` shows instead of the command, or NULL */
     /* Called with the complete plan before set-up (verify derives what it
      * expects from it); may be NULL. */
     void (*on_plan)(const struct session_plan *plan, void *ctx);
@@ -111,8 +127,42 @@ int run_session(const run_request_t *req);
 int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
                        cgroup_caps_t *ret_caps);
 
+/* The running sessions (lib/session_registry.h), oldest first. 0 or an
+ * exit code, reported. */
+#include "session_registry.h"
+int sessions_load(session_entry_t ***ret, size_t *ret_n);
+/* How the commands show a session's parts, escaped: the launch directory
+ * ("~" for $HOME), the command, the age ("5m03s"); and the whole session
+ * in one phrase ("session ID (PID N, in DIR, started AGE ago)"). */
+#include <stdio.h>
+void session_put_dir(FILE *f, const char *dir);
+void session_put_command(FILE *f, char *const *command);
+long long session_age(const session_entry_t *e);
+void session_put_age(FILE *f, long long seconds);
+char *session_describe(const session_entry_t *e);
+
+/* The subcommands (cmd/main.c): each one's --help is its synopsis and help. */
+typedef struct cli_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *synopsis;    /* after "agent-sandbox NAME " */
+    const char *summary;     /* one line in the tool's --help */
+    const char *help;        /* what it does, and its options */
+} cli_command_t;
+extern const cli_command_t cli_commands[];
+extern const size_t cli_n_commands;
+
+/* The tool's --help; one command's (cmd/usage.c). */
+void cli_usage(FILE *f);
+void cli_command_usage(FILE *f, const cli_command_t *c);
+/* --version: the tool's, the images' and the agents' pins. */
+int cmd_version(void);
+
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif

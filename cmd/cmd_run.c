@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "allowlist.h"
@@ -372,13 +373,18 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
         goto out;
     if (o->on_plan != NULL)
         o->on_plan(plan, o->on_plan_ctx);
-    if (session_new(b->api, plan, ri->signals, &s, &err) < 0 || session_setup(s, &err) < 0) {
+    if (session_new(b->api, plan, ri->signals, &s, &err) == 0)
+        session_on_progress(s, progress_show, NULL);
+    if (s == NULL || session_setup(s, &err) < 0) {
         int sig = signal_source_terminating(ri->signals);
         rc = sig != 0 ? 128 + sig : EXIT_SETUP;
         as_error_prefix(&err, "setting up the sandbox");
         report_error(&err);
+        if (sig == 0)
+            report_doctor_hint();
         goto out;
     }
+    progress_clear();
     rc = run_agent(o, b, s, plan->tty);
 out:
     terminal_restore();
@@ -393,6 +399,31 @@ out:
     return rc;
 }
 
+/* The registry entry `ps`, `stop` and a refused second session read:
+ * written before the workspace lock is taken, so whoever holds it has
+ * one. Without it the session still runs, unseen by them. */
+static void register_session(const run_request_t *o, const run_inputs_t *ri, const cli_backend_t *b,
+                             const char *workdir)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *allowlist = NULL;
+    char *shown[] = { (char *)o->ps_command, NULL };
+    session_entry_t e = {
+        .pid = getpid(), .launch_dir = (char *)workdir, .started = (long long)time(NULL),
+        .command = o->ps_command != NULL ? shown : o->command, .agent = (char *)o->agent,
+        .image = (char *)ri->image, .allowlist_entries = (long long)ri->allowlist->n_entries,
+    };
+    snprintf(e.id, sizeof(e.id), "%s", b->dir->id);
+    if (allowlist_config_path(&allowlist) != 0)
+        return;
+    e.allowlist_path = allowlist;
+    if (session_registry_write(b->dir->path, &e, &err) < 0) {
+        as_error_prefix(&err, "`agent-sandbox ps` will not list this session");
+        report("warning: %s", err->msg);
+        as_error_free(&err);
+    }
+}
+
 static int run_with(const run_request_t *o, const run_inputs_t *ri)
 {
     as_error_t *err = NULL;
@@ -404,6 +435,7 @@ static int run_with(const run_request_t *o, const run_inputs_t *ri)
     }
     if (backend_open(id, ri->signals, &b, &err) < 0) {
         report_error(&err);          /* where the service would listen */
+        report_doctor_hint();
         return EXIT_NO_SERVICE;
     }
     /* The launch policy first: a refusal the cached storage location can
@@ -420,6 +452,7 @@ static int run_with(const run_request_t *o, const run_inputs_t *ri)
         session_plan_free(plan);
     } else if (rc == 0) {
         sweep_stale(&b, false);
+        register_session(o, ri, &b, workdir);
         rc = run_planned(o, ri, &b, workdir, ws);
     }
     backend_stop(&b);
@@ -433,16 +466,14 @@ int cmd_run(int argc, char **argv)
     if (r < 0)
         return r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
     if (o.help) {
-        run_options_usage(stdout);
+        cli_usage(stdout);
         return 0;
     }
-    if (o.version) {
-        printf("agent-sandbox %s\n", AS_VERSION);
-        return 0;
-    }
+    if (o.version)
+        return cmd_version();
     run_request_t req = {
         .command = o.command, .env = o.env, .dry_run = o.dry_run,
-        .memory = o.memory, .pids = o.pids, .cpus = o.cpus,
+        .memory = o.memory, .pids = o.pids, .cpus = o.cpus, .agent = o.exec ? NULL : "claude",
         .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO, .allow_tty = true,
     };
     int rc = run_session(&req);

@@ -115,7 +115,8 @@ int cmd_verify(int argc, char **argv)
     char **host_mounts = NULL;
     run_request_t req = {
         .command = command, .env = env, .in_fd = -1, .out_fd = out, .err_fd = errfd,
-        .allow_tty = false, .private_home = true, .on_plan = keep_host_mounts, .on_plan_ctx = &host_mounts,
+        .allow_tty = false, .private_home = true, .ps_command = "agent-sandbox verify",
+        .on_plan = keep_host_mounts, .on_plan_ctx = &host_mounts,
     };
     if (!json)
         report("verify: starting a session in %s and probing it...", workdir);   /* escaped */
