@@ -1,49 +1,28 @@
-/* Which allowlist a session uses: AGENT_SANDBOX_ALLOWLIST, else
- * allowed-hosts in the config directory (lib/user_dirs.h), copied from the
- * packaged default on first run. A missing override or a bad file refuses
- * the session. */
+/* Which allowlist a session uses: AGENT_SANDBOX_ALLOWLIST as is, else
+ * allowed-hosts in the config directory (lib/user_dirs.h) with the agent's
+ * allowed-hosts.d/NAME merged in, each copied from the packaged default on
+ * first use. A missing override or a bad file refuses the session. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent_profile.h"
 #include "allowlist.h"
+#include "allowlist_merge.h"
 #include "cli.h"
 #include "session_dir.h"
 #include "user_dirs.h"
 #include "util.h"
 
-/* The packaged default: DATADIR, or the source tree next to a build. */
-static char *find_default(void)
+/* Copies the packaged `name` (allowed-hosts, allowed-hosts.d/AGENT) to
+ * dest in the config directory, unless a file is there already. */
+static int install_default(const char *name, const char *dest)
 {
-    char *path = NULL;
-    if (asprintf(&path, "%s/allowed-hosts", AS_DATADIR) >= 0 && access(path, R_OK) == 0)
-        return path;
-    free(path);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return NULL;
-    exe[n] = '\0';
-    const char *dir = dirname(exe);
-    static const char *const rel[] = { "../config/allowed-hosts", "../../config/allowed-hosts" };
-    for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
-        if (asprintf(&path, "%s/%s", dir, rel[i]) >= 0 && access(path, R_OK) == 0)
-            return path;
-        free(path);
-    }
-    return NULL;
-}
-
-/* Copies the default into place unless a file is there already. */
-static int install_default(const char *dest)
-{
-    _cleanup_free_ char *src = find_default();
+    _cleanup_free_ char *src = packaged_file(name);
     if (src == NULL) {
         report("error: no allowlist at %s and no packaged default to copy (looked in %s)", dest, AS_DATADIR);
         return EXIT_CONFIG;
@@ -55,17 +34,19 @@ static int install_default(const char *dest)
         report_error(&err);
         return EXIT_CONFIG;
     }
-    _cleanup_free_ char *dir = NULL;
-    if (user_config_dir(&dir, &err) < 0 || user_dir_create(dir, &err) < 0 ||
-        session_dir_write_file_mode(dir, "allowed-hosts.new", text, 0644, &err) < 0) {
+    /* its directory too: allowed-hosts.d/ may not exist yet */
+    _cleanup_free_ char *dir = strndup(dest, (size_t)(strrchr(dest, '/') - dest)), *tmp = NULL;
+    if (dir == NULL || asprintf(&tmp, "%s.new", dest) < 0) {
+        free(text);
+        return EXIT_INTERNAL;
+    }
+    if (user_dir_create(dir, &err) < 0 ||
+        session_dir_write_file_mode(dir, strrchr(tmp, '/') + 1, text, 0644, &err) < 0) {
         free(text);
         report_error(&err);
         return EXIT_CONFIG;
     }
     free(text);
-    _cleanup_free_ char *tmp = NULL;
-    if (asprintf(&tmp, "%s.new", dest) < 0)
-        return EXIT_INTERNAL;
     /* link, not rename: never replace a file a concurrent first run wrote */
     if (link(tmp, dest) < 0 && errno != EEXIST) {
         report("error: installing %s: %s", dest, strerror(errno));
@@ -74,6 +55,72 @@ static int install_default(const char *dest)
     }
     unlink(tmp);
     report("created %s from %s; edit it to choose what the sandbox may reach", dest, src);
+    return 0;
+}
+
+/* The file `name` in the config directory, copied from the packaged one
+ * on first use. 0 or an exit code, reported. */
+static int config_path(const char *name, char **ret_path)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *path = NULL;
+    int r = user_config_file(name, &path, &err);
+    if (r < 0) {
+        report_error(&err);
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
+    }
+    /* lstat: a symlink to a missing file is the user's mistake, to be
+     * reported by the read, not a first run */
+    struct stat st;
+    if (lstat(path, &st) < 0 && errno == ENOENT) {
+        int rc = install_default(name, path);
+        if (rc != 0)
+            return rc;
+    }
+    *ret_path = steal_pointer(&path);
+    return 0;
+}
+
+static int load_one(const char *path, allowlist_t **ret)
+{
+    as_error_t *err = NULL;
+    allowlist_t *al = NULL;
+    if (allowlist_load(path, &al, &err) < 0) {
+        report("error: %s", err->msg);
+        report("the session was not started: fix the allowlist, or point AGENT_SANDBOX_ALLOWLIST at another");
+        as_error_free(&err);
+        return EXIT_CONFIG;
+    }
+    for (size_t i = 0; i < al->n_warnings; i++)
+        report("warning: %s", al->warnings[i]);
+    *ret = al;
+    return 0;
+}
+
+/* The user's allowed-hosts, and the agent's allowed-hosts.d/NAME merged
+ * into it (docs/agents.md). */
+static int load_merged(const agent_profile_t *agent, allowlist_t **ret)
+{
+    _cleanup_free_ char *path = NULL, *agent_path = NULL;
+    allowlist_t *al = NULL, *more = NULL;
+    int rc = config_path("allowed-hosts", &path);
+    if (rc == 0)
+        rc = load_one(path, &al);
+    if (rc == 0 && agent != NULL && !agent_profile_allowlist_is_default(agent) &&
+        (rc = config_path(agent->allowlist, &agent_path)) == 0 && (rc = load_one(agent_path, &more)) == 0) {
+        as_error_t *err = NULL;
+        if (allowlist_merge(al, more, &err) < 0) {
+            as_error_prefix(&err, "adding %s to %s", agent_path, path);
+            report_error(&err);
+            rc = EXIT_CONFIG;
+        }
+    }
+    allowlist_free(more);
+    if (rc != 0) {
+        allowlist_free(al);
+        return rc;
+    }
+    *ret = al;
     return 0;
 }
 
@@ -91,29 +138,11 @@ int allowlist_config_path(char **ret)
     return 0;
 }
 
-int allowlist_config_load(allowlist_t **ret)
+int allowlist_config_load(const agent_profile_t *agent, allowlist_t **ret)
 {
+    /* an allowlist named by the variable is used as is */
     const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
-    _cleanup_free_ char *path = NULL;
-    int rc = allowlist_config_path(&path);
-    if (rc != 0)
-        return rc;
-    /* lstat: a symlink to a missing file is the user's mistake, to be
-     * reported by the read below, not a first run */
-    struct stat st;
-    if ((override == NULL || override[0] == '\0') && lstat(path, &st) < 0 && errno == ENOENT &&
-        (rc = install_default(path)) != 0)
-        return rc;
-    as_error_t *err = NULL;
-    allowlist_t *al = NULL;
-    if (allowlist_load(path, &al, &err) < 0) {
-        report("error: %s", err->msg);
-        report("the session was not started: fix the allowlist, or point AGENT_SANDBOX_ALLOWLIST at another");
-        as_error_free(&err);
-        return EXIT_CONFIG;
-    }
-    for (size_t i = 0; i < al->n_warnings; i++)
-        report("warning: %s", al->warnings[i]);
-    *ret = al;
-    return 0;
+    if (override != NULL && override[0] != '\0')
+        return load_one(override, ret);
+    return load_merged(agent, ret);
 }

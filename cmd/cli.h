@@ -91,10 +91,21 @@ void sweep_stale(cli_backend_t *b, bool verbose);
  * reported. */
 int launch_check(cli_backend_t *b, char **ret_dir);
 
-/* The session's allowlist (override, user file, or the default copied into
- * place on first run). 0, or an exit code after reporting. */
+/* A packaged default (DATADIR/REL, or config/REL of the source tree next to
+ * a development build), or NULL when there is none. */
+char *packaged_file(const char *rel);
+
+/* The session's agent: `requested` (--agent), else the settings file's,
+ * else Claude Code; its profile read and checked. 0, or an exit code after
+ * reporting. */
+struct agent_profile;
+int agent_config_load(const char *requested, struct agent_profile **ret);
+
+/* The session's allowlist: AGENT_SANDBOX_ALLOWLIST as is, else the user's
+ * file with the agent's merged in (each copied into place from the
+ * packaged default on first use). 0, or an exit code after reporting. */
 struct allowlist;
-int allowlist_config_load(struct allowlist **ret);
+int allowlist_config_load(const struct agent_profile *agent, struct allowlist **ret);
 /* Which file that is (AGENT_SANDBOX_ALLOWLIST, else the user's). 0 or an
  * exit code, reported. */
 int allowlist_config_path(char **ret);
@@ -103,14 +114,15 @@ struct session_plan;
 
 /* One session: the command, its environment and where its I/O goes. */
 typedef struct run_request {
-    char **command;          /* NULL-terminated */
+    const char *agent;       /* --agent NAME, or NULL (agent_config_load) */
+    bool exec;               /* command replaces the agent's; else it is its arguments */
+    char **command;          /* NULL-terminated; may be NULL without exec */
     char **env;              /* KEY=VALUE, NULL-terminated, may be NULL */
     bool dry_run;
     int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
     bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
     bool private_home;       /* an empty home of its own, no volume (verify) */
     const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
-    const char *agent;       /* for the registry (`ps`): the agent, NULL with --exec */
     const char *ps_command;  /* what `ps` shows instead of the command, or NULL */
     /* Called with the complete plan before set-up (verify derives what it
      * expects from it); may be NULL. */

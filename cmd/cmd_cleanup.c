@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "home_volume.h"
+#include "workspace_check.h"
 #include "paths.h"
 #include "util.h"
 
@@ -69,6 +70,7 @@ int cmd_cleanup(int argc, char **argv)
         return EXIT_NO_SERVICE;
     }
     sweep_stale(&b, true);
+    workspace_check_recover(b.api);
     rc = homes ? prune_homes(&b) : 0;
     backend_stop(&b);
     return rc;

@@ -1,5 +1,6 @@
-/* The default command: run Claude Code (or, with --exec, any command) in a
- * new session, and tear everything down afterwards whatever happens. */
+/* The default command: run the agent (Claude Code unless --agent or the
+ * settings file names another; with --exec, any command) in a new session,
+ * and tear everything down afterwards whatever happens. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_profile.h"
 #include "allowlist.h"
 #include "home_volume.h"
 #include "attach_stream.h"
@@ -35,8 +37,11 @@ static const char *env_or(const char *name, const char *fallback)
 
 /* The image is there (and, in a release build, of this release): else say
  * exactly how to build it. Building is left to the user: it needs a base
- * image from a registry and Claude Code's download, and takes minutes. */
-static int check_image(cli_backend_t *b, const char *image, const char *kind, const char *env_name)
+ * image from a registry and the agent's download, and takes minutes.
+ * `agent` names the agent the image is built for (NULL: the router, or an
+ * image named by the user). */
+static int check_image(cli_backend_t *b, const char *image, const char *kind, const char *env_name,
+                       const char *agent)
 {
     as_error_t *err = NULL;
     bool present = false;
@@ -47,15 +52,17 @@ static int check_image(cli_backend_t *b, const char *image, const char *kind, co
     if (!present) {
         char context[PATH_MAX];
         snprintf(context, sizeof(context), "%s/images/%s", AS_DATADIR, kind);
+        bool sandbox = strcmp(kind, "sandbox") == 0;
         if (access(context, R_OK) == 0)
             report("error: the %s image %s is missing; build it once with:\n"
-                   "    podman build %s-t %s %s\n(or set %s to an image you have)",
-                   kind, image, strcmp(kind, "sandbox") == 0
-                       ? "--build-arg NPM_REGISTRY=$(npm config get registry) " : "",
-                   image, context, env_name);
+                   "    podman build %s%s%s%s-t %s %s\n(or set %s to an image you have)",
+                   kind, image, sandbox ? "--build-arg NPM_REGISTRY=$(npm config get registry) " : "",
+                   agent != NULL ? "--build-arg AGENTS=" : "", agent != NULL ? agent : "",
+                   agent != NULL ? " " : "", image, context, env_name);
         else
-            report("error: the %s image %s is missing; build it with `make images` in the "
-                   "source tree (or set %s to an image you have)", kind, image, env_name);
+            report("error: the %s image %s is missing; build it with `make images%s%s` in the "
+                   "source tree (or set %s to an image you have)", kind, image,
+                   agent != NULL ? " AGENTS=" : "", agent != NULL ? agent : "", env_name);
         return EXIT_NO_IMAGE;
     }
 #if AS_RELEASE_BUILD
@@ -161,7 +168,7 @@ static int exec_failed(const char *command, const char *reason)
 /* The exit code of a session whose agent ran: its own, or the CLI's when it
  * was ended from outside, its status was lost, its output could not be
  * written, or its command could not be executed. */
-static int agent_outcome(const run_request_t *o, const attach_io_t *io, const session_result_t *res)
+static int agent_outcome(const char *command, const attach_io_t *io, const session_result_t *res)
 {
     if (res->end == SESSION_AGENT_REMOVED) {
         report("error: the agent's container was removed from outside the session "
@@ -181,7 +188,7 @@ static int agent_outcome(const run_request_t *o, const attach_io_t *io, const se
     char reason[EXEC_FAILURE_HELD_MAX];
     if (exec_failure_reason(&out->exec, reason, sizeof(reason)) != NULL) {
         if (res->exit_code == 1)
-            return exec_failed(o->command[0], reason);
+            return exec_failed(command, reason);
         /* the command ran after all and wrote this itself: pass it on */
         if (write(io->multiplexed ? io->err_fd : io->out_fd, out->exec.held, out->exec.len) < 0) { }
     }
@@ -205,8 +212,9 @@ static int print_plan(const session_plan_t *plan, const workspace_t *ws)
 }
 
 /* The agent, started and pumped to its end: its exit code or the CLI's. */
-static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, bool tty)
+static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, const session_plan_t *plan)
 {
+    bool tty = plan->tty;
     as_error_t *err = NULL;
     attach_io_t io = {
         .in_fd = o->in_fd, .out_fd = o->out_fd, .err_fd = o->err_fd,
@@ -221,7 +229,7 @@ static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, boo
     int r = session_run(s, &io, &res, &err);
     terminal_restore();
     if (r == 0)
-        return agent_outcome(o, &io, &res);
+        return agent_outcome(plan->command[0], &io, &res);
     if (!backend_usable(b)) {
         as_error_free(&err);
         report("error: the private podman service stopped mid-session; the agent's "
@@ -276,6 +284,8 @@ static int home_inputs(const run_request_t *o, const char *workdir, session_inpu
 /* What a session is made of besides the request: read once, before the
  * service starts. */
 typedef struct run_inputs {
+    agent_profile_t *agent;
+    char *agent_image;       /* the agent's image with this build's tag */
     const char *image, *router_image, *egress;
     char resolver[16];
     allowlist_t *allowlist;
@@ -286,12 +296,17 @@ typedef struct run_inputs {
 
 static int run_with(const run_request_t *o, const run_inputs_t *ri);
 
-/* The images, the egress network, the host's resolver, the limits and the
- * allowlist. 0 or an exit code, reported. */
+/* The agent, the images, the egress network, the host's resolver, the
+ * limits and the allowlist. 0 or an exit code, reported. */
 static int read_inputs(const run_request_t *o, run_inputs_t *ri)
 {
     as_error_t *err = NULL;
-    ri->image = env_or("AGENT_SANDBOX_IMAGE", DEFAULT_IMAGE);
+    int rc = agent_config_load(o->agent, &ri->agent);
+    if (rc != 0)
+        return rc;
+    if (asprintf(&ri->agent_image, "%s:%s", ri->agent->image, AS_IMAGE_TAG) < 0)
+        return EXIT_INTERNAL;
+    ri->image = env_or("AGENT_SANDBOX_IMAGE", ri->agent_image);
     ri->router_image = env_or("AGENT_SANDBOX_ROUTER_IMAGE", DEFAULT_ROUTER_IMAGE);
     ri->egress = env_or("AGENT_SANDBOX_EGRESS_NETWORK", DEFAULT_EGRESS_NETWORK);
     const char *resolver_env = getenv("AGENT_SANDBOX_RESOLVER");
@@ -305,8 +320,8 @@ static int read_inputs(const run_request_t *o, run_inputs_t *ri)
         report_error(&err);
         return EXIT_CONFIG;
     }
-    int rc = limits_config_load(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
-    return rc != 0 ? rc : allowlist_config_load(&ri->allowlist);
+    rc = limits_config_load(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
+    return rc != 0 ? rc : allowlist_config_load(ri->agent, &ri->allowlist);
 }
 
 int run_session(const run_request_t *o)
@@ -328,6 +343,8 @@ int run_session(const run_request_t *o)
     if (rc == 0)
         rc = run_with(o, &ri);
     allowlist_free(ri.allowlist);
+    agent_profile_free(ri.agent);
+    free(ri.agent_image);
     return rc;
 }
 
@@ -339,7 +356,7 @@ static int plan_session(const run_request_t *o, const run_inputs_t *ri, const cl
     as_error_t *err = NULL;
     session_inputs_t in = {
         .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image,
-        .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
+        .agent = ri->agent, .agent_args = !o->exec, .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
         .env = o->env, .session_dir = b->dir->path,
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
         .allowlist = ri->allowlist, .limits = ri->limits, .cgroups = ri->cgroups, .workspace = ws,
@@ -363,13 +380,14 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
     session_plan_t *plan = NULL;
     session_t *s = NULL;
     int rc;
-    if ((rc = check_image(b, ri->image, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
-        (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
+    const char *agent = ri->image == ri->agent_image ? ri->agent->name : NULL;
+    if ((rc = check_image(b, ri->image, "sandbox", "AGENT_SANDBOX_IMAGE", agent)) != 0 ||
+        (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE", NULL)) != 0)
         return rc;
     /* placeholders for protected paths that do not exist yet, and the
      * snapshot the end-of-session check compares with; the plan takes the
      * mounts as they are then */
-    if ((rc = workspace_check_begin(ws)) != 0 || (rc = plan_session(o, ri, b, workdir, ws, &plan)) != 0)
+    if ((rc = workspace_check_begin(ws, b->dir->id)) != 0 || (rc = plan_session(o, ri, b, workdir, ws, &plan)) != 0)
         goto out;
     if (o->on_plan != NULL)
         o->on_plan(plan, o->on_plan_ctx);
@@ -385,7 +403,7 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
         goto out;
     }
     progress_clear();
-    rc = run_agent(o, b, s, plan->tty);
+    rc = run_agent(o, b, s, plan);
 out:
     terminal_restore();
     bool gone = s == NULL || teardown(s, b) == 0;
@@ -407,21 +425,33 @@ static void register_session(const run_request_t *o, const run_inputs_t *ri, con
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *allowlist = NULL;
-    char *shown[] = { (char *)o->ps_command, NULL };
+    /* what ps shows: verify's name for itself, the command, or the
+     * agent's command and its arguments */
+    char **shown = NULL;
+    if (o->ps_command != NULL)
+        strv_push(&shown, o->ps_command);
+    else
+        for (char *const *v = o->exec ? o->command : ri->agent->command; v != NULL && *v != NULL; v++)
+            strv_push(&shown, *v);
+    for (size_t i = 0; o->ps_command == NULL && !o->exec && o->command != NULL && o->command[i] != NULL; i++)
+        strv_push(&shown, o->command[i]);
     session_entry_t e = {
         .pid = getpid(), .launch_dir = (char *)workdir, .started = (long long)time(NULL),
-        .command = o->ps_command != NULL ? shown : o->command, .agent = (char *)o->agent,
+        .command = shown, .agent = o->exec ? NULL : ri->agent->name,
         .image = (char *)ri->image, .allowlist_entries = (long long)ri->allowlist->n_entries,
     };
     snprintf(e.id, sizeof(e.id), "%s", b->dir->id);
-    if (allowlist_config_path(&allowlist) != 0)
+    if (shown == NULL || allowlist_config_path(&allowlist) != 0) {
+        strv_free(shown);
         return;
+    }
     e.allowlist_path = allowlist;
     if (session_registry_write(b->dir->path, &e, &err) < 0) {
         as_error_prefix(&err, "`agent-sandbox ps` will not list this session");
         report("warning: %s", err->msg);
         as_error_free(&err);
     }
+    strv_free(shown);
 }
 
 static int run_with(const run_request_t *o, const run_inputs_t *ri)
@@ -452,6 +482,7 @@ static int run_with(const run_request_t *o, const run_inputs_t *ri)
         session_plan_free(plan);
     } else if (rc == 0) {
         sweep_stale(&b, false);
+        workspace_check_recover(b.api);
         register_session(o, ri, &b, workdir);
         rc = run_planned(o, ri, &b, workdir, ws);
     }
@@ -472,8 +503,8 @@ int cmd_run(int argc, char **argv)
     if (o.version)
         return cmd_version();
     run_request_t req = {
-        .command = o.command, .env = o.env, .dry_run = o.dry_run,
-        .memory = o.memory, .pids = o.pids, .cpus = o.cpus, .agent = o.exec ? NULL : "claude",
+        .agent = o.agent, .exec = o.exec, .command = o.command, .env = o.env, .dry_run = o.dry_run,
+        .memory = o.memory, .pids = o.pids, .cpus = o.cpus,
         .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO, .allow_tty = true,
     };
     int rc = run_session(&req);

@@ -1,6 +1,7 @@
-/* `agent-sandbox verify [--json]`: start a real session with the user's own
- * config, run the probe script in it, and show for each property whether
- * the confinement holds, with the evidence. Any FAIL exits 1. */
+/* `agent-sandbox verify [--agent NAME] [--json]`: start a real session with
+ * the user's own config and the agent's profile (its image, variables and
+ * allowlist), run the probe script in it, and show for each property
+ * whether the confinement holds, with the evidence. Any FAIL exits 1. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "agent_profile.h"
 #include "allowlist.h"
 #include "cli.h"
 #include "session_plan.h"
@@ -21,7 +23,7 @@ extern char **environ;
 #define SECRET_NAME "AGENT_SANDBOX_VERIFY_SECRET"
 
 static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,
-                 const char *first, bool json);
+                 const char *first, const agent_profile_t *agent, bool json);
 
 static int random_hex(char *buf, size_t bytes)
 {
@@ -53,10 +55,10 @@ static char *read_all(int fd)
 }
 
 /* The first entry's name: an exact name, or a wildcard's apex. */
-static char *first_allowed(void)
+static char *first_allowed(const agent_profile_t *agent)
 {
     allowlist_t *al = NULL;
-    if (allowlist_config_load(&al) != 0)
+    if (allowlist_config_load(agent, &al) != 0)
         return NULL;
     char *name = al->n_entries > 0 ? strdup(al->entries[0].name) : NULL;
     allowlist_free(al);
@@ -78,30 +80,33 @@ static void keep_host_mounts(const session_plan_t *plan, void *ctx)
     free(points);
 }
 
-int cmd_verify(int argc, char **argv)
+/* --json and --agent NAME (or --agent=NAME). 0 or EXIT_USAGE, reported. */
+static int parse_args(int argc, char **argv, bool *ret_json, const char **ret_agent)
 {
-    bool json = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
-            json = true;
+            *ret_json = true;
+        } else if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc) {
+            *ret_agent = argv[++i];
+        } else if (strncmp(argv[i], "--agent=", 8) == 0) {
+            *ret_agent = argv[i] + 8;
         } else {
-            report("error: verify: unknown argument %s (usage: agent-sandbox verify [--json])", argv[i]);
+            report("error: verify: unknown argument %s (usage: agent-sandbox verify [--agent NAME] [--json])",
+                   argv[i]);
             return EXIT_USAGE;
         }
     }
-    char secret[65], nonce[17];
-    if (random_hex(secret, 32) < 0 || random_hex(nonce, 8) < 0) {
-        report("error: verify: no random bytes: %s", strerror(errno));
-        return EXIT_INTERNAL;
-    }
-    /* Held by the CLI only: it must not be visible anywhere inside. */
-    setenv(SECRET_NAME, secret, 1);
+    return 0;
+}
 
+/* The probe, run as the agent's session: its output, or an exit code. */
+static int probe(const char *agent_name, const agent_profile_t *agent, const char *first,
+                 char ***ret_host_mounts, char **ret_output)
+{
+    char nonce[17];
     const char *home = getenv("HOME");
-    _cleanup_free_ char *first = first_allowed();
-    _cleanup_free_ char *workdir = realpath(".", NULL);
     int out = memfd_create("verify-out", MFD_CLOEXEC), errfd = memfd_create("verify-err", MFD_CLOEXEC);
-    if (out < 0 || errfd < 0 || workdir == NULL || home == NULL) {
+    if (out < 0 || errfd < 0 || home == NULL || random_hex(nonce, 8) < 0) {
         report("error: verify: %s", strerror(errno));
         return EXIT_INTERNAL;
     }
@@ -110,44 +115,85 @@ int cmd_verify(int argc, char **argv)
      * on a fixed PATH, a shell that reads no startup file, curl -q (no
      * ~/.curlrc) in the script. */
     char *command[] = { "/bin/bash", "--noprofile", "--norc", "-c", (char *)verify_probe_script(),
-                        "verify", first ? first : "-", (char *)home, nonce, NULL };
+                        "verify", first ? (char *)first : "-", (char *)home, nonce, agent->command[0], NULL };
     char *env[] = { "PATH=/usr/bin:/bin", NULL };
-    char **host_mounts = NULL;
     run_request_t req = {
-        .command = command, .env = env, .in_fd = -1, .out_fd = out, .err_fd = errfd,
-        .allow_tty = false, .private_home = true, .ps_command = "agent-sandbox verify",
-        .on_plan = keep_host_mounts, .on_plan_ctx = &host_mounts,
+        .agent = agent_name, .exec = true, .command = command, .env = env, .in_fd = -1, .out_fd = out,
+        .err_fd = errfd, .allow_tty = false, .private_home = true, .ps_command = "agent-sandbox verify", .on_plan = keep_host_mounts,
+        .on_plan_ctx = ret_host_mounts,
     };
-    if (!json)
-        report("verify: starting a session in %s and probing it...", workdir);   /* escaped */
     int rc = run_session(&req);
-    _cleanup_free_ char *output = read_all(out);
+    *ret_output = read_all(out);
     close(out);
     close(errfd);
-    if (rc != 0 || output == NULL || host_mounts == NULL) {
-        strv_free(host_mounts);
-        report("error: verify: the probe session did not complete (exit %d); nothing was verified", rc);
-        return rc != 0 ? rc : EXIT_INTERNAL;
+    return rc;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    bool json = false;
+    const char *agent_name = NULL;
+    int rc = parse_args(argc, argv, &json, &agent_name);
+    if (rc != 0)
+        return rc;
+    char secret[65];
+    if (random_hex(secret, 32) < 0) {
+        report("error: verify: no random bytes: %s", strerror(errno));
+        return EXIT_INTERNAL;
     }
-    rc = judge(output, workdir, host_mounts, secret, first, json);
+    /* Held by the CLI only: it must not be visible anywhere inside. */
+    setenv(SECRET_NAME, secret, 1);
+
+    agent_profile_t *agent = NULL;
+    if ((rc = agent_config_load(agent_name, &agent)) != 0)
+        return rc;
+    _cleanup_free_ char *first = first_allowed(agent);
+    _cleanup_free_ char *workdir = realpath(".", NULL);
+    if (workdir == NULL) {
+        report("error: verify: %s", strerror(errno));
+        agent_profile_free(agent);
+        return EXIT_INTERNAL;
+    }
+    if (!json)
+        report("verify: starting a session of %s in %s and probing it...", agent->name, workdir);   /* escaped */
+    char **host_mounts = NULL;
+    _cleanup_free_ char *output = NULL;
+    rc = probe(agent_name, agent, first, &host_mounts, &output);
+    if (rc != 0 || output == NULL || host_mounts == NULL) {
+        report("error: verify: the probe session did not complete (exit %d); nothing was verified", rc);
+        rc = rc != 0 ? rc : EXIT_INTERNAL;
+    } else {
+        rc = judge(output, workdir, host_mounts, secret, first, agent, json);
+    }
     strv_free(host_mounts);
+    agent_profile_free(agent);
     return rc;
 }
 
 static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,
-                 const char *first, bool json)
+                 const char *first, const agent_profile_t *agent, bool json)
 {
     const char *home = getenv("HOME");
-    char *const passed[] = { NULL };
+    /* what the session set on purpose: the profile's variables */
+    char **passed = strv_copy(agent->env);
+    for (size_t i = 0; passed != NULL && agent->telemetry_off != NULL && agent->telemetry_off[i] != NULL; i++)
+        if (strv_push(&passed, agent->telemetry_off[i]) < 0) {
+            strv_free(passed);
+            return EXIT_INTERNAL;
+        }
+    if (passed == NULL)
+        return EXIT_INTERNAL;
     verify_expect_t x = {
         .workdir = workdir, .extra_mountpoints = host_mounts, .host_env = environ, .passed_env = passed,
-        .secret = secret, .host_home = home, .first_allowed = first,
+        .secret = secret, .host_home = home, .first_allowed = first, .agent = agent->name,
+        .agent_telemetry_off = agent->telemetry_off, .agent_credentials = agent->credentials,
     };
     as_error_t *err = NULL;
     verify_report_t *rep = NULL;
     _cleanup_free_ char *text = NULL;
-    if (verify_evaluate(output, &x, &rep, &err) < 0 ||
-        (json ? verify_render_json(rep, &text, &err) : verify_render_table(rep, &text, &err)) < 0) {
+    int r = verify_evaluate(output, &x, &rep, &err);
+    strv_free(passed);
+    if (r < 0 || (json ? verify_render_json(rep, &text, &err) : verify_render_table(rep, &text, &err)) < 0) {
         verify_report_free(rep);
         report_error(&err);
         return EXIT_INTERNAL;

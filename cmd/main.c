@@ -31,12 +31,13 @@ const cli_command_t cli_commands[] = {
       "runtime, resource limits, the storage driver, the images, the egress\n"
       "network, the config files, the home volumes' owner, and git's\n"
       "safe.bareRepository. Exit status 1 on any FAIL." },
-    { "verify", cmd_verify, "[--json]", "prove the confinement on this machine",
+    { "verify", cmd_verify, "[--agent NAME] [--json]", "prove the confinement on this machine",
       "Starts a real session with your configuration, probes it from inside and\n"
       "prints one line per property, PASS, FAIL or SKIP, with the evidence.\n"
       "Exit status 1 on any FAIL.\n"
       "\n"
-      "  --json       the same as JSON" },
+      "  --agent NAME  the agent's session (default: as a session would choose)\n"
+      "  --json        the same as JSON" },
     { "cleanup", cmd_cleanup, "[--homes]", "remove what dead sessions left",
       "Removes the containers, pods, networks and directories of sessions whose\n"
       "CLI is gone (killed, crashed), and says what it removed. Running\n"

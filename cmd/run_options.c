@@ -10,7 +10,7 @@
 #include "util.h"
 
 typedef enum opt_id {
-    OPT_EXEC, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_HELP, OPT_VERSION,
+    OPT_EXEC, OPT_AGENT, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_HELP, OPT_VERSION,
 } opt_id_t;
 
 static const struct option {
@@ -20,7 +20,8 @@ static const struct option {
     const char *value;       /* what it takes ("SIZE"), or NULL; --exec takes the rest */
     const char *help;
 } options[] = {
-    { OPT_EXEC,    "--exec",    NULL, "COMMAND...",   "run COMMAND instead of claude" },
+    { OPT_EXEC,    "--exec",    NULL, "COMMAND...",   "run COMMAND instead of the agent" },
+    { OPT_AGENT,   "--agent",   NULL, "NAME",         "the agent: claude (default), codex, gemini, opencode" },
     { OPT_ENV,     "--env",     NULL, "NAME[=VALUE]", "pass NAME into the sandbox (repeatable)" },
     { OPT_DRY_RUN, "--dry-run", NULL, NULL,           "print the session plan and exit" },
     { OPT_MEMORY,  "--memory",  NULL, "SIZE",         "memory limit (8G, 512M, none; default 3/4 of RAM)" },
@@ -112,7 +113,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args, 
         const char *inline_value = NULL;
         const struct option *opt = find_option(argv[i], &inline_value);
         if (opt == NULL)
-            break;                       /* the rest is Claude's */
+            break;                       /* the rest is the agent's */
         if (opt->id == OPT_HELP || opt->id == OPT_VERSION) {
             *o = (run_options_t){ .help = opt->id == OPT_HELP, .version = opt->id == OPT_VERSION };
             return 1;
@@ -133,6 +134,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args, 
         switch (opt->id) {
         case OPT_ENV:     env_args[n_env++] = value; break;
         case OPT_DRY_RUN: o->dry_run = true; break;
+        case OPT_AGENT:   o->agent = value; break;
         case OPT_MEMORY:  o->memory = value; break;
         case OPT_PIDS:    o->pids = value; break;
         case OPT_CPUS:    o->cpus = value; break;
@@ -163,8 +165,6 @@ int run_options_parse(int argc, char **argv, run_options_t *ret)
     }
     for (size_t i = 0; r == 0 && env_args[i] != NULL; i++)
         r = env_option(&o, env_args[i]);
-    if (r == 0 && !o.exec)
-        r = strv_push(&o.command, "claude");
     for (int i = next; r == 0 && i < argc; i++)
         r = strv_push(&o.command, argv[i]);
     if (r == 0)

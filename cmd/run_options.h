@@ -1,7 +1,7 @@
 /* The options of the default command (a session), in one table that the
  * parser and the usage text both read (cmd/run_options.c). Parsing stops at
  * the first argument that is not one of them, at `--` or after `--exec`:
- * the rest is Claude's arguments, or the command. --help/-h and --version
+ * the rest is the agent's arguments, or the command. --help/-h and --version
  * win over anything before them that is malformed. */
 #ifndef AS_RUN_OPTIONS_H
 #define AS_RUN_OPTIONS_H
@@ -20,8 +20,10 @@ typedef struct run_options {
     bool help, version;      /* print that and exit; nothing else is set */
     bool exec;
     bool dry_run;
+    const char *agent;       /* --agent NAME, or NULL */
     const char *memory, *pids, *cpus;   /* as given, or NULL */
-    char **command;          /* NULL-terminated, owned: "claude" ARGS..., or COMMAND ARGS... */
+    char **command;          /* NULL-terminated, owned: the agent's ARGS... (NULL when none),
+                              * or COMMAND ARGS... with exec */
     char **env;              /* KEY=VALUE, NULL-terminated, owned */
 } run_options_t;
 

@@ -12,7 +12,7 @@
 static const struct {
     const char *name, *meaning;
 } environment[] = {
-    { "AGENT_SANDBOX_IMAGE", "the sandbox image (default " DEFAULT_IMAGE ")" },
+    { "AGENT_SANDBOX_IMAGE", "the sandbox image (default: the agent's, " DEFAULT_IMAGE " for claude)" },
     { "AGENT_SANDBOX_ROUTER_IMAGE", "the router image (default " DEFAULT_ROUTER_IMAGE ")" },
     { "AGENT_SANDBOX_ALLOWLIST", "the allowlist file (default: allowed-hosts in the config directory)" },
     { "AGENT_SANDBOX_RESOLVER", "the IPv4 resolver for upstream names (default: /etc/resolv.conf's)" },
@@ -46,11 +46,12 @@ static const struct {
 
 void cli_usage(FILE *f)
 {
-    fputs("usage: agent-sandbox [OPTIONS] [--] [CLAUDE ARGS...]\n"
+    fputs("usage: agent-sandbox [OPTIONS] [--] [AGENT ARGS...]\n"
           "       agent-sandbox [OPTIONS] --exec COMMAND [ARGS...]\n"
           "       agent-sandbox COMMAND [ARGS...]   (agent-sandbox COMMAND --help)\n"
           "\n"
-          "Runs Claude Code, or COMMAND, in a rootless podman sandbox that sees only\n"
+          "Runs an AI coding agent (Claude Code unless --agent or the settings file\n"
+          "says another), or COMMAND, in a rootless podman sandbox that sees only\n"
           "the current directory and reaches only the hosts on your allowlist.\n"
           "\n"
           "commands:\n", f);

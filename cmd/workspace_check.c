@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "labels.h"
+#include "podman_api.h"
 #include "paths.h"
 #include "user_dirs.h"
 #include "util.h"
@@ -84,7 +86,41 @@ static void name_busy_sessions(const char *dir)
     session_entries_free(v, n);
 }
 
-int workspace_check_begin(workspace_t *ws)
+/* This process's session journal: at most one session per CLI. */
+static struct {
+    int fd;
+    char *dir;
+    char id[SESSION_ID_LEN + 1];
+} journal = { .fd = -1 };
+
+static int journal_dir(char **ret, as_error_t **err)
+{
+    _cleanup_free_ char *state = NULL;
+    int r = user_state_dir(&state, err);
+    if (r < 0)
+        return r;
+    if (user_dir_create(state, err) < 0)
+        return -EIO;
+    if (asprintf(ret, "%s/journals", state) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    return 0;
+}
+
+static int journal_begin(const workspace_t *ws, const char *session_id)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *user_file = NULL;
+    if (journal_dir(&journal.dir, &err) < 0 || user_config_file(WORKSPACE_USER_FILE, &user_file, &err) < 0 ||
+        workspace_journal_begin(ws, user_file, journal.dir, session_id, &journal.fd, &err) < 0) {
+        as_error_prefix(&err, "recording the workspace for the end-of-session check");
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    snprintf(journal.id, sizeof(journal.id), "%s", session_id);
+    return 0;
+}
+
+int workspace_check_begin(workspace_t *ws, const char *session_id)
 {
     as_error_t *err = NULL;
     if (workspace_begin(ws, &err) < 0) {
@@ -102,7 +138,7 @@ int workspace_check_begin(workspace_t *ws)
     }
     for (size_t i = 0; i < ws->n_notes; i++)
         report("warning: %s", ws->notes[i]);
-    return 0;
+    return journal_begin(ws, session_id);
 }
 
 void workspace_check_end(workspace_t *ws, bool container_gone)
@@ -119,4 +155,55 @@ void workspace_check_end(workspace_t *ws, bool container_gone)
     if (text != NULL)
         report("warning: %s", text);
     free(text);
+    /* Checked: the journal has served. Kept when the sandbox may still run,
+     * so that a later CLI checks once it is gone. */
+    if (container_gone)
+        workspace_journal_end(journal.fd, journal.dir, journal.id);
+    else if (journal.fd >= 0)
+        close(journal.fd);
+    journal.fd = -1;
+    free(journal.dir);
+    journal.dir = NULL;
+}
+
+static bool session_gone(void *ctx, const char *id)
+{
+    podman_api_t *api = ctx;
+    as_error_t *err = NULL;
+    podman_labelled_t *list = NULL;
+    size_t n = 0;
+    if (podman_list_labelled(api, PODMAN_CONTAINERS, LABEL_SESSION, &list, &n, &err) < 0) {
+        as_error_free(&err);
+        return false;                     /* cannot tell: check later */
+    }
+    bool gone = true;
+    for (size_t i = 0; i < n && gone; i++)
+        gone = strcmp(list[i].label_value, id) != 0;
+    podman_labelled_free(list, n);
+    return gone;
+}
+
+static void recovered(void *ctx, const char *id, const char *launch_dir, const char *text)
+{
+    (void)ctx;
+    _cleanup_free_ char *dir = launch_dir != NULL ? path_escaped(launch_dir) : NULL;
+    if (launch_dir == NULL)
+        report("warning: the journal of session %s could not be read; removed it", id);
+    else if (text != NULL)
+        report("warning: session %s in %s ended without its end-of-session check (its CLI was "
+               "killed); checked now: %s", id, dir != NULL ? dir : "?", text);
+    else
+        report("note: session %s in %s ended without its end-of-session check (its CLI was "
+               "killed); checked now: nothing to report", id, dir != NULL ? dir : "?");
+}
+
+void workspace_check_recover(podman_api_t *api)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *dir = NULL;
+    workspace_recovery_t rc = { .session_gone = session_gone, .report = recovered, .ctx = api };
+    if (journal_dir(&dir, &err) < 0 || workspace_journal_recover(dir, &rc, &err) < 0) {
+        as_error_prefix(&err, "checking the workspace of an earlier, killed session");
+        report_error(&err);
+    }
 }

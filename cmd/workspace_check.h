@@ -18,12 +18,21 @@ int workspace_check_load(const char *workdir, workspace_t **ret);
 void workspace_check_describe(const workspace_t *ws, FILE *out);
 
 /* Locks the tree (EXIT_REFUSED while another session overlaps it), records
- * the before-state and creates the placeholders. */
-int workspace_check_begin(workspace_t *ws);
+ * the before-state, creates the placeholders and writes the session's
+ * journal (lib/workspace.h), so that the check runs even if this CLI is
+ * killed. A journal that cannot be written refuses the session. */
+int workspace_check_begin(workspace_t *ws, const char *session_id);
 
-/* Removes the placeholders (only when container_gone), compares, warns.
- * Does nothing when begin did not run. */
+/* Removes the placeholders (only when container_gone), compares, warns;
+ * removes the journal once the check ran. Does nothing when begin did not
+ * run. */
 void workspace_check_end(workspace_t *ws, bool container_gone);
+
+/* Runs the end-of-session check of earlier sessions whose CLI was killed
+ * before it (their journals), once their containers are gone, and says
+ * what it found. */
+struct podman_api;
+void workspace_check_recover(struct podman_api *api);
 
 static inline void workspace_freep(workspace_t **ws)
 {

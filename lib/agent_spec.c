@@ -16,7 +16,6 @@ static char *const bind_ro[] = { "ro", "rbind", "rprivate", NULL };
  * files at AGENT_HOME must not land in every later session's home. */
 static char *const home_options[] = { "rw", "nocopy", NULL };
 static char home_env[] = "HOME=" AGENT_HOME;
-static char login_env[] = AGENT_LOGIN_ENV "=" AGENT_LOGIN_DIR;
 
 int agent_spec_add_mount(agent_spec_t *a, const podman_mount_t *m, as_error_t **err)
 {
@@ -46,8 +45,6 @@ static int home_env_add(const session_plan_t *p, agent_spec_t *a, as_error_t **e
                                  "(at most %d, HOME included)", AGENT_MAX_ENV);
         a->env[n++] = home_env;
     }
-    if (p->login_volume != NULL)
-        a->env[n++] = login_env;     /* the room for it is kept apart: it is ours */
     a->env[n] = NULL;
     a->spec.env = a->env;
     return 0;

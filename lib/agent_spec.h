@@ -21,11 +21,11 @@
 
 /* Where the home volume is mounted; HOME inside. */
 #define AGENT_HOME "/home/agent"
-/* Where the login volume is mounted, outside the home; Claude Code keeps its
- * credentials file in CLAUDE_SECURESTORAGE_CONFIG_DIR (checked against the
- * pinned version in tests/e2e/200-agent-home.bats). */
+/* Where the login volume is mounted, outside the home, for an agent whose
+ * profile names the variable that points it there (login-env: Claude Code
+ * keeps its credentials file in CLAUDE_SECURESTORAGE_CONFIG_DIR, checked
+ * against the pinned version in tests/e2e/200-agent-home.bats). */
 #define AGENT_LOGIN_DIR "/var/lib/agent-sandbox-login"
-#define AGENT_LOGIN_ENV "CLAUDE_SECURESTORAGE_CONFIG_DIR"
 
 typedef struct agent_spec {
     podman_container_spec_t spec;
@@ -33,7 +33,7 @@ typedef struct agent_spec {
     size_t n_mounts;
     podman_named_volume_t volumes[AGENT_MAX_VOLUMES];
     size_t n_volumes;
-    char *env[AGENT_MAX_ENV + 2];       /* the plan's env, HOME and the login's, NULL-terminated */
+    char *env[AGENT_MAX_ENV + 1];       /* the plan's env and HOME, NULL-terminated */
 } agent_spec_t;
 
 /* Fills *ret; its strings point into the plan (and its workspace), valid
@@ -42,7 +42,7 @@ typedef struct agent_spec {
  * router the rendered /etc/hosts and /etc/resolv.conf.
  * With a home volume (or a private home) in the plan, it is mounted at
  * AGENT_HOME and HOME points there unless the plan's env sets HOME itself;
- * a login volume is mounted at AGENT_LOGIN_DIR and named by AGENT_LOGIN_ENV. */
+ * a login volume is mounted at AGENT_LOGIN_DIR (the plan's env names it). */
 int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **err);
 
 /* Appends one mount; fails past AGENT_MAX_MOUNTS. */

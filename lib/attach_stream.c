@@ -58,6 +58,8 @@ typedef struct pump {
     bool out_broken, err_broken; /* that fd failed: its output is dropped */
     long lost_at;                /* when output was first lost, or 0 */
     bool lost_again;
+    long signalled_at;           /* when a terminating signal was first seen, or 0 */
+    bool signal_overdue;
     size_t up_len, up_off;
     char up[65536];
 } pump_t;
@@ -241,18 +243,42 @@ static void on_watched(pump_t *p)
     }
 }
 
-/* Until the grace after lost output ends, then no limit. */
-static int poll_timeout(pump_t *p)
+/* The milliseconds left of a grace that started at `since` (0: none, or
+ * over with *done set); at its end, *done is set and the hook called. */
+static long grace_left(long since, long grace_ms, bool *done, void (*hook)(pump_t *p), pump_t *p)
 {
-    if (p->lost_at == 0 || p->lost_again)
+    if (since == 0 || *done)
         return -1;
-    long left = p->lost_at + ATTACH_OUTPUT_LOST_GRACE_MS - monotonic_ms();
+    long left = since + grace_ms - monotonic_ms();
     if (left > 0)
-        return (int)left;
-    p->lost_again = true;
+        return left;
+    *done = true;
+    hook(p);
+    return -1;
+}
+
+static void output_lost_again(pump_t *p)
+{
     if (p->hooks != NULL && p->hooks->on_output_lost != NULL)
         p->hooks->on_output_lost(p->res->output_errno, true, p->hooks->ctx);
-    return -1;
+}
+
+static void signal_overdue(pump_t *p)
+{
+    if (p->hooks->on_signal_overdue != NULL)
+        p->hooks->on_signal_overdue(p->hooks->ctx);
+}
+
+/* Until the next grace ends (after lost output; after a terminating
+ * signal, however early it came), then no limit. */
+static int poll_timeout(pump_t *p)
+{
+    if (p->signalled_at == 0 && p->hooks != NULL && signal_source_terminating(p->hooks->signals) != 0)
+        p->signalled_at = monotonic_ms();
+    long lost = grace_left(p->lost_at, ATTACH_OUTPUT_LOST_GRACE_MS, &p->lost_again, output_lost_again, p);
+    long signalled = grace_left(p->signalled_at, ATTACH_SIGNAL_GRACE_MS, &p->signal_overdue, signal_overdue, p);
+    long next = lost < 0 || (signalled >= 0 && signalled < lost) ? signalled : lost;
+    return (int)next;
 }
 
 enum { I_OUT, I_IN, I_STDIN, I_SIG, I_WATCH, I_COUNT };

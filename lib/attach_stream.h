@@ -52,10 +52,17 @@ typedef struct attach_hooks {
      * and once more with again set when the stream is still open
      * ATTACH_OUTPUT_LOST_GRACE_MS later. */
     void (*on_output_lost)(int errnum, bool again, void *ctx);
+    /* The stream is still open ATTACH_SIGNAL_GRACE_MS after the first
+     * terminating signal of `signals` (one that came before the pump
+     * started counts from its start): the agent ignores it, and no second
+     * signal may come (a closed terminal sends one SIGHUP). Called once. */
+    void (*on_signal_overdue)(void *ctx);
     void *ctx;
 } attach_hooks_t;
 
 #define ATTACH_OUTPUT_LOST_GRACE_MS 2000L
+/* As long as `podman stop` waits before it kills. */
+#define ATTACH_SIGNAL_GRACE_MS 10000L
 
 typedef struct attach_result {
     int output_errno;          /* the first write error on out_fd or err_fd, or 0 */

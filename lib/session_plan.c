@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent_profile.h"
 #include "agent_spec.h"
 #include "egress_spec.h"
 #include "strv.h"
@@ -78,6 +79,53 @@ void session_plan_free(session_plan_t *p)
     free(p);
 }
 
+static bool env_sets(char *const *env, const char *entry)
+{
+    size_t n = strcspn(entry, "=");
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        if (strncmp(env[i], entry, n) == 0 && env[i][n] == '=')
+            return true;
+    return false;
+}
+
+/* The agent's command with the request's as its arguments, or the
+ * request's own. */
+static char **compose_command(const session_inputs_t *in)
+{
+    char **v = strv_copy(in->agent_args ? in->agent->command : in->command);
+    for (size_t i = 0; v != NULL && in->agent_args && in->command != NULL && in->command[i] != NULL; i++)
+        if (strv_push(&v, in->command[i]) < 0) {
+            strv_free(v);
+            return NULL;
+        }
+    return v;
+}
+
+/* The agent's variables (its telemetry switches among them) unless the
+ * request sets the name itself, then the request's; then, with the login
+ * volume, the variable that points the agent at it. */
+static char **compose_env(const session_inputs_t *in, bool login)
+{
+    const struct agent_profile *a = in->agent;
+    char **v = strv_copy(NULL);
+    char *const *sets[] = { a != NULL ? a->env : NULL, a != NULL ? a->telemetry_off : NULL };
+    for (size_t k = 0; v != NULL && k < ARRAY_SIZE(sets); k++)
+        for (size_t i = 0; sets[k] != NULL && sets[k][i] != NULL; i++)
+            if (!env_sets(in->env, sets[k][i]) && strv_push(&v, sets[k][i]) < 0)
+                goto oom;
+    for (size_t i = 0; v != NULL && in->env != NULL && in->env[i] != NULL; i++)
+        if (strv_push(&v, in->env[i]) < 0)
+            goto oom;
+    _cleanup_free_ char *login_env = NULL;
+    if (v != NULL && login && (asprintf(&login_env, "%s=" AGENT_LOGIN_DIR, a->login_env) < 0 ||
+                               strv_push(&v, login_env) < 0))
+        goto oom;
+    return v;
+oom:
+    strv_free(v);
+    return NULL;
+}
+
 /* No IPv6 at all in the pod, not even link-local. */
 static const podman_label_t pod_sysctls[] = {
     { "net.ipv6.conf.all.disable_ipv6", "1" },
@@ -106,7 +154,8 @@ static int build_specs(session_plan_t *p, as_error_t **err)
     return agent_spec_build(p, p->agent_spec, err);
 }
 
-int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
+/* Everything the plan takes from the inputs, checked before any of it is used. */
+static int check_inputs(const session_inputs_t *in, as_error_t **err)
 {
     if (!id_valid(in->id))
         return as_error_make(err, EINVAL, "session id \"%s\" is not 12 lower-case hex digits",
@@ -123,7 +172,10 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
                                  "([a-zA-Z0-9][a-zA-Z0-9_.-]*)", i == 1 ? "login" : "home", volumes[i]);
     if (in->private_home && (in->home_volume != NULL || in->login_volume != NULL))
         return as_error_make(err, EINVAL, "a private home takes no volume");
-    if (in->command == NULL || in->command[0] == NULL || in->command[0][0] == '\0')
+    if (in->agent_args && in->agent == NULL)
+        return as_error_make(err, EINVAL, "arguments for an agent, but no agent");
+    char *const *command = in->agent_args ? in->agent->command : in->command;
+    if (command == NULL || command[0] == NULL || command[0][0] == '\0')
         return as_error_make(err, EINVAL, "no command to run in the sandbox");
     if (in->router_image != NULL && !image_ref_valid(in->router_image))
         return as_error_make(err, EINVAL, "router image name \"%s\" is not a valid image reference",
@@ -139,12 +191,23 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         if (eq == NULL || eq == in->env[i])
             return as_error_make(err, EINVAL, "environment entry \"%s\" is not NAME=VALUE", in->env[i]);
     }
+    return 0;
+}
 
+int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
+{
+    int r = check_inputs(in, err);
+    if (r < 0)
+        return r;
     session_plan_t *p = calloc(1, sizeof(*p));
     if (p == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     p->tty = in->tty;
     p->private_home = in->private_home;
+    p->profile = in->agent;
+    /* Only an agent that reads its login from a directory of its own gets
+     * the shared login volume: no other agent's session holds that login. */
+    bool login = in->login_volume != NULL && in->agent != NULL && in->agent->login_env != NULL;
     if ((p->id = strdup(in->id)) == NULL ||
         asprintf(&p->pid, "%ld", (long)in->cli_pid) < 0 ||
         asprintf(&p->network, "agent-sandbox-%s-net", in->id) < 0 ||
@@ -155,10 +218,10 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         (in->session_dir != NULL && (p->session_dir = strdup(in->session_dir)) == NULL) ||
         !dup_or_null(in->home_volume, &p->home_volume) ||
         !dup_or_null(in->home_project, &p->home_project) ||
-        !dup_or_null(in->login_volume, &p->login_volume) ||
-        !dup_or_null(in->legacy_home, &p->legacy_home) ||
-        (p->command = strv_copy(in->command)) == NULL ||
-        (p->env = strv_copy(in->env)) == NULL ||
+        !dup_or_null(login ? in->login_volume : NULL, &p->login_volume) ||
+        !dup_or_null(login ? in->legacy_home : NULL, &p->legacy_home) ||
+        (p->command = compose_command(in)) == NULL ||
+        (p->env = compose_env(in, login)) == NULL ||
         asprintf(&p->router, "agent-sandbox-%s-router", in->id) < 0 ||
         asprintf(&p->forwarder, "agent-sandbox-%s-forwarder", in->id) < 0 ||
         (in->router_image != NULL && (p->router_image = strdup(in->router_image)) == NULL) ||
@@ -173,7 +236,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     p->workspace = in->workspace;
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
-    int r = build_specs(p, err);
+    r = build_specs(p, err);
     if (r < 0) {
         session_plan_free(p);
         return r;

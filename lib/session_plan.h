@@ -19,12 +19,20 @@
 
 #include "labels.h"
 
+struct agent_profile;
+
 typedef struct session_inputs {
     const char *id;              /* from session_id_generate() */
     pid_t cli_pid;
     const char *workdir;         /* resolved launch directory */
     const char *image;
-    char *const *command;        /* NULL-terminated, non-empty */
+    /* The agent (agent_profile.h; borrowed, may be NULL): its variables are
+     * set (env wins over them), its login volume mounted only when it has
+     * login-env, and with agent_args its command runs with `command` as
+     * its arguments. */
+    const struct agent_profile *agent;
+    bool agent_args;
+    char *const *command;        /* NULL-terminated; non-empty unless agent_args */
     bool tty;
     char *const *env;            /* KEY=VALUE to set inside, NULL-terminated, may be NULL */
     const char *session_dir;     /* host-side session directory (rendered files live there) */
@@ -52,6 +60,7 @@ typedef struct session_plan {
     char *network;
     char *pod;
     char *agent;
+    const struct agent_profile *profile;   /* borrowed, may be NULL */
     char *image;
     char *workdir;
     char **command;
@@ -60,7 +69,7 @@ typedef struct session_plan {
     char *session_dir;
     char *home_volume;
     char *home_project;
-    char *login_volume;
+    char *login_volume;          /* only for an agent with login-env */
     char *legacy_home;
     bool private_home;
     char *router;                /* container names */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent_profile.h"
 #include "agent_spec.h"
 #include "egress_spec.h"
 #include "paths.h"
@@ -127,9 +128,25 @@ static void put_limits(FILE *f, const session_plan_t *p)
         fprintf(f, "unlimited\n");
 }
 
+/* Which agent, where it keeps its state, what it gets only when named. */
+static void put_profile(FILE *f, const agent_profile_t *a)
+{
+    fprintf(f, "  profile: %s; its state:", a->name);
+    for (size_t i = 0; a->home != NULL && a->home[i] != NULL; i++)
+        fprintf(f, "%s ~/%s", i ? "," : "", a->home[i]);
+    fprintf(f, "; its login: %s\n", a->login_env != NULL ? "the login volume" : "in the home");
+    if (a->credentials != NULL) {
+        fputs("  credentials, passed only when named (--env): ", f);
+        put_list(f, a->credentials, " ");
+        fputc('\n', f);
+    }
+}
+
 static void put_agent(FILE *f, const session_plan_t *p)
 {
     fprintf(f, "agent:     %s (in the pod)\n", p->agent);
+    if (p->profile != NULL)
+        put_profile(f, p->profile);
     if (p->private_home)
         fprintf(f, "  home:    an empty tmpfs of its own (no volume)\n");
     else if (p->home_volume != NULL && p->home_project != NULL)
@@ -138,7 +155,7 @@ static void put_agent(FILE *f, const session_plan_t *p)
         fprintf(f, "  home:    volume %s (named by AGENT_SANDBOX_HOME_VOLUME, used as is)\n",
                 p->home_volume);
     if (p->login_volume != NULL)
-        fprintf(f, "  login:   volume %s (Claude's credentials, shared by every project)\n",
+        fprintf(f, "  login:   volume %s (the agent's login, shared by every project)\n",
                 p->login_volume);
     put_container(f, &p->agent_spec->spec);
     fputs("  workdir: ", f);

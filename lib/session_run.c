@@ -58,6 +58,18 @@ static void on_signal(int signo, void *ctx)
     as_error_free(&e);           /* the agent may already be gone */
 }
 
+/* The agent outlived the grace after the signal it was passed: an agent
+ * that ignores SIGHUP would otherwise keep the CLI of a closed terminal,
+ * which sends no second signal, waiting for ever. */
+static void on_signal_overdue(void *ctx)
+{
+    session_t *s = ctx;
+    s->forwarded++;
+    as_error_t *e = NULL;
+    podman_container_kill(s->api, s->agent_id, SIGKILL, &e);
+    as_error_free(&e);           /* the agent may already be gone */
+}
+
 /* The agent's output cannot be written: end it, as a shell pipeline ends
  * a writer whose reader went away (SIGPIPE), or as a lost output should
  * (SIGTERM); SIGKILL when it is still there after the grace. */
@@ -143,7 +155,8 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
             as_error_free(&werr);     /* only the notice is lost, not the confinement */
     }
     attach_hooks_t hooks = { .signals = s->signals, .on_signal = on_signal, .watch = events, .on_watch = on_watch,
-                             .on_output_lost = on_output_lost, .ctx = s };
+                             .on_output_lost = on_output_lost, .on_signal_overdue = on_signal_overdue,
+                             .ctx = s };
     session_result_t res = {0};
     r = attach_pump(stream, input, io, &hooks, &res.io, err);
     http_stream_free(stream);

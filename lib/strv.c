@@ -12,6 +12,14 @@ size_t strv_length(char *const *v)
     return n;
 }
 
+bool strv_contains(char *const *v, const char *s)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        if (strcmp(v[i], s) == 0)
+            return true;
+    return false;
+}
+
 char **strv_copy(char *const *v)
 {
     size_t n = strv_length(v);

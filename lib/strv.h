@@ -3,10 +3,14 @@
 #ifndef AS_STRV_H
 #define AS_STRV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Number of entries before the terminating NULL; 0 for NULL. */
 size_t strv_length(char *const *v);
+
+/* Whether s is one of the entries (v may be NULL). */
+bool strv_contains(char *const *v, const char *s);
 
 /* A deep copy (NULL gives an empty vector); NULL when out of memory. */
 char **strv_copy(char *const *v);

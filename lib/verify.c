@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "strv.h"
 #include "util.h"
 
 static const char probe_script[] =
@@ -134,21 +135,13 @@ static bool under(const char *path, const char *dir)
     return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-static bool in_list(const char *s, char *const *list)
-{
-    for (size_t i = 0; list != NULL && list[i] != NULL; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
 /* File systems that hold no host files; overlay is the image's root. */
 static bool virtual_fs(const char *type)
 {
     static const char *const v[] = { "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup",
                                      "cgroup2", "overlay", "shm", "devtmpfs", "fuse-overlayfs",
                                      "fuse.fuse-overlayfs", "nsfs", "bpf", NULL };
-    return in_list(type, (char *const *)v);
+    return strv_contains((char *const *)v, type);
 }
 
 static void judge_mounts(builder_t *b, const records_t *r, const verify_expect_t *x)
@@ -176,12 +169,12 @@ static void judge_mounts(builder_t *b, const records_t *r, const verify_expect_t
         const char *root = m->fields[1], *point = m->fields[2], *opts = m->fields[3], *type = m->fields[4];
         bool ok;
         if (strcmp(type, "devtmpfs") == 0)
-            ok = in_list(root, (char *const *)devices);
+            ok = strv_contains((char *const *)devices, root);
         else if (virtual_fs(type))
             continue;
         else
-            ok = under(point, x->workdir) || in_list(point, (char *const *)podman_files) ||
-                 in_list(point, x->extra_mountpoints);
+            ok = under(point, x->workdir) || strv_contains((char *const *)podman_files, point) ||
+                 strv_contains(x->extra_mountpoints, point);
         if (strcmp(type, "devtmpfs") != 0) {
             fprintf(fs, "%s%s (%.2s)", n_host++ ? ", " : "", point, opts);
         }
@@ -244,7 +237,7 @@ static void judge_environment(builder_t *b, const records_t *r, const char *outp
         if (eq == NULL || eq == e)
             continue;
         _cleanup_free_ char *name = strndup(e, (size_t)(eq - e));
-        if (name == NULL || in_list(name, (char *const *)generic) || in_list(e, x->passed_env))
+        if (name == NULL || strv_contains((char *const *)generic, name) || strv_contains(x->passed_env, e))
             continue;
         for (size_t k = 0; k < r->n; k++)
             if (r->recs[k].n >= 2 && strcmp(r->recs[k].fields[0], "ENV") == 0 &&
@@ -356,6 +349,49 @@ static void judge_files(builder_t *b, const records_t *r)
         keys ? "masked" : "READABLE", firmware ? "empty" : "LISTED", proc_sys_ro ? "ro" : "WRITABLE");
 }
 
+static bool env_has(const records_t *r, const char *entry, bool name_only)
+{
+    size_t n = name_only ? strlen(entry) : 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const record_t *e = &r->recs[i];
+        if (e->n < 2 || strcmp(e->fields[0], "ENV") != 0)
+            continue;
+        if (name_only ? strncmp(e->fields[1], entry, n) == 0 && e->fields[1][n] == '='
+                      : strcmp(e->fields[1], entry) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void judge_agent(builder_t *b, const records_t *r, const verify_expect_t *x)
+{
+    if (x->agent == NULL)
+        return;
+    static const char property[] = "the agent's profile holds: its program is in the image, its "
+                                   "telemetry switches are set, no credential variable is";
+    const char *path = NULL, *unset = NULL, *cred = NULL;
+    size_t n_off = 0, n_cred = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->recs[i].n >= 3 && strcmp(r->recs[i].fields[0], "AGENT") == 0 && r->recs[i].fields[2][0] != '\0')
+            path = r->recs[i].fields[2];
+    for (; x->agent_telemetry_off != NULL && x->agent_telemetry_off[n_off] != NULL; n_off++)
+        if (unset == NULL && !env_has(r, x->agent_telemetry_off[n_off], false))
+            unset = x->agent_telemetry_off[n_off];
+    for (; x->agent_credentials != NULL && x->agent_credentials[n_cred] != NULL; n_cred++)
+        if (cred == NULL && env_has(r, x->agent_credentials[n_cred], true))
+            cred = x->agent_credentials[n_cred];
+    if (path == NULL)
+        add(b, "agent", property, VERIFY_FAIL, "%s: no such program in the image", x->agent);
+    else if (unset != NULL)
+        add(b, "agent", property, VERIFY_FAIL, "%s: %s is not set inside", x->agent, unset);
+    else if (cred != NULL)
+        add(b, "agent", property, VERIFY_FAIL, "%s: the credential variable %s is set inside without "
+            "being named", x->agent, cred);
+    else
+        add(b, "agent", property, VERIFY_PASS, "%s at %s; %zu telemetry switch(es) set; none of its %zu "
+            "credential variable(s) set", x->agent, path, n_off, n_cred);
+}
+
 int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_t **ret,
                     as_error_t **err)
 {
@@ -372,6 +408,7 @@ int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_
     judge_sockets(&b, &r, x);
     judge_network(&b, &r, x);
     judge_files(&b, &r);
+    judge_agent(&b, &r, x);
     records_free(&r);
 
     verify_report_t *rep = calloc(1, sizeof(*rep));

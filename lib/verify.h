@@ -34,10 +34,16 @@ typedef struct verify_expect {
     const char *secret;                /* a value in the CLI's environment only */
     const char *host_home;
     const char *first_allowed;         /* NULL when the allowlist is empty */
+    /* The agent's profile (agent_profile.h), or agent NULL: its program is
+     * in the image, its telemetry switches are set, none of its credential
+     * variables is. */
+    const char *agent;
+    char *const *agent_telemetry_off;  /* NAME=VALUE */
+    char *const *agent_credentials;    /* NAME */
 } verify_expect_t;
 
 /* The bash script to run in the sandbox with arguments
- * FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE. */
+ * FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE, AGENT_COMMAND (or -). */
 const char *verify_probe_script(void);
 
 int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_t **ret,

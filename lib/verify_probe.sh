@@ -2,8 +2,9 @@
 # It only reports; the CLI judges (lib/verify.c). One record per line:
 #   KIND<TAB>FIELD<TAB>FIELD...
 # Runs under bash, with an empty home of its own and a fixed PATH; curl -q
-# reads no config file. Arguments: FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE.
-first=$1 host_home=$2 nonce=$3
+# reads no config file. Arguments: FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE,
+# AGENT_COMMAND (or -).
+first=$1 host_home=$2 nonce=$3 agent=${4:--}
 t=$(printf '\t')
 
 # the mount table: root, mount point, options, fs type, source
@@ -55,6 +56,11 @@ net sni-spoof curl -q -sS -m 6 -o /dev/null --resolve "spoof-$nonce.invalid:443:
 net host-spoof curl -q -sS -m 6 -H "Host: spoof-$nonce.invalid" -w '\nHTTP %{http_code}' http://127.0.0.2/
 if [ "$first" != - ]; then
     net first-allowed curl -q -sS -m 5 -o /dev/null -w 'HTTP %{http_code}' "https://$first/"
+fi
+
+# the agent's program, looked up on the image's own PATH
+if [ "$agent" != - ]; then
+    printf 'AGENT\tcommand\t%s\n' "$(PATH=/usr/local/bin:/usr/bin:/bin command -v -- "$agent")"
 fi
 
 w() { ( : >>"$1" ) 2>&1; }

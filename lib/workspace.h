@@ -145,6 +145,28 @@ int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, 
 /* The protected paths and pins, one per line, for --dry-run. */
 int workspace_describe(const workspace_t *ws, char **ret, as_error_t **err);
 
+/* The journal (lib/workspace_journal.c): workspace_begin's record, kept in
+ * DIR/ID under a lock for the session's life, so that a later CLI can run the
+ * end-of-session check of a session whose CLI was killed. *ret_fd holds the
+ * lock; workspace_journal_end removes the journal and closes it. */
+int workspace_journal_begin(const workspace_t *ws, const char *user_file, const char *dir,
+                            const char *id, int *ret_fd, as_error_t **err);
+void workspace_journal_end(int fd, const char *dir, const char *id);
+
+typedef struct workspace_recovery {
+    /* Whether the session ID's containers are gone (NULL: assume so). The
+     * check runs only then: a running agent could undo what it disables. */
+    bool (*session_gone)(void *ctx, const char *id);
+    /* Told of each journal checked and removed: its tree (NULL when the
+     * journal could not be read) and the report (NULL: nothing to say). */
+    void (*report)(void *ctx, const char *id, const char *launch_dir, const char *report);
+    void *ctx;
+} workspace_recovery_t;
+
+/* Runs the end-of-session check of every journal in DIR whose session is
+ * dead and gone. A tree another session holds now is left for later. */
+int workspace_journal_recover(const char *dir, const workspace_recovery_t *rc, as_error_t **err);
+
 /* Unlocks; removes nothing. */
 void workspace_free(workspace_t *ws);
 

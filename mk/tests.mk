@@ -17,6 +17,8 @@
 #
 #   make e2e E2E_TESTS=tests/e2e/020-exec.bats      one file
 #   make e2e BATS_FLAGS='--filter SIGINT'           some tests
+#   make e2e E2E_AGENT=codex                        every session runs that agent
+#                                                   (its image: make images AGENTS=codex)
 #
 # An e2e run keeps its TAP stream in $(BUILD)/e2e.tap and ends with the line
 # "N passed, N failed[, N skipped]" (tests/e2e/tap-summary); any failure makes
@@ -35,6 +37,9 @@ E2E_ENV += AGENT_SANDBOX_IMAGE=$(SANDBOX_IMAGE)
 endif
 ifneq ($(filter command% environment%,$(origin ROUTER_IMAGE)),)
 E2E_ENV += AGENT_SANDBOX_ROUTER_IMAGE=$(ROUTER_IMAGE)
+endif
+ifneq ($(E2E_AGENT),)
+E2E_ENV += AS_AGENT=$(E2E_AGENT)
 endif
 ifeq ($(SANITIZE),1)
 # Sanitizer reports fail the test that caused them (tests/e2e/helpers.bash).

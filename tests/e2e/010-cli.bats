@@ -37,7 +37,7 @@ load helpers
         if [ "$args" = "--version --help" ]; then
             assert "${lines[0]}" == "agent-sandbox $(<"$AS_TOP/VERSION")" "the first of the two wins"
         else
-            assert "${lines[0]}" == "usage: agent-sandbox [OPTIONS] [--] [CLAUDE ARGS...]" "$args"
+            assert "${lines[0]}" == "usage: agent-sandbox [OPTIONS] [--] [AGENT ARGS...]" "$args"
         fi
     done
     # after the first non-option, --help is Claude's
@@ -58,7 +58,8 @@ load helpers
     run_x 0 env AS_FROM_HOST=secret agent-sandbox --env A=1 --env=B=x=y --env AS_FROM_HOST \
         --memory=none --pids 128 --cpus none --dry-run --continue -p 'two words'
     assert "$output" contains "  command: claude --continue -p two words"
-    assert "$output" =~ "  env: +A B AS_FROM_HOST( |$)" "the --env names, in order"
+    assert "$output" =~ "  env: +DISABLE_AUTOUPDATER DISABLE_TELEMETRY DISABLE_ERROR_REPORTING A B AS_FROM_HOST( |$)" \
+        "Claude Code's profile's variables, then the --env names, in order"
     assert "$output" contains "processes 128"
     assert "$output" !contains "secret" "values are not printed"
     # memory and CPU limits, where this host enforces them (else refused:

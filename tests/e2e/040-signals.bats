@@ -49,3 +49,17 @@ signal_test() {
 @test "Ctrl-C (SIGINT to the CLI's process group): orderly teardown, non-zero exit" {
     signal_test INT group
 }
+
+@test "an agent that ignores the SIGHUP of a closed terminal is killed after a grace: no CLI waits for ever" {
+    # A closed terminal sends one SIGHUP and no second signal; the CLI
+    # passes it on, and kills the agent when it is still there 10 s later
+    # (lib/attach_stream.h ATTACH_SIGNAL_GRACE_MS).
+    bg_start agent-sandbox --exec sh -c 'trap "" HUP; touch .running; exec sleep 100'
+    wait_for_file "$AS_DIR/.running" 120
+    local start=$SECONDS
+    kill -HUP "$AS_BG_PID"
+    bg_wait 60
+    assert "$status" == 137 "the agent's status: killed (SIGKILL)"
+    [ $((SECONDS - start)) -ge 9 ] || die "killed after $((SECONDS - start)) s, before its grace"
+    leak_check "after SIGHUP" || die "the session was not torn down"
+}

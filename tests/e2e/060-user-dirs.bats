@@ -50,3 +50,47 @@ setup() {
     run_x $EX_REFUSED agent-sandbox --exec true
     assert "$stderr" contains "agent-sandbox's config directory" "the rule"
 }
+
+@test "the settings file picks the agent; its allowed-hosts.d file is copied on first use and merged with allowed-hosts" {
+    mkdir -m 0700 -p "$CFG"
+    printf '# which agent runs\nagent codex\n' >"$CFG/settings"
+    run_x 0 agent-sandbox --memory none --dry-run
+    assert "$stderr" contains "created $CFG/allowed-hosts.d/codex from " "the agent's allowlist, copied"
+    cmp "$CFG/allowed-hosts.d/codex" "$AS_TOP/config/allowed-hosts.d/codex" || die "the copy differs"
+    assert "$output" contains $'\n  profile: codex; its state: ~/.codex; its login: in the home\n'
+    assert "$output" contains $'\n    api.openai.com\n' "the agent's names"
+    assert "$output" contains $'\n    api.anthropic.com\n' "the user's names, still there"
+    assert "$output" !contains "login:   volume" "no shared login volume for codex"
+
+    # the copy is the user's to edit, and is read from then on
+    printf 'models.example.test\n' >>"$CFG/allowed-hosts.d/codex"
+    run_x 0 agent-sandbox --memory none --dry-run
+    assert "$stderr" !contains "created"
+    assert "$output" contains $'\n    models.example.test\n'
+    printf 'https://models.example.test/\n' >"$CFG/allowed-hosts.d/codex"
+    run_x $EX_CONFIG agent-sandbox --memory none --dry-run
+    assert "$stderr" contains "$CFG/allowed-hosts.d/codex:1:" "the agent's allowlist, by file and line"
+
+    # --agent wins over the settings file; AGENT_SANDBOX_ALLOWLIST is used as is
+    run_x 0 agent-sandbox --memory none --agent claude --dry-run
+    assert "$output" contains $'\n  profile: claude;'
+    assert "$output" !contains "api.openai.com"
+    printf 'only.example.test\n' >"$AS_RUN_DIR/only"
+    printf 'agent gemini\n' >"$CFG/settings"
+    AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/only run_x 0 agent-sandbox --memory none --dry-run
+    assert "$output" contains $'\n  profile: gemini;'
+    assert "$output" contains $'allowed: 1 name(s)' "the named allowlist alone"
+    assert "$stderr" !contains "allowed-hosts.d/gemini" "nothing of gemini's copied or read"
+    [ ! -e "$CFG/allowed-hosts.d/gemini" ] || die "gemini's allowlist was copied"
+
+    # an unknown agent: by file and line, or by option
+    printf '\nagent nope\n' >"$CFG/settings"
+    run_x $EX_CONFIG agent-sandbox --dry-run
+    assert "$stderr" == "agent-sandbox: error: $CFG/settings:2: agent nope: no such agent (the agents: claude, codex, crush, gemini, opencode)"
+    printf 'agent Codex\n' >"$CFG/settings"
+    run_x $EX_CONFIG agent-sandbox --dry-run
+    assert "$stderr" contains "$CFG/settings:1: agent \`Codex\` is not an agent's name"
+    rm "$CFG/settings"
+    run_x $EX_USAGE agent-sandbox --agent ../claude --dry-run
+    assert "$stderr" == "agent-sandbox: error: --agent ../claude: no such agent (the agents: claude, codex, crush, gemini, opencode)"
+}

@@ -1,10 +1,13 @@
 #!/usr/bin/env bats
-# The agents' images (docs/agents.md): each built agent runs in the sandbox
-# at its pinned version with no network, draws its first screen in a real
-# terminal, and its image has nothing to escalate to and its telemetry off.
-# An agent whose image was not built (`make images AGENTS=NAME`) is skipped
-# with the command that builds it. And agent-fetch, which brings every
-# agent's tarballs, takes nothing whose digest differs from the pin.
+# The agents (docs/agents.md), each run with `--agent NAME`: each built
+# agent runs in the sandbox at its pinned version with no network, draws its
+# first screen in a real terminal, runs any command in its image with its
+# profile's variables (and only Claude Code gets the shared login), and
+# `verify --agent NAME` holds; its image has nothing to escalate to and its
+# telemetry off. An agent whose image was not built (`make images
+# AGENTS=NAME`) is skipped with the command that builds it; a session of it
+# stops with that command. And agent-fetch, which brings every agent's
+# tarballs, takes nothing whose digest differs from the pin.
 
 load helpers
 load tmux
@@ -14,14 +17,20 @@ setup() {
     home_volume_setup
     allow_nothing
     tmux_setup
+    AS_PREFIX=as-e2e-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
+    # every session finds its agent's image by the profile, with the tag
+    # of this build
+    AS_TAG=$(image_tag)
+    unset AGENT_SANDBOX_IMAGE
 }
 
 teardown() {
     local rc=0
-    tmux_teardown "^$AGENT_SANDBOX_BIN --exec " || rc=1
+    tmux_teardown "^$AGENT_SANDBOX_BIN --agent " || rc=1
     [ -z "${AS_HTTP_PID:-}" ] || kill "$AS_HTTP_PID" 2>/dev/null || true
     as_teardown || rc=1
     home_volume_teardown
+    $PODMAN volume ls -q | grep "^$AS_PREFIX-" | xargs -r $PODMAN volume rm -f >/dev/null 2>&1 || true
     return $rc
 }
 
@@ -32,23 +41,23 @@ image_tag() {
     echo "${image##*:}"
 }
 
-# use_agent NAME: run sessions in NAME's image (mk/images.mk names it), or
-# skip this test when it was not built. Sets AS_PINNED, its pinned version.
+# use_agent NAME: skip this test when NAME's image (mk/images.mk names it)
+# was not built; the sessions run it with --agent NAME, which finds the
+# image by the profile. Sets AS_PINNED, its pinned version.
 use_agent() {
     local image
-    image=localhost/agent-sandbox-$1:$(image_tag)
+    image=localhost/agent-sandbox-$1:$AS_TAG
     AS_PINNED=$(sed -n 's/^version[[:space:]]*//p' "$AS_TOP/sandbox-image/agents/$1.version")
     assert "$AS_PINNED" =~ '^[0-9]+\.[0-9]+\.[0-9]+' "the pinned version of $1"
     $PODMAN image exists "$image" || skip "no image $image: \`make images AGENTS=$1\` builds it"
-    export AGENT_SANDBOX_IMAGE=$image
 }
 
-# first_screen NAME REGEX: `agent-sandbox --exec NAME` in a 100x30 terminal
-# draws a line matching REGEX within 60 s (the screen goes into the test's
-# output, the TAP stream, either way), and the agent ends on a SIGHUP.
+# first_screen NAME REGEX: `agent-sandbox --agent NAME` in a 100x30
+# terminal draws a line matching REGEX within 60 s (the screen goes into the
+# test's output, the TAP stream, either way), and the agent ends on a SIGHUP.
 first_screen() {
     "${AS_TMUX[@]}" new-session -d -s as -x 100 -y 30 \
-        "cd '$AS_DIR' && exec env AGENT_SANDBOX_IMAGE='$AGENT_SANDBOX_IMAGE' '$AGENT_SANDBOX_BIN' --exec $1"
+        "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --agent $1"
     local rc=0
     wait_pane "$2" 60 || rc=1
     { echo "# $1's first screen:"; pane | sed 's/^/#   /'; } >&3
@@ -61,21 +70,48 @@ first_screen() {
     agent=$($PODMAN ps --filter label=agent-sandbox.session --format '{{.Names}}' | grep -e '-agent$' || true)
     [ -z "$agent" ] || $PODMAN kill --signal HUP "$agent" >/dev/null 2>&1 || true
     for ((n = 0; n < 100; n++)); do
-        pgrep -u "$(id -u)" -f -- "^$AGENT_SANDBOX_BIN --exec $1" >/dev/null || return 0
+        pgrep -u "$(id -u)" -f -- "^$AGENT_SANDBOX_BIN --agent $1" >/dev/null || return 0
         sleep 0.1
     done
     die "$1 is still running 10 s after a SIGHUP:"$'\n'"$($PODMAN top "$agent" pid args)"
 }
 
-# version_offline NAME FORMAT: with no allowed name, `--exec NAME --version`
-# prints the pinned version in NAME's own FORMAT (printf, %s the version).
+# version_offline NAME FORMAT: with no allowed name, `--agent NAME --
+# --version` prints the pinned version in NAME's own FORMAT (printf, %s the
+# version).
 version_offline() {
     use_agent "$1"
-    run_x 0 agent-sandbox --exec "$1" --version
+    run_x 0 agent-sandbox --agent "$1" -- --version
     assert "$output" == "$(printf "$2" "$AS_PINNED")"
 }
 
-@test "claude: --exec claude --version prints the pinned version, with no network" {
+# exec_inside NAME: `--agent NAME --exec` runs any command in NAME's image,
+# with the profile's variables (its telemetry switches) and its home; with
+# per-project homes, only an agent with login-env (Claude Code) gets the
+# shared login volume and the variable that points there.
+exec_inside() {
+    use_agent "$1"
+    unset AGENT_SANDBOX_HOME_VOLUME
+    export AGENT_SANDBOX_VOLUME_PREFIX=$AS_PREFIX
+    run_x 0 agent-sandbox --agent "$1" --exec sh -c '
+        command -v "$1"; echo "HOME=$HOME"; env
+        ls -d /var/lib/agent-sandbox-login 2>/dev/null || echo "no login volume"' sh "$1"
+    assert "${lines[0]}" == "/usr/local/bin/$1" "the agent's program, in its image"
+    assert "${lines[1]}" == "HOME=/home/agent"
+    local want
+    for want in $(sed -n 's/^telemetry-off[[:space:]]*//p; s/^env[[:space:]]*//p' "$AS_TOP/config/agents/$1"); do
+        assert "$output" contains $'\n'"$want"$'\n' "the profile's $want"
+    done
+    if [ "$1" = claude ]; then
+        assert "$output" contains $'\nCLAUDE_SECURESTORAGE_CONFIG_DIR=/var/lib/agent-sandbox-login\n'
+        assert "${lines[-1]}" == /var/lib/agent-sandbox-login "the shared login volume"
+    else
+        assert "$output" !contains CLAUDE_SECURESTORAGE_CONFIG_DIR
+        assert "${lines[-1]}" == "no login volume" "Claude Code's login, in $1's session"
+    fi
+}
+
+@test "claude: --agent claude -- --version prints the pinned version, with no network" {
     version_offline claude '%s (Claude Code)'
 }
 
@@ -84,7 +120,11 @@ version_offline() {
     use_agent claude && first_screen claude "Welcome to Claude Code v$AS_PINNED"
 }
 
-@test "codex: --exec codex --version prints the pinned version, with no network" {
+@test "claude: --agent claude --exec runs in its image, with its variables and the shared login" {
+    exec_inside claude
+}
+
+@test "codex: --agent codex -- --version prints the pinned version, with no network" {
     version_offline codex 'codex-cli %s'
 }
 
@@ -92,12 +132,16 @@ version_offline() {
     use_agent codex && first_screen codex 'Sign in with Device Code'
 }
 
-@test "gemini: --exec gemini --version prints the pinned version, with Node.js from the npm registry" {
+@test "codex: --agent codex --exec runs in its image, with its variables, without Claude's login" {
+    exec_inside codex
+}
+
+@test "gemini: --agent gemini -- --version prints the pinned version, with Node.js from the npm registry" {
     version_offline gemini '%s'
     local node
     node=$(awk -v p="$("$AS_TOP/sandbox-image/agent-fetch" --platform)" '$1 == "tarball" && $2 == "node" && $3 == p { print $5 }' \
         "$AS_TOP/sandbox-image/agents/gemini.version")
-    run_x 0 agent-sandbox --exec node --version
+    run_x 0 agent-sandbox --agent gemini --exec node --version
     assert "$output" == "v$node" "the pinned node"
 }
 
@@ -106,7 +150,11 @@ version_offline() {
     use_agent gemini && first_screen gemini 'Do you trust the files in this folder\?'
 }
 
-@test "opencode: --exec opencode --version prints the pinned version, with no network" {
+@test "gemini: --agent gemini --exec runs in its image, with its variables, without Claude's login" {
+    exec_inside gemini
+}
+
+@test "opencode: --agent opencode -- --version prints the pinned version, with no network" {
     version_offline opencode '%s'
 }
 
@@ -114,10 +162,35 @@ version_offline() {
     use_agent opencode && first_screen opencode 'Ask anything'
 }
 
+@test "opencode: --agent opencode --exec runs in its image, with its variables, without Claude's login" {
+    exec_inside opencode
+}
+
+@test "verify --agent NAME: every property holds in each built agent's session, its profile's among them" {
+    local name built=
+    for name in claude codex gemini opencode; do
+        $PODMAN image exists "localhost/agent-sandbox-$name:$AS_TAG" || continue
+        built="$built $name"
+        run_x 0 agent-sandbox verify --agent "$name"
+        assert "$output" contains "0 failed" "verify of $name"
+        assert "$output" =~ "PASS  the agent's profile holds[^"$'\n'"]*  $name at /usr/local/bin/$name;" "$name's profile"
+    done
+    [ -n "$built" ] || skip "no agent image built (make images)"
+}
+
+@test "a missing agent image: exit 66 and the command that builds it; nothing left" {
+    local image=localhost/agent-sandbox-crush:$AS_TAG
+    ! $PODMAN image exists "$image" || skip "$image exists"
+    run_x $EX_NOIMAGE agent-sandbox --agent crush --exec true
+    assert "$stderr" contains "the sandbox image $image is missing; build it with \`make images AGENTS=crush\`"
+    assert "$output" == ""
+    leak_check "after the failed start" || die "a failed start left resources behind"
+}
+
 @test "threat 20: no setuid or setgid file in any built agent image; telemetry off in its settings" {
     local name image built=
     for name in claude codex gemini opencode; do
-        image=localhost/agent-sandbox-$name:$(image_tag)
+        image=localhost/agent-sandbox-$name:$AS_TAG
         $PODMAN image exists "$image" || continue
         built="$built $name"
         run_x 0 $PODMAN run --rm --network none --user 0:0 "$image" \
@@ -138,7 +211,7 @@ version_offline() {
     )
     for name in $built; do
         [ -n "${want[$name]:-}" ] || continue
-        run_x 0 $PODMAN run --rm --network none "localhost/agent-sandbox-$name:$(image_tag)" sh -c "${want[$name]}"
+        run_x 0 $PODMAN run --rm --network none "localhost/agent-sandbox-$name:$AS_TAG" sh -c "${want[$name]}"
         assert "$output" == "${expect[$name]}" "$name's telemetry switch"
     done
 }

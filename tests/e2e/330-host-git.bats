@@ -153,3 +153,38 @@ host_git_everywhere() {
     assert "$stderr" contains "  vendor/.git/objects/ab/payload: new, or made executable"
     assert "$stderr" contains "  vendor/x/objects/run: new, or made executable"
 }
+
+# A session whose CLI is killed never reaches its own end-of-session check:
+# the next CLI runs it from the session's journal, once the sandbox is gone.
+# plant_then_kill: plants a bare-shaped sub/ inside a session, then kills its
+# CLI with SIGKILL.
+plant_then_kill() {
+    bg_start agent-sandbox --exec sh -c "$PLANT_BARE"'
+        plant_bare sub "$1" && touch .planted && exec sleep 600' sh "$MARK"
+    wait_for_file "$AS_DIR/.planted" 60
+    kill -KILL "$AS_BG_PID"
+    bg_wait 30
+    assert "$status" == 137 "the killed CLI"
+    [ -e "$AS_DIR/sub/config" ] || die "the planted config is not there"
+}
+
+@test "threat 31: a killed CLI's check runs at the next cleanup" {
+    plant_then_kill
+    run_x 0 agent-sandbox cleanup
+    assert "$stderr" contains "ended without its end-of-session check (its CLI was killed); checked now:"
+    assert "$stderr" contains "  sub/config: a git config with core.fsmonitor"
+    host_git_everywhere
+    assert "$(ls -A "$XDG_STATE_HOME/agent-sandbox/journals")" == "" "journals left"
+}
+
+@test "threat 31: a killed CLI's check runs at the next session's start, from another tree" {
+    plant_then_kill
+    local other
+    other=$(mktemp -d "$AS_E2E_ROOT/XXXXXXXX")
+    cd "$other"
+    run_x 0 agent-sandbox --exec true
+    cd "$AS_DIR"
+    rm -rf "$other"
+    assert "$stderr" contains "  sub/config: a git config with core.fsmonitor"
+    host_git_everywhere
+}

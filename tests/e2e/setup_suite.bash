@@ -40,10 +40,18 @@ suite_xdg_setup() {
     for name in containers cni; do
         ln -s "$user_config/$name" "$AS_SUITE_XDG/config/$name" || return 1
     done
-    # The packaged allowlist, as a first run would copy it (060-user-dirs.bats
-    # tests that copy), so that no test depends on being the first.
+    # The packaged allowlists, as a first run (of each agent) would copy them
+    # (060-user-dirs.bats tests that copy), so that no test depends on being
+    # the first.
     mkdir -m 0700 "$AS_SUITE_XDG/config/agent-sandbox" &&
-        cp "$AS_TOP/config/allowed-hosts" "$AS_SUITE_XDG/config/agent-sandbox/" || return 1
+        cp "$AS_TOP/config/allowed-hosts" "$AS_SUITE_XDG/config/agent-sandbox/" &&
+        cp -r "$AS_TOP/config/allowed-hosts.d" "$AS_SUITE_XDG/config/agent-sandbox/" || return 1
+    # AS_AGENT=NAME (make e2e E2E_AGENT=NAME): every session runs that
+    # agent's profile and image, named in the settings file (docs/agents.md)
+    # as a user would; --agent in a test still wins.
+    if [ -n "${AS_AGENT:-}" ]; then
+        printf 'agent %s\n' "$AS_AGENT" >"$AS_SUITE_XDG/config/agent-sandbox/settings" || return 1
+    fi
     export AS_SUITE_XDG XDG_CONFIG_HOME=$AS_SUITE_XDG/config XDG_STATE_HOME=$AS_SUITE_XDG/state
 }
 
@@ -83,6 +91,7 @@ setup_suite() {
     AGENT_SANDBOX_RESOLVER=$(_last_usable "$subnet")
     export AGENT_SANDBOX_RESOLVER
     echo "# e2e: $AGENT_SANDBOX_BIN ($("$AGENT_SANDBOX_BIN" --version 2>&1 | head -1)), $($PODMAN --version)" >&3
+    echo "# e2e: agent ${AS_AGENT:-claude (the default)}" >&3
     echo "# e2e: routers' egress network $net ($subnet, --internal), resolver $AGENT_SANDBOX_RESOLVER (nothing answers)" >&3
 }
 

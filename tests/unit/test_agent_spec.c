@@ -12,7 +12,9 @@
 
 #include "agent_spec.h"
 #include "home_volume.h"
+#include "plan_of.h"
 #include "session_plan.h"
+#include "strv.h"
 
 static char *cmd[] = { "claude", "--continue", NULL };
 static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };
@@ -24,23 +26,6 @@ static session_inputs_t inputs(void)
         .image = "localhost/agent-sandbox:dev", .command = cmd, .env = env,
         .home_volume = "agent-sandbox-home",
     };
-}
-
-static session_plan_t *plan_of(session_inputs_t in)
-{
-    session_plan_t *p = NULL;
-    as_error_t *err = NULL;
-    if (session_plan_build(&in, &p, &err) < 0)
-        fail_msg("plan refused: %s", err->msg);
-    return p;
-}
-
-static bool strv_has(char *const *v, const char *s)
-{
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        if (strcmp(v[i], s) == 0)
-            return true;
-    return false;
 }
 
 static void home_volume_at_agent_home(void **state)
@@ -57,7 +42,7 @@ static void home_volume_at_agent_home(void **state)
     assert_string_equal(a.volumes[0].name, "agent-sandbox-home");
     assert_string_equal(a.volumes[0].destination, AGENT_HOME);
     assert_string_equal(AGENT_HOME, "/home/agent");
-    assert_true(strv_has(a.volumes[0].options, "nocopy"));   /* nothing of the image copied in */
+    assert_true(strv_contains(a.volumes[0].options, "nocopy"));   /* nothing of the image copied in */
 
     /* the plan's env, in order, then HOME */
     assert_string_equal(a.spec.env[0], "TERM=xterm");
@@ -123,37 +108,7 @@ static void no_home_volume_no_home(void **state)
     assert_int_equal(a.n_volumes, 0);
     assert_int_equal(a.spec.n_volumes, 0);
     assert_ptr_equal(a.spec.env, p->env);
-    assert_false(strv_has(a.spec.env, "HOME=/home/agent"));
-    session_plan_free(p);
-}
-
-/* The default: the launch directory's own home and the login apart. */
-static void login_volume_apart_from_the_home(void **state)
-{
-    (void)state;
-    session_inputs_t in = inputs();
-    in.home_volume = "agent-sandbox-home-proj-0123456789abcdef";
-    in.home_project = "/home/u/proj";
-    in.login_volume = "agent-sandbox-login";
-    in.legacy_home = "agent-sandbox-home";
-    session_plan_t *p = plan_of(in);
-    agent_spec_t a;
-    as_error_t *err = NULL;
-    assert_int_equal(agent_spec_build(p, &a, &err), 0);
-    assert_int_equal(a.spec.n_volumes, 2);
-    assert_string_equal(a.volumes[0].name, "agent-sandbox-home-proj-0123456789abcdef");
-    assert_string_equal(a.volumes[0].destination, "/home/agent");
-    assert_string_equal(a.volumes[1].name, "agent-sandbox-login");
-    assert_string_equal(a.volumes[1].destination, "/var/lib/agent-sandbox-login");
-    assert_true(strv_has(a.volumes[1].options, "nocopy"));
-    assert_string_equal(a.spec.env[2], "HOME=/home/agent");
-    assert_string_equal(a.spec.env[3], "CLAUDE_SECURESTORAGE_CONFIG_DIR=/var/lib/agent-sandbox-login");
-    assert_null(a.spec.env[4]);
-    char *text = NULL;
-    assert_int_equal(session_plan_describe(p, &text, &err), 0);
-    assert_non_null(strstr(text, "home:    volume agent-sandbox-home-proj-0123456789abcdef (this launch directory's own)"));
-    assert_non_null(strstr(text, "login:   volume agent-sandbox-login"));
-    free(text);
+    assert_false(strv_contains(a.spec.env, "HOME=/home/agent"));
     session_plan_free(p);
 }
 
@@ -176,9 +131,9 @@ static void private_home_is_an_empty_tmpfs(void **state)
     assert_non_null(home);
     assert_string_equal(home->type, "tmpfs");
     assert_null(home->source);
-    assert_true(strv_has(home->options, "U"));
-    assert_true(strv_has(home->options, "mode=0700"));
-    assert_true(strv_has(a.spec.env, "HOME=/home/agent"));
+    assert_true(strv_contains(home->options, "U"));
+    assert_true(strv_contains(home->options, "mode=0700"));
+    assert_true(strv_contains(a.spec.env, "HOME=/home/agent"));
     session_plan_free(p);
     /* and never with a volume */
     in.home_volume = "agent-sandbox-home";
@@ -300,7 +255,6 @@ int main(void)
         cmocka_unit_test(nested_podman_adds_no_privilege),
         cmocka_unit_test(explicit_home_is_kept),
         cmocka_unit_test(no_home_volume_no_home),
-        cmocka_unit_test(login_volume_apart_from_the_home),
         cmocka_unit_test(private_home_is_an_empty_tmpfs),
         cmocka_unit_test(project_home_names),
         cmocka_unit_test(too_many_env_entries),

@@ -168,6 +168,57 @@ static void reachable_first_entry_passes(void **state)
     free(out);
 }
 
+/* verify --agent: the agent's program, its telemetry switches, and none of
+ * its credential variables. */
+static verify_report_t *judge_agent(const char *output)
+{
+    static char *off[] = { "X_TELEMETRY=0", NULL };
+    static char *creds[] = { "X_API_KEY", NULL };
+    verify_expect_t x = expect();
+    x.agent = "x";
+    x.agent_telemetry_off = off;
+    x.agent_credentials = creds;
+    verify_report_t *r = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(verify_evaluate(output, &x, &r, &err), 0);
+    return r;
+}
+
+static void agent_profile_holds(void **state)
+{
+    (void)state;
+    verify_report_t *r = judge(confined);
+    for (size_t i = 0; i < r->n; i++)
+        assert_string_not_equal(r->results[i].id, "agent");      /* no agent: no such line */
+    verify_report_free(r);
+
+    const struct { const char *add; verify_status_t want; const char *evidence; } cases[] = {
+        { "ENV\tX_TELEMETRY=0\nAGENT\tcommand\t/usr/local/bin/x\n", VERIFY_PASS, "x at /usr/local/bin/x" },
+        { "ENV\tX_TELEMETRY=0\nAGENT\tcommand\t\n", VERIFY_FAIL, "no such program" },
+        { "AGENT\tcommand\t/usr/local/bin/x\n", VERIFY_FAIL, "X_TELEMETRY=0 is not set" },
+        { "ENV\tX_TELEMETRY=1\nAGENT\tcommand\t/usr/local/bin/x\n", VERIFY_FAIL, "X_TELEMETRY=0 is not set" },
+        { "ENV\tX_TELEMETRY=0\nENV\tX_API_KEY=sk-1\nAGENT\tcommand\t/usr/local/bin/x\n", VERIFY_FAIL,
+          "X_API_KEY is set inside" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *out = with("DONE\n", cases[i].add);
+        char *done = NULL;
+        assert_true(asprintf(&done, "%sDONE\n", out) > 0);
+        r = judge_agent(done);
+        const verify_result_t *a = NULL;
+        for (size_t k = 0; k < r->n; k++)
+            if (strcmp(r->results[k].id, "agent") == 0)
+                a = &r->results[k];
+        assert_non_null(a);
+        assert_int_equal(a->status, cases[i].want);
+        if (strstr(a->evidence, cases[i].evidence) == NULL)
+            fail_msg("case %zu: \"%s\" lacks \"%s\"", i, a->evidence, cases[i].evidence);
+        verify_report_free(r);
+        free(out);
+        free(done);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +227,7 @@ int main(void)
         cmocka_unit_test(passed_variables_and_own_sockets_are_fine),
         cmocka_unit_test(truncated_output_fails),
         cmocka_unit_test(reachable_first_entry_passes),
+        cmocka_unit_test(agent_profile_holds),
     };
     return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
 }

@@ -1035,6 +1035,81 @@ static void sections_match_through_symlinks(void **state)
     workspace_rules_free(rules);
 }
 
+
+/* ---- the journal: the check of a session whose CLI was killed ---------- */
+
+struct recovered {
+    int calls;
+    bool gone;
+    char *dir, *report;
+};
+
+static bool journal_gone(void *ctx, const char *id)
+{
+    (void)id;
+    return ((struct recovered *)ctx)->gone;
+}
+
+static void journal_told(void *ctx, const char *id, const char *launch_dir, const char *report)
+{
+    (void)id;
+    struct recovered *c = ctx;
+    c->calls++;
+    free(c->dir);
+    free(c->report);
+    c->dir = launch_dir != NULL ? strdup(launch_dir) : NULL;
+    c->report = report != NULL ? strdup(report) : NULL;
+}
+
+static void journal_checks_a_killed_session(void **state)
+{
+    struct real *r = *state;
+    make(r, ".git/HEAD", "ref: refs/heads/main\n");
+    make(r, ".git/objects/", NULL);
+    make(r, ".git/refs/", NULL);
+    make(r, ".git/config", "[core]\n");
+    char dir[PATH_MAX * 2], user_file[PATH_MAX * 2], journal[PATH_MAX * 3];
+    snprintf(dir, sizeof(dir), "%s/journals", r->home);
+    snprintf(user_file, sizeof(user_file), "%s/protected-paths", r->home);
+    snprintf(journal, sizeof(journal), "%s/0123456789ab", dir);
+    workspace_t *ws = plan(r, rules_of(r, NULL));
+    as_error_t *err = NULL;
+    int fd = -1;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    assert_int_equal(workspace_journal_begin(ws, user_file, dir, "0123456789ab", &fd, &err), 0);
+    make(r, "bare/HEAD", "ref: refs/heads/main\n");          /* what the agent plants */
+    make(r, "bare/objects/", NULL);
+    make(r, "bare/refs/", NULL);
+    make(r, "bare/config", "[core]\n\tfsmonitor = touch /tmp/x\n");
+
+    struct recovered c = { .gone = true };
+    workspace_recovery_t rc = { journal_gone, journal_told, &c };
+    assert_int_equal(workspace_journal_recover(dir, &rc, &err), 0);
+    assert_int_equal(c.calls, 0);                              /* its CLI still runs */
+    close(fd);                                                 /* kill -9: no end, no unlink */
+    workspace_free(ws);
+    c.gone = false;
+    assert_int_equal(workspace_journal_recover(dir, &rc, &err), 0);
+    assert_int_equal(c.calls, 0);                              /* its sandbox is not gone yet */
+    assert_int_equal(access(journal, F_OK), 0);
+    c.gone = true;
+    assert_int_equal(workspace_journal_recover(dir, &rc, &err), 0);
+    assert_int_equal(c.calls, 1);
+    assert_string_equal(c.dir, r->launch);
+    assert_non_null(c.report);
+    assert_contains(c.report, "  bare/config: a git config with core.fsmonitor");
+    assert_true(exists(r, "bare/config.agent-sandbox-disabled") && !exists(r, "bare/config"));
+    assert_int_equal(access(journal, F_OK), -1);               /* checked once */
+
+    write_file(journal, "agent-sandbox-journal 1\nD3:/x,\n");  /* cut short */
+    assert_int_equal(workspace_journal_recover(dir, &rc, &err), 0);
+    assert_int_equal(c.calls, 2);
+    assert_null(c.dir);
+    assert_int_equal(access(journal, F_OK), -1);
+    free(c.dir);
+    free(c.report);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1062,6 +1137,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(agent_gets_the_mounts, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(load_reads_both_files, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(sections_match_through_symlinks, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(journal_checks_a_killed_session, real_setup, real_teardown),
     };
     return cmocka_run_group_tests_name("workspace", tests, NULL, NULL);
 }
