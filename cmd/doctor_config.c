@@ -17,6 +17,7 @@
 #include "launch_policy.h"
 #include "resource_limits.h"
 #include "user_dirs.h"
+#include "user_settings.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -179,6 +180,34 @@ static void check_limits_file(doctor_t *d)
     show_config(d, "config limits", path, r, &err, "none: the defaults", CHECK_OK, "parsed");
 }
 
+/* The settings file, parsed as a session would; the agent it names must
+ * be one this installation has a profile for. */
+static void check_settings(doctor_t *d)
+{
+    _cleanup_free_ char *path = NULL, *text = NULL, *parsed = NULL, *profile = NULL, *rel = NULL;
+    size_t len = 0;
+    as_error_t *err = NULL;
+    if (user_config_file(USER_SETTINGS_FILE, &path, &err) < 0) {
+        doctor_error(d, "config settings", CHECK_FAIL, NULL, &err);
+        return;
+    }
+    user_settings_t set = {0};
+    int r = read_config(path, &text, &len, &err);
+    if (r == 0 && len > USER_SETTINGS_MAX)
+        r = as_error_make(&err, EFBIG, "%s: over %d bytes", path, USER_SETTINGS_MAX);
+    if (r == 0)
+        r = user_settings_parse(path, text, len, &set, &err);
+    if (r == 0 && set.agent != NULL && asprintf(&rel, "agents/%s", set.agent) >= 0 &&
+        (profile = packaged_file(rel)) == NULL)
+        r = as_error_make(&err, EINVAL, "%s:%u: agent %s: no such agent in this installation", path,
+                          set.agent_line, set.agent);
+    if (r == 0 && asprintf(&parsed, "agent %s", set.agent != NULL ? set.agent : "claude (the default)") < 0)
+        r = as_error_make(&err, ENOMEM, "out of memory");
+    user_settings_clear(&set);
+    show_config(d, "config settings", path, r, &err, "none: Claude Code unless --agent says another",
+                CHECK_OK, parsed);
+}
+
 void doctor_check_config(doctor_t *d)
 {
     const char *home = getenv("HOME");
@@ -191,6 +220,7 @@ void doctor_check_config(doctor_t *d)
     check_allowed_paths(d, home);
     check_protected_paths(d, home);
     check_limits_file(d);
+    check_settings(d);
 }
 
 /* ---- the home volumes -------------------------------------------------- */

@@ -9,10 +9,10 @@ load helpers
 CHECKS=(XDG_RUNTIME_DIR "subordinate ids" "user namespaces" /dev/net/tun podman cgroups storage
         "resource limits" "image router" "image claude" "egress network" "upstream resolver"
         "config allowed-hosts" "config allowed-paths" "config protected-paths" "config limits"
-        "home volume (AGENT_SANDBOX_HOME_VOLUME)" git)
+        "config settings" "home volume (AGENT_SANDBOX_HOME_VOLUME)" git)
 
 teardown() {
-    rm -f "$AS_CONFIG_DIR/limits"
+    rm -f "$AS_CONFIG_DIR/limits" "$AS_CONFIG_DIR/settings"
     as_teardown
 }
 
@@ -51,6 +51,22 @@ teardown() {
     assert "${lines[-1]}" =~ "^[0-9]+ OK, [0-9]+ WARN, 2 FAIL$"
     # the other checks still ran
     assert "$output" =~ $'\n'"OK    podman: podman "
+}
+
+@test "doctor: the settings file, parsed as a session reads it, and the agent it names" {
+    printf '# mine\nagent codex\n' >"$AS_CONFIG_DIR/settings"
+    run_x 0 agent-sandbox doctor
+    assert "$output" contains $'\n'"OK    config settings: $AS_CONFIG_DIR/settings: agent codex"$'\n'
+    printf 'agent codex\ncolour blue\n' >"$AS_CONFIG_DIR/settings"
+    run_x $EX_CONFIG agent-sandbox --exec true
+    assert "$stderr" contains "$AS_CONFIG_DIR/settings:2: "
+    run_x 1 agent-sandbox doctor
+    assert "$output" =~ $'\n'"FAIL  config settings: $AS_CONFIG_DIR/settings:2: "
+    assert "$output" contains $'\n'"      fix: \${EDITOR:-vi} $AS_CONFIG_DIR/settings"$'\n'
+    printf 'agent nosuch\n' >"$AS_CONFIG_DIR/settings"
+    run_x 1 agent-sandbox doctor
+    assert "$output" contains $'\n'"FAIL  config settings: $AS_CONFIG_DIR/settings:1: agent nosuch: no such agent"
+    assert "${lines[-1]}" =~ "^[0-9]+ OK, [0-9]+ WARN, 1 FAIL$"
 }
 
 @test "doctor: a runtime directory that is not yours is a FAIL with the command that makes one" {
