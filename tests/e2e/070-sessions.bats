@@ -167,3 +167,21 @@ print("ok")' "$output" "$one" "$two" "$id_one" "$AS_DIR" "$entries" "$id_two"
     run_x $EX_SERVICE env PATH=/nonexistent "$AGENT_SANDBOX_BIN" --memory none --exec true
     assert "$stderr" contains "\`agent-sandbox doctor\` checks what sessions need of this host"
 }
+
+@test "progress: a new home volume is announced on a terminal, on one line erased before the agent; quiet elsewhere" {
+    home_volume_setup
+    local cmd="$AGENT_SANDBOX_BIN --memory none --exec echo started" line=$'\r\e[Kagent-sandbox: setting up a new home volume'
+    # on a terminal (script(1) gives the CLI one)
+    run_x 0 script -qec "$cmd" /dev/null
+    assert "$output" contains "$line" "the progress line on a terminal"
+    # (script echoes the end of its empty stdin as ^@, at any moment)
+    assert "${output//^@/}" contains $'(its first session)...\r\e[Kstarted' "erased before the agent's output"
+    run_x 0 script -qec "$cmd" /dev/null
+    assert "$output" !contains "home volume" "the volume exists now: nothing to announce"
+    # without a terminal: nothing, even for a new volume
+    home_volume_teardown
+    run_x 0 agent-sandbox --memory none --exec echo started
+    assert "$stderr" !contains "home volume"
+    assert "$output" == "started"
+    home_volume_teardown
+}
