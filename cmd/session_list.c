@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "msg.h"
 #include "paths.h"
 #include "util.h"
 
@@ -63,19 +64,19 @@ void session_put_age(FILE *f, long long s)
 
 char *session_describe(const session_entry_t *e)
 {
+    msg_t m;
+    as_error_t *err = NULL;
     char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return NULL;
-    fprintf(f, "session %s (PID %d, in ", e->id, (int)e->pid);
-    session_put_dir(f, e->launch_dir);
-    fputs(", started ", f);
-    session_put_age(f, session_age(e));
-    fputs(" ago)", f);
-    if (fclose(f) != 0) {
-        free(text);
+    if (msg_open(&m, &err) < 0) {
+        as_error_free(&err);
         return NULL;
     }
+    fprintf(m.f, "session %s (PID %d, in ", e->id, (int)e->pid);
+    session_put_dir(m.f, e->launch_dir);
+    fputs(", started ", m.f);
+    session_put_age(m.f, session_age(e));
+    fputs(" ago)", m.f);
+    if (msg_close(&m, &text, &err) < 0)
+        as_error_free(&err);
     return text;
 }
