@@ -195,16 +195,18 @@ static void check_images(doctor_t *d, cli_backend_t *b)
 {
     const char *router = getenv("AGENT_SANDBOX_ROUTER_IMAGE"), *sandbox = getenv("AGENT_SANDBOX_IMAGE");
     router = router != NULL && router[0] ? router : DEFAULT_ROUTER_IMAGE;
-    _cleanup_free_ char *build = build_command("router", NULL, router);
+    _cleanup_free_ char *build = build_command("router", NULL, router), *chosen = doctor_settings_agent();
     check_image(d, b, "router", router, true, build);
     for (size_t i = 0; i < agent_pins_n; i++) {
         const agent_pin_t *a = &agent_pins[i];
         if (a->blocked != NULL)
             continue;
         bool is_default = strcmp(a->image, DEFAULT_IMAGE) == 0;
-        const char *image = is_default && sandbox != NULL && sandbox[0] ? sandbox : a->image;
+        /* a session needs the image of the agent it runs unless told another */
+        bool required = chosen != NULL ? strcmp(a->name, chosen) == 0 : is_default;
+        const char *image = required && sandbox != NULL && sandbox[0] ? sandbox : a->image;
         _cleanup_free_ char *cmd = build_command("sandbox", is_default ? NULL : a->name, image);
-        check_image(d, b, a->name, image, is_default, cmd);
+        check_image(d, b, a->name, image, required, cmd);
     }
 }
 

@@ -18,6 +18,9 @@ void doctor_error(doctor_t *d, const char *name, check_level_t level, const char
 
 void doctor_check_limits(doctor_t *d);
 void doctor_check_config(doctor_t *d);
+/* The agent the settings file names, or NULL (none, or a file in error:
+ * doctor_check_config says so). */
+char *doctor_settings_agent(void);
 void doctor_check_homes(doctor_t *d, cli_backend_t *b);
 
 #endif

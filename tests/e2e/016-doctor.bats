@@ -57,6 +57,10 @@ teardown() {
     printf '# mine\nagent codex\n' >"$AS_CONFIG_DIR/settings"
     run_x 0 agent-sandbox doctor
     assert "$output" contains $'\n'"OK    config settings: $AS_CONFIG_DIR/settings: agent codex"$'\n'
+    # the image a session needs is that agent's (AGENT_SANDBOX_IMAGE stands in for it)
+    run_x 1 env AGENT_SANDBOX_IMAGE=localhost/as-e2e-nosuch:dev "$AGENT_SANDBOX_BIN" doctor
+    assert "$output" contains $'\n'"FAIL  image codex: localhost/as-e2e-nosuch:dev is missing: sessions cannot start"$'\n'"      fix: make images AGENTS=codex"
+    assert "$output" !contains "FAIL  image claude" "claude's image is not the one sessions need"
     printf 'agent codex\ncolour blue\n' >"$AS_CONFIG_DIR/settings"
     run_x $EX_CONFIG agent-sandbox --exec true
     assert "$stderr" contains "$AS_CONFIG_DIR/settings:2: "
