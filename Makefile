@@ -46,6 +46,11 @@ $(BUILD)/gen/verify_probe.inc: lib/verify_probe.sh
 	@mkdir -p $(@D)
 	sed -e 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< >$@
 $(BUILD)/obj/lib/verify.o: $(BUILD)/gen/verify_probe.inc
+# The agents' pins and images, compiled in (lib/agent_pins.h).
+$(BUILD)/gen/agent_pins.inc: scripts/gen-agent-pins $(wildcard sandbox-image/agents/*.version) $(wildcard config/agents/*)
+	@mkdir -p $(@D)
+	scripts/gen-agent-pins sandbox-image/agents config/agents >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/lib/agent_pins.o: $(BUILD)/gen/agent_pins.inc
 CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/obj/%.o: %.c

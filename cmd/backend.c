@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "labels.h"
 #include "paths.h"
 #include "stale.h"
 #include "terminal.h"
@@ -17,6 +18,7 @@ void report(const char *fmt, ...)
 {
     /* the terminal may be raw: put it back so the message reads right */
     terminal_restore();
+    progress_clear();
     va_list ap;
     va_start(ap, fmt);
     char *text = NULL;
@@ -37,6 +39,11 @@ void report_error(as_error_t **err)
 {
     report("error: %s", *err != NULL && (*err)->msg != NULL ? (*err)->msg : "unknown error");
     as_error_free(err);
+}
+
+void report_doctor_hint(void)
+{
+    report("`agent-sandbox doctor` checks what sessions need of this host, with the fix for each problem");
 }
 
 static struct timespec trace_start;
@@ -161,4 +168,19 @@ void sweep_stale(cli_backend_t *b, bool verbose)
     if (verbose || rep.resources > 0)
         report("removed %zu leftover resource(s) and %zu directory(ies) of %zu earlier session(s) whose CLI was gone",
                rep.resources, rep.dirs, rep.sessions);
+}
+
+int image_status(podman_api_t *api, const char *image, bool *ret_present, char **ret_version,
+                 as_error_t **err)
+{
+    bool present = false;
+    char *version = NULL;
+    int r = podman_image_exists(api, image, &present, err);
+    if (r == 0 && present)
+        r = podman_image_label(api, image, LABEL_VERSION, &version, err);
+    if (r < 0)
+        return r;
+    *ret_present = present;
+    *ret_version = version;
+    return 0;
 }

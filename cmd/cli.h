@@ -38,8 +38,14 @@ enum {
 void trace_enable(void);
 
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A progress line for a slow step, on a terminal only (cmd/progress.c);
+ * erased by the next report and before the agent starts. */
+void progress_show(const char *what, void *ctx);
+void progress_clear(void);
 /* Prints "agent-sandbox: error: <err>" and frees it. */
 void report_error(as_error_t **err);
+/* After a failure this host may be the cause of: where to look. */
+void report_doctor_hint(void);
 
 /* A session directory and a private service listening in it (once started:
  * a launch the policy refuses never starts one). */
@@ -67,6 +73,11 @@ bool backend_usable(cli_backend_t *b);
 int backend_restart(cli_backend_t *b, as_error_t **err);
 /* Stops the service and removes the directory; reports what it cannot do. */
 void backend_stop(cli_backend_t *b);
+
+/* Whether `image` is in podman's storage and the version it was built
+ * for (its agent-sandbox.version label; NULL when it has none). */
+int image_status(podman_api_t *api, const char *image, bool *ret_present, char **ret_version,
+                 as_error_t **err);
 
 /* Sweeps dead sessions; says what it removed when `verbose`. */
 void sweep_stale(cli_backend_t *b, bool verbose);
@@ -120,6 +131,7 @@ typedef struct run_request {
     const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
     const struct publish *publish;      /* --publish, n_publish of them */
     size_t n_publish;
+    const char *ps_command;  /* what `ps` shows instead of the command, or NULL */
     /* Called with the complete plan before set-up (verify derives what it
      * expects from it); may be NULL. */
     void (*on_plan)(const struct session_plan *plan, void *ctx);
@@ -169,6 +181,36 @@ void egress_notices_stop(egress_notices_t *n);
  * when ret_path is not NULL. 0, or an exit code after reporting. */
 #include "user_settings.h"
 int settings_config_load(user_settings_t *ret, char **ret_path);
+/* The running sessions (lib/session_registry.h), oldest first. 0 or an
+ * exit code, reported. */
+#include "session_registry.h"
+int sessions_load(session_entry_t ***ret, size_t *ret_n);
+/* How the commands show a session's parts, escaped: the launch directory
+ * ("~" for $HOME), the command, the age ("5m03s"); and the whole session
+ * in one phrase ("session ID (PID N, in DIR, started AGE ago)"). */
+#include <stdio.h>
+void session_put_dir(FILE *f, const char *dir);
+void session_put_command(FILE *f, char *const *command);
+long long session_age(const session_entry_t *e);
+void session_put_age(FILE *f, long long seconds);
+char *session_describe(const session_entry_t *e);
+
+/* The subcommands (cmd/main.c): each one's --help is its synopsis and help. */
+typedef struct cli_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *synopsis;    /* after "agent-sandbox NAME " */
+    const char *summary;     /* one line in the tool's --help */
+    const char *help;        /* what it does, and its options */
+} cli_command_t;
+extern const cli_command_t cli_commands[];
+extern const size_t cli_n_commands;
+
+/* The tool's --help; one command's (cmd/usage.c). */
+void cli_usage(FILE *f);
+void cli_command_usage(FILE *f, const cli_command_t *c);
+/* --version: the tool's, the images' and the agents' pins. */
+int cmd_version(void);
 
 int cmd_run(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
@@ -176,5 +218,8 @@ int cmd_verify(int argc, char **argv);
 int cmd_allow(int argc, char **argv);
 int cmd_deny(int argc, char **argv);
 int cmd_log(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif

@@ -19,47 +19,25 @@
 #include "session_find.h"
 #include "util.h"
 
-static const char allow_usage[] =
-    "usage: agent-sandbox allow NAME[:PORT]... [--session ID] [--save]\n"
-    "\n"
-    "Adds names to a running session's allowlist: the agent reaches them at once,\n"
-    "without a restart, and keeps its open connections. NAME is a host name\n"
-    "(pypi.org), a domain with all its subdomains (.pythonhosted.org) or, with\n"
-    "--save only, a host and an extra port (db.example.com:5432): a running\n"
-    "session cannot open a new port. The names go through the checks of the\n"
-    "allowlist file (docs/allowlist.md).\n"
-    "\n"
-    "  --session ID   the session (an ID from `agent-sandbox log` or the end-of-\n"
-    "                session line, or its first digits); default: the one running\n"
-    "  --save         also add them to the allowlist file the session started with\n"
-    "                (with no session running: the allowlist file of new sessions)\n";
-
-static const char deny_usage[] =
-    "usage: agent-sandbox deny NAME... [--session ID]\n"
-    "\n"
-    "Takes names (NAME, or .DOMAIN for a wildcard entry) off a running session's\n"
-    "allowlist: new connections and lookups are refused at once; connections\n"
-    "open already stay open. The allowlist file is not changed.\n"
-    "\n"
-    "  --session ID   the session; default: the one running\n";
+/* The synopsis for an error; `--help` prints the whole (cmd/main.c's table). */
+#define ALLOW_SYNOPSIS "usage: agent-sandbox allow NAME[:PORT]... [--session ID] [--save] (see --help)"
+#define DENY_SYNOPSIS "usage: agent-sandbox deny NAME... [--session ID] (see --help)"
 
 typedef struct live_args {
     const char **names;
     size_t n;
     const char *session;
-    bool save, help;
+    bool save;
 } live_args_t;
 
 static int parse_args(int argc, char **argv, bool allow, live_args_t *ret)
 {
-    const char *usage = allow ? allow_usage : deny_usage;
+    const char *usage = allow ? ALLOW_SYNOPSIS : DENY_SYNOPSIS;
     live_args_t a = { .names = calloc((size_t)argc, sizeof(char *)) };
     if (a.names == NULL)
         return EXIT_INTERNAL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            a.help = true;
-        } else if (allow && strcmp(argv[i], "--save") == 0) {
+        if (allow && strcmp(argv[i], "--save") == 0) {
             a.save = true;
         } else if (strcmp(argv[i], "--session") == 0 && i + 1 < argc) {
             a.session = argv[++i];
@@ -73,7 +51,7 @@ static int parse_args(int argc, char **argv, bool allow, live_args_t *ret)
             a.names[a.n++] = argv[i];
         }
     }
-    if (a.n == 0 && !a.help) {
+    if (a.n == 0) {
         report("error: no name given\n%s", usage);
         free(a.names);
         return EXIT_USAGE;
@@ -295,9 +273,7 @@ static int live_command(int argc, char **argv, bool allow, live_fn fn)
     allowlist_t *names = NULL;
     _cleanup_free_ char *dir = NULL;
     char id[SESSION_ID_LEN + 1] = "";
-    if (a.help)
-        fputs(allow ? allow_usage : deny_usage, stdout);
-    else if ((rc = runtime_dir_settle()) == 0 &&
+    if ((rc = runtime_dir_settle()) == 0 &&
              (rc = parse_names(&a, allow ? "allow" : "deny", &names)) == 0 &&
              (rc = pick_session(a.session, allow && a.save && a.session == NULL, &dir, id)) == 0)
         rc = fn(&a, names, dir, id);

@@ -20,21 +20,12 @@
 
 #define FOLLOW_INTERVAL_MS 250
 
-static const char log_usage[] =
-    "usage: agent-sandbox log [ID] [--denied] [--follow] [--json]\n"
-    "\n"
-    "Every DNS query and connection of a session: time, name, port, verdict and\n"
-    "bytes. A refused one ends with the command that allows it. ID is a session's\n"
-    "ID or its first digits; default: the running session started last, else the\n"
-    "session that ended last (its logs are kept in the state directory).\n"
-    "\n"
-    "  --denied   only what was refused\n"
-    "  --follow   go on printing while the session runs\n"
-    "  --json     one JSON object per line (names escaped as in the text)\n";
+/* The synopsis for an error; `--help` prints the whole (cmd/main.c's table). */
+#define LOG_SYNOPSIS "usage: agent-sandbox log [ID] [--denied] [--follow] [--json] (see --help)"
 
 typedef struct log_args {
     const char *id;
-    bool denied, follow, json, help;
+    bool denied, follow, json;
 } log_args_t;
 
 /* Which logs to read. */
@@ -48,9 +39,7 @@ static int parse_args(int argc, char **argv, log_args_t *ret)
 {
     log_args_t a = {0};
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            a.help = true;
-        else if (strcmp(argv[i], "--denied") == 0)
+        if (strcmp(argv[i], "--denied") == 0)
             a.denied = true;
         else if (strcmp(argv[i], "--follow") == 0 || strcmp(argv[i], "-f") == 0)
             a.follow = true;
@@ -60,7 +49,7 @@ static int parse_args(int argc, char **argv, log_args_t *ret)
             a.id = argv[i];
         else {
             _cleanup_free_ char *shown = path_escaped(argv[i]);
-            report("error: %s: unexpected argument\n%s", shown ? shown : "?", log_usage);
+            report("error: %s: unexpected argument\n%s", shown ? shown : "?", LOG_SYNOPSIS);
             return EXIT_USAGE;
         }
     }
@@ -296,10 +285,6 @@ int cmd_log(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc != 0)
         return rc;
-    if (a.help) {
-        fputs(log_usage, stdout);
-        return 0;
-    }
     log_source_t src = {0};
     if ((rc = runtime_dir_settle()) == 0 && (rc = find_source(a.id, &src)) == 0)
         rc = print_log(&a, &src);

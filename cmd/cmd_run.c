@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent_profile.h"
@@ -385,13 +386,18 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
         goto out;
     if (o->on_plan != NULL)
         o->on_plan(plan, o->on_plan_ctx);
-    if (session_new(b->api, plan, ri->signals, &s, &err) < 0 || session_setup(s, &err) < 0) {
+    if (session_new(b->api, plan, ri->signals, &s, &err) == 0)
+        session_on_progress(s, progress_show, NULL);
+    if (s == NULL || session_setup(s, &err) < 0) {
         int sig = signal_source_terminating(ri->signals);
         rc = sig != 0 ? 128 + sig : EXIT_SETUP;
         as_error_prefix(&err, "setting up the sandbox");
         report_error(&err);
+        if (sig == 0)
+            report_doctor_hint();
         goto out;
     }
+    progress_clear();
     /* the first refusal of each name, on the desktop (settings) */
     egress_notices_t *notices = ri->notifications && !o->no_notices ? egress_notices_start(b->dir) : NULL;
     rc = run_agent(o, b, s, plan);
@@ -409,6 +415,43 @@ out:
     return rc;
 }
 
+/* The registry entry `ps`, `stop` and a refused second session read:
+ * written before the workspace lock is taken, so whoever holds it has
+ * one. Without it the session still runs, unseen by them. */
+static void register_session(const run_request_t *o, const run_inputs_t *ri, const cli_backend_t *b,
+                             const char *workdir)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *allowlist = NULL;
+    /* what ps shows: verify's name for itself, the command, or the
+     * agent's command and its arguments */
+    char **shown = NULL;
+    if (o->ps_command != NULL)
+        strv_push(&shown, o->ps_command);
+    else
+        for (char *const *v = o->exec ? o->command : ri->agent->command; v != NULL && *v != NULL; v++)
+            strv_push(&shown, *v);
+    for (size_t i = 0; o->ps_command == NULL && !o->exec && o->command != NULL && o->command[i] != NULL; i++)
+        strv_push(&shown, o->command[i]);
+    session_entry_t e = {
+        .pid = getpid(), .launch_dir = (char *)workdir, .started = (long long)time(NULL),
+        .command = shown, .agent = o->exec ? NULL : ri->agent->name,
+        .image = (char *)ri->image, .allowlist_entries = (long long)ri->allowlist->n_entries,
+    };
+    snprintf(e.id, sizeof(e.id), "%s", b->dir->id);
+    if (shown == NULL || allowlist_config_path(&allowlist) != 0) {
+        strv_free(shown);
+        return;
+    }
+    e.allowlist_path = allowlist;
+    if (session_registry_write(b->dir->path, &e, &err) < 0) {
+        as_error_prefix(&err, "`agent-sandbox ps` will not list this session");
+        report("warning: %s", err->msg);
+        as_error_free(&err);
+    }
+    strv_free(shown);
+}
+
 static int run_with(const run_request_t *o, const run_inputs_t *ri)
 {
     as_error_t *err = NULL;
@@ -420,6 +463,7 @@ static int run_with(const run_request_t *o, const run_inputs_t *ri)
     }
     if (backend_open(id, ri->signals, &b, &err) < 0) {
         report_error(&err);          /* where the service would listen */
+        report_doctor_hint();
         return EXIT_NO_SERVICE;
     }
     /* The launch policy first: a refusal the cached storage location can
@@ -437,6 +481,7 @@ static int run_with(const run_request_t *o, const run_inputs_t *ri)
     } else if (rc == 0) {
         sweep_stale(&b, false);
         workspace_check_recover(b.api);
+        register_session(o, ri, &b, workdir);
         rc = run_planned(o, ri, &b, workdir, ws);
     }
     backend_stop(&b);
@@ -450,13 +495,11 @@ int cmd_run(int argc, char **argv)
     if (r < 0)
         return r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
     if (o.help) {
-        run_options_usage(stdout);
+        cli_usage(stdout);
         return 0;
     }
-    if (o.version) {
-        printf("agent-sandbox %s\n", AS_VERSION);
-        return 0;
-    }
+    if (o.version)
+        return cmd_version();
     run_request_t req = {
         .agent = o.agent, .exec = o.exec, .command = o.command, .env = o.env, .dry_run = o.dry_run,
         .memory = o.memory, .pids = o.pids, .cpus = o.cpus,

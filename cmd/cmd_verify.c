@@ -120,7 +120,7 @@ static int probe(const char *agent_name, const agent_profile_t *agent, const cha
     run_request_t req = {
         .agent = agent_name, .exec = true, .command = command, .env = env, .in_fd = -1, .out_fd = out,
         .err_fd = errfd, .allow_tty = false, .private_home = true, .no_notices = true,
-        .on_plan = keep_host_mounts, .on_plan_ctx = ret_host_mounts,
+        .ps_command = "agent-sandbox verify", .on_plan = keep_host_mounts, .on_plan_ctx = ret_host_mounts,
     };
     int rc = run_session(&req);
     *ret_output = read_all(out);

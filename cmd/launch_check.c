@@ -20,6 +20,8 @@ static int service_failed(const cli_backend_t *b, as_error_t **err)
 {
     report_error(err);
     int sig = signal_source_terminating(b->signals);
+    if (sig == 0)
+        report_doctor_hint();
     return sig != 0 ? 128 + sig : EXIT_NO_SERVICE;
 }
 

@@ -1,5 +1,6 @@
 /* agent-sandbox: dispatch to a subcommand; everything else is a session. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,16 +9,70 @@
 
 #include "cli.h"
 
-static const struct {
-    const char *name;
-    int (*fn)(int argc, char **argv);
-} commands[] = {
-    { "allow", cmd_allow },
-    { "cleanup", cmd_cleanup },
-    { "deny", cmd_deny },
-    { "log", cmd_log },
-    { "verify", cmd_verify },
+/* One row per subcommand: the dispatch, and each one's --help. */
+const cli_command_t cli_commands[] = {
+    { "ps", cmd_ps, "[--json | -q]", "list the running sessions",
+      "Lists the running sessions: ID, the PID of the session's CLI, age, the\n"
+      "allowlist's entries at its start, the connections the router denied so\n"
+      "far, the launch directory and the command. Names and paths are escaped.\n"
+      "\n"
+      "  --json       the same as one JSON array\n"
+      "  -q, --quiet  the IDs alone, one a line" },
+    { "stop", cmd_stop, "ID...|--all", "end running sessions, as Ctrl-C would",
+      "Ends the sessions named by their ID (or a prefix of it that names one\n"
+      "alone), or all of them, and waits until each is gone: its CLI forwards\n"
+      "the signal to the agent and tears the sandbox down, exactly as for\n"
+      "Ctrl-C, and exits with its usual code and message. An agent still\n"
+      "running after 10 s is killed. Exit status 0 when every one ended." },
+    { "doctor", cmd_doctor, "", "check this host's set-up, with the fix for each problem",
+      "Checks what sessions need of this host, one line each, OK, WARN or FAIL,\n"
+      "with the exact command that fixes it: podman and its API, subordinate\n"
+      "ids, XDG_RUNTIME_DIR, user namespaces, /dev/net/tun, cgroups and the OCI\n"
+      "runtime, resource limits, the storage driver, the images, the egress\n"
+      "network, the config files, the home volumes' owner, and git's\n"
+      "safe.bareRepository. Exit status 1 on any FAIL." },
+    { "allow", cmd_allow, "NAME[:PORT]... [--session ID] [--save]", "let a running session reach more names, at once",
+      "Adds names to a running session's allowlist: the agent reaches them at once,\n"
+      "without a restart, and keeps its open connections. NAME is a host name\n"
+      "(pypi.org), a domain with all its subdomains (.pythonhosted.org) or, with\n"
+      "--save only, a host and an extra port (db.example.com:5432): a running\n"
+      "session cannot open a new port. The names go through the checks of the\n"
+      "allowlist file (docs/allowlist.md).\n"
+      "\n"
+      "  --session ID   the session (an ID from `agent-sandbox ps`, `log` or the\n"
+      "                 end-of-session line, or its first digits); default: the one running\n"
+      "  --save         also add them to the allowlist file the session started with\n"
+      "                 (with no session running: the allowlist file of new sessions)" },
+    { "deny", cmd_deny, "NAME... [--session ID]", "take names off a running session's allowlist",
+      "Takes names (NAME, or .DOMAIN for a wildcard entry) off a running session's\n"
+      "allowlist: new connections and lookups are refused at once; connections\n"
+      "open already stay open. The allowlist file is not changed.\n"
+      "\n"
+      "  --session ID   the session; default: the one running" },
+    { "log", cmd_log, "[ID] [--denied] [--follow] [--json]", "a session's DNS queries and connections",
+      "Every DNS query and connection of a session: time, name, port, verdict and\n"
+      "bytes. A refused one ends with the command that allows it. ID is a session's\n"
+      "ID or its first digits; default: the running session started last, else the\n"
+      "session that ended last (its logs are kept in the state directory).\n"
+      "\n"
+      "  --denied       only what was refused\n"
+      "  -f, --follow   go on printing while the session runs\n"
+      "  --json         one JSON object per line (names escaped as in the text)" },
+    { "verify", cmd_verify, "[--agent NAME] [--json]", "prove the confinement on this machine",
+      "Starts a real session with your configuration, probes it from inside and\n"
+      "prints one line per property, PASS, FAIL or SKIP, with the evidence.\n"
+      "Exit status 1 on any FAIL.\n"
+      "\n"
+      "  --agent NAME  the agent's session (default: as a session would choose)\n"
+      "  --json        the same as JSON" },
+    { "cleanup", cmd_cleanup, "[--homes]", "remove what dead sessions left",
+      "Removes the containers, pods, networks and directories of sessions whose\n"
+      "CLI is gone (killed, crashed), and says what it removed. Running\n"
+      "sessions are left alone.\n"
+      "\n"
+      "  --homes      also the homes of launch directories that no longer exist" },
 };
+const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
 /* A descriptor among 0, 1 and 2 that the caller closed (`<&-`) would be
  * taken by the next file we open (the signal pipe, the service's log) and
@@ -54,6 +109,24 @@ static int stdout_flushed(int rc)
     return rc == 0 ? EXIT_OUTPUT : rc;
 }
 
+static const cli_command_t *find_command(const char *name)
+{
+    for (size_t i = 0; i < cli_n_commands; i++)
+        if (strcmp(name, cli_commands[i].name) == 0)
+            return &cli_commands[i];
+    return NULL;
+}
+
+/* --help or -h anywhere among a command's arguments: no command takes
+ * either as a value. */
+static bool wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     if (std_fds_ensure() < 0)
@@ -61,12 +134,13 @@ int main(int argc, char **argv)
     const char *trace = getenv("AGENT_SANDBOX_TRACE");
     if (trace != NULL && strcmp(trace, "1") == 0)
         trace_enable();
-    int rc = -1;
-    if (argc > 1)
-        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-            if (strcmp(argv[1], commands[i].name) == 0)
-                rc = commands[i].fn(argc - 1, argv + 1);
-    if (rc < 0)
+    const cli_command_t *c = argc > 1 ? find_command(argv[1]) : NULL;
+    int rc = 0;
+    if (c == NULL)
         rc = cmd_run(argc, argv);
+    else if (wants_help(argc - 1, argv + 1))
+        cli_command_usage(stdout, c);
+    else
+        rc = c->fn(argc - 1, argv + 1);
     return stdout_flushed(rc);
 }

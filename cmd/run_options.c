@@ -215,19 +215,6 @@ void run_options_clear(run_options_t *o)
 
 void run_options_usage(FILE *f)
 {
-    fputs("usage: agent-sandbox [OPTIONS] [--] [AGENT ARGS...]\n"
-          "       agent-sandbox [OPTIONS] --exec COMMAND [ARGS...]\n"
-          "       agent-sandbox verify [--agent NAME] [--json]\n"
-          "       agent-sandbox cleanup [--homes]\n"
-          "       agent-sandbox allow NAME[:PORT]... [--session ID] [--save]\n"
-          "       agent-sandbox deny NAME... [--session ID]\n"
-          "       agent-sandbox log [ID] [--denied] [--follow] [--json]\n"
-          "\n"
-          "Runs an AI coding agent (Claude Code unless --agent or the settings file\n"
-          "says another), or COMMAND, in a rootless podman sandbox that sees only\n"
-          "the current directory.\n"
-          "\n"
-          "options:\n", f);
     for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
         char left[40];
         snprintf(left, sizeof(left), "%s%s%s%s%s", options[i].name, options[i].alias ? ", " : "",
@@ -235,23 +222,4 @@ void run_options_usage(FILE *f)
                  options[i].value ? options[i].value : "");
         fprintf(f, "  %-25s  %s\n", left, options[i].help);
     }
-    fputs("\n"
-          "environment: AGENT_SANDBOX_IMAGE (default: the agent's, " DEFAULT_IMAGE " for claude)\n"
-          "\n"
-          "exit status: the command's own (128+N when signal N ended it; 141 when the\n"
-          "reader of its output went away), or one of the CLI's:\n"
-          "   64  bad arguments\n"
-          "   65  a config file is unreadable or malformed\n"
-          "   66  the sandbox or router image is missing\n"
-          "   69  the private podman service did not start\n"
-          "   70  internal error\n"
-          "   71  the sandbox could not be set up (the command never started)\n"
-          "   74  the command's output could not be written (disk full, I/O error)\n"
-          "   75  the command's exit status is lost: the podman service or its monitor died\n"
-          "   76  the command's container was removed from outside the session\n"
-          "   77  the launch directory was refused, or run as root\n"
-          "   78  no runtime directory (XDG_RUNTIME_DIR unset, /run/user/UID unusable)\n"
-          "  126  the command cannot be executed in the sandbox\n"
-          "  127  the command was not found in the sandbox\n"
-          "  128+N  interrupted by signal N before the command started\n", f);
 }

@@ -35,7 +35,7 @@ typedef struct run_options {
 int run_options_parse(int argc, char **argv, run_options_t *ret);
 void run_options_clear(run_options_t *o);
 
-/* The usage text, its option lines made from the table. */
+/* The option lines of the usage text, made from the table. */
 void run_options_usage(FILE *f);
 
 #endif

@@ -65,6 +65,27 @@ static int refuse_unwritable(const char *dir, as_error_t **err)
     return EXIT_REFUSED;
 }
 
+/* The sessions whose tree overlaps `dir` (lib/session_registry.h): the
+ * one holding the lock that refused this one is among them. */
+static void name_busy_sessions(const char *dir)
+{
+    session_entry_t **v = NULL;
+    size_t n = 0;
+    as_error_t *err = NULL;
+    _cleanup_free_ char *base = NULL;
+    if (session_base_dir(&base, &err) < 0 || session_registry_list(base, &v, &n, &err) < 0) {
+        as_error_free(&err);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->pid == getpid() || path_relation(dir, v[i]->launch_dir) == PATH_UNRELATED)
+            continue;
+        _cleanup_free_ char *what = session_describe(v[i]);
+        report("it is %s; `agent-sandbox stop %s` ends it", what != NULL ? what : v[i]->id, v[i]->id);
+    }
+    session_entries_free(v, n);
+}
+
 /* This process's session journal: at most one session per CLI. */
 static struct {
     int fd;
@@ -104,6 +125,12 @@ int workspace_check_begin(workspace_t *ws, const char *session_id)
     as_error_t *err = NULL;
     if (workspace_begin(ws, &err) < 0) {
         int code = err->code;
+        if (code == WORKSPACE_EBUSY) {
+            report("%s", err->msg);
+            as_error_free(&err);
+            name_busy_sessions(ws->launch_dir);
+            return EXIT_REFUSED;
+        }
         if ((code == EACCES || code == EPERM || code == EROFS) &&
             faccessat(AT_FDCWD, ws->launch_dir, W_OK, AT_EACCESS) < 0)
             return refuse_unwritable(ws->launch_dir, &err);

@@ -145,6 +145,8 @@ static int migrate_login(podman_api_t *api, const char *login, const login_migra
     };
     _cleanup_free_ char *id = NULL;
     int code = -1;
+    if (m->on_copy != NULL)
+        m->on_copy(m->on_copy_ctx);
     int r = podman_container_create(api, &spec, &id, err);
     if (r == 0 && (r = podman_container_start(api, id, err)) == 0)
         r = podman_container_wait(api, id, &code, err);

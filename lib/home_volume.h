@@ -45,6 +45,8 @@ typedef struct login_migration {
     const char *container;          /* the name of the container that copies */
     const podman_label_t *labels;   /* the session's labels, so the sweep finds it */
     size_t n_labels;
+    void (*on_copy)(void *ctx);     /* called before the copy, which takes seconds; may be NULL */
+    void *on_copy_ctx;
 } login_migration_t;
 
 /* Creates the login volume unless it exists. When it is new and the legacy

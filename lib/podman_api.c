@@ -186,6 +186,44 @@ static int named_exists(podman_api_t *api, const char *collection, const char *k
     return exists(api, path, what, ret, err);
 }
 
+static char *dup_str(const json_t *obj, const char *key)
+{
+    const char *v = json_get_str(obj, key);
+    return v != NULL ? strdup(v) : NULL;
+}
+
+int podman_info_host(podman_api_t *api, podman_host_info_t *ret, as_error_t **err)
+{
+    json_t *doc = NULL;
+    int r = call(api, "GET", API "/info", NULL, CALL_TIMEOUT_MS, 200, 200,
+                 "reading podman's info", NULL, &doc, err);
+    if (r < 0)
+        return r;
+    const json_t *host = json_get(doc, "host"), *version = json_get(doc, "version");
+    podman_host_info_t info = {
+        .version = dup_str(version, "Version"),
+        .api_version = dup_str(version, "APIVersion"),
+        .graph_driver = dup_str(json_get(doc, "store"), "graphDriverName"),
+        .oci_runtime = dup_str(json_get(host, "ociRuntime"), "name"),
+        .cgroup_version = dup_str(host, "cgroupVersion"),
+        .network_backend = dup_str(host, "networkBackend"),
+    };
+    json_free(doc);
+    *ret = info;
+    return 0;
+}
+
+void podman_host_info_clear(podman_host_info_t *info)
+{
+    free(info->version);
+    free(info->api_version);
+    free(info->graph_driver);
+    free(info->oci_runtime);
+    free(info->cgroup_version);
+    free(info->network_backend);
+    *info = (podman_host_info_t){0};
+}
+
 int podman_image_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)
 {
     return named_exists(api, "images", "image", name, ret, err);
@@ -320,6 +358,25 @@ int podman_volume_label(podman_api_t *api, const char *name, const char *key, ch
                         as_error_t **err)
 {
     return label_of(api, "volumes", "volume", name, key, ret, err);
+}
+
+int podman_network_internal(podman_api_t *api, const char *name, bool *ret_exists, bool *ret_internal,
+                            as_error_t **err)
+{
+    bool exists = false, internal = false;
+    int r = podman_network_exists(api, name, &exists, err);
+    if (r < 0)
+        return r;
+    if (exists) {
+        json_t *doc = NULL;
+        if ((r = inspect(api, "networks", "network", name, &doc, err)) < 0)
+            return r;
+        json_get_bool(doc, "internal", &internal);
+        json_free(doc);
+    }
+    *ret_exists = exists;
+    *ret_internal = internal;
+    return 0;
 }
 
 int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err)

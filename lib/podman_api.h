@@ -29,6 +29,18 @@ int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err);
 /* Where podman keeps its storage (`store.graphRoot` of /info). */
 int podman_info_graphroot(podman_api_t *api, char **ret, as_error_t **err);
 
+/* What `doctor` asks of /info: every string may be NULL when podman does
+ * not say. */
+typedef struct podman_host_info {
+    char *version, *api_version;
+    char *graph_driver;          /* store.graphDriverName: overlay, vfs, ... */
+    char *oci_runtime;           /* host.ociRuntime.name: crun, runc */
+    char *cgroup_version;        /* host.cgroupVersion: v1, v2 */
+    char *network_backend;       /* host.networkBackend: netavark, cni */
+} podman_host_info_t;
+int podman_info_host(podman_api_t *api, podman_host_info_t *ret, as_error_t **err);
+void podman_host_info_clear(podman_host_info_t *info);
+
 int podman_image_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
 /* The value of one label of an image; *ret is NULL when it has none. */
 int podman_image_label(podman_api_t *api, const char *name, const char *key, char **ret,
@@ -46,6 +58,9 @@ typedef struct podman_network_spec {
 int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
                           char **ret_subnet, as_error_t **err);
 int podman_network_exists(podman_api_t *api, const char *name, bool *ret, as_error_t **err);
+/* Whether the network exists (*ret_exists) and is --internal. */
+int podman_network_internal(podman_api_t *api, const char *name, bool *ret_exists, bool *ret_internal,
+                            as_error_t **err);
 int podman_network_remove(podman_api_t *api, const char *name, as_error_t **err);
 
 /* A port of the pod published on the host (TCP). */

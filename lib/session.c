@@ -170,6 +170,29 @@ static int step_pod(session_t *s, as_error_t **err)
     return r < 0 ? r : podman_pod_create(s->api, &s->plan->pod_spec, err);
 }
 
+void session_on_progress(session_t *s, void (*fn)(const char *what, void *ctx), void *ctx)
+{
+    s->progress = fn;
+    s->progress_ctx = ctx;
+}
+
+static void login_copy_progress(void *ctx)
+{
+    session_t *s = ctx;
+    s->progress("copying your login from the old shared home into its own volume (once)", s->progress_ctx);
+}
+
+/* A home volume that is not there yet: its first container fills it from
+ * the image. Asked only when someone shows progress. */
+static void home_progress(session_t *s, podman_api_t *api, const char *volume)
+{
+    bool exists = true;
+    as_error_t *e = NULL;
+    if (s->progress != NULL && podman_volume_exists(api, volume, &exists, &e) == 0 && !exists)
+        s->progress("setting up a new home volume for this directory (its first session)", s->progress_ctx);
+    as_error_free(&e);
+}
+
 /* The home and the login volume, made on first use (the login copied once
  * from the old shared home), the git identity's file, then the agent's
  * container: created and attached, never started here. */
@@ -178,6 +201,8 @@ static int homes_and_agent(podman_api_t *api, void *arg, as_error_t **err)
     session_t *s = arg;
     const session_plan_t *p = s->plan;
     int r;
+    if (p->home_volume != NULL)
+        home_progress(s, api, p->home_volume);
     if (p->home_volume != NULL &&
         (r = home_volume_ensure(api, p->home_volume, p->home_project, err)) < 0)
         return r;
@@ -188,6 +213,7 @@ static int homes_and_agent(podman_api_t *api, void *arg, as_error_t **err)
         login_migration_t m = {
             .legacy_home = p->legacy_home, .image = p->image, .container = copier,
             .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
+            .on_copy = s->progress != NULL ? login_copy_progress : NULL, .on_copy_ctx = s,
         };
         if ((r = login_volume_ensure(api, p->login_volume, &m, err)) < 0)
             return r;

@@ -45,6 +45,11 @@ typedef struct session_result {
  * it (SIGPIPE for a reader gone, else SIGTERM; SIGKILL after a grace). */
 int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_error_t **err);
 
+/* Called before a set-up step that can take seconds the first time (a new
+ * home volume, the login's one-time copy), with what it does; maybe from
+ * another thread. For a progress line on a terminal. */
+void session_on_progress(session_t *s, void (*fn)(const char *what, void *ctx), void *ctx);
+
 /* Called (once) when the router or the forwarder stops mid-session: egress
  * is then closed, and the user should hear of it. */
 void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx);

@@ -29,6 +29,11 @@ int session_id_generate(char ret[SESSION_ID_LEN + 1], as_error_t **err)
     return 0;
 }
 
+bool session_id_valid(const char *s)
+{
+    return strlen(s) == SESSION_ID_LEN && strspn(s, "0123456789abcdef") == SESSION_ID_LEN;
+}
+
 int session_base_dir(char **ret, as_error_t **err)
 {
     _cleanup_free_ char *runtime = NULL, *base = NULL;
@@ -113,6 +118,19 @@ int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err)
 fail:
     session_dir_free(d);
     return r;
+}
+
+bool session_dir_lock_held(int base_fd, const char *id)
+{
+    char path[SESSION_ID_LEN + 16];
+    if ((size_t)snprintf(path, sizeof(path), "%s/lock", id) >= sizeof(path))
+        return false;
+    int fd = openat(base_fd, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    bool held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
 }
 
 static int remove_tree_at(int dfd, const char *name, const char *shown, as_error_t **err)

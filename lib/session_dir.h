@@ -25,6 +25,9 @@ typedef struct session_dir {
 /* Random lower-case hex id of SESSION_ID_LEN digits. */
 int session_id_generate(char ret[SESSION_ID_LEN + 1], as_error_t **err);
 
+/* Whether s is an id as session_id_generate makes them. */
+bool session_id_valid(const char *s);
+
 /* The base directory, created 0700 if missing; refuses one that is not a
  * directory owned by us with mode 0700. */
 int session_base_dir(char **ret, as_error_t **err);
@@ -41,6 +44,10 @@ void session_dir_free(session_dir_t *d);
  * directory level ("router/nginx.conf"). */
 int session_dir_write_file_mode(const char *dir, const char *name, const char *text, mode_t mode,
                                 as_error_t **err);
+
+/* Whether a live CLI holds the lock of base/<id> (base_fd is base, opened
+ * as a directory): the session is running. */
+bool session_dir_lock_held(int base_fd, const char *id);
 
 /* Removes a directory tree that holds only files and directories (no
  * following of symlinks). Exposed for the sweeper. */

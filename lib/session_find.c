@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "egress_state.h"
+#include "session_dir.h"
 #include "util.h"
 
 static bool is_session_id(const char *s)
@@ -23,21 +24,6 @@ static bool is_session_id(const char *s)
     return true;
 }
 
-/* The probe takes the lock for an instant when nobody holds it: the CLI
- * that made the directory holds it for its whole life, so a free lock
- * means that CLI is gone (as lib/stale reads it). */
-static bool lock_held_at(int dfd, const char *id)
-{
-    char path[SESSION_ID_LEN + 8];
-    snprintf(path, sizeof(path), "%s/lock", id);
-    int fd = openat(dfd, path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return false;
-    bool held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-    close(fd);
-    return held;
-}
-
 bool session_dir_live(const char *base, const char *id)
 {
     if (!is_session_id(id))
@@ -45,7 +31,7 @@ bool session_dir_live(const char *base, const char *id)
     int dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return false;
-    bool held = lock_held_at(dfd, id);
+    bool held = session_dir_lock_held(dfd, id);
     close(dfd);
     return held;
 }
@@ -77,7 +63,7 @@ static bool found_at(int dfd, const char *base, const char *id, session_found_t 
     if (fstatat(dfd, rel, &state, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(state.st_mode))
         return false;
     snprintf(rel, sizeof(rel), "%.*s/lock", SESSION_ID_LEN, id);
-    if (fstatat(dfd, rel, &lock, AT_SYMLINK_NOFOLLOW) < 0 || !lock_held_at(dfd, id))
+    if (fstatat(dfd, rel, &lock, AT_SYMLINK_NOFOLLOW) < 0 || !session_dir_lock_held(dfd, id))
         return false;
     *ret = (session_found_t){ .started = lock.st_mtim };
     snprintf(ret->id, sizeof(ret->id), "%.*s", SESSION_ID_LEN, id);

@@ -50,6 +50,8 @@ struct session {
     bool output_lost;        /* the agent was stopped because its output could not be written */
     void (*egress_lost)(void *ctx);
     void *egress_lost_ctx;
+    void (*progress)(const char *what, void *ctx);
+    void *progress_ctx;
 };
 
 int bg_start(bg_job_t *j, podman_api_t *api, int (*fn)(podman_api_t *, void *, as_error_t **),

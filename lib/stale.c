@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,9 +30,7 @@ static bool session_entry(const char *name)
 {
     if (strncmp(name, ".new-", 5) == 0)
         name += 5;
-    if (strlen(name) != SESSION_ID_LEN)
-        return false;
-    return strspn(name, "0123456789abcdef") == SESSION_ID_LEN;
+    return session_id_valid(name);
 }
 
 static bool idset_has(const idset_t *s, const char *id)
@@ -68,7 +65,6 @@ static void idset_clear(idset_t *s)
         free(s->ids[i]);
     free(s->ids);
 }
-
 
 /* Collects the live sessions and removes the directories of dead ones. */
 static int sweep_dirs(const char *base, const char *own_id, idset_t *live, stale_report_t *rep,

@@ -55,6 +55,21 @@ MMDEBSTRAP         ?= mmdebstrap
 NPM_REGISTRY       ?=
 
 IMAGES_DIR  := build/images
+# Each step's whole output (mmdebstrap, dpkg, podman build) and the time it
+# took, which the next run gives as its estimate (scripts/image-step).
+IMAGES_LOG  := $(IMAGES_DIR)/logs
+IMAGE_STEP  := scripts/image-step
+# The seconds each step took on the development VM (2 cores; Debian's
+# mirror and the npm registry over the network), the estimate until this
+# machine has done it once.
+first_rootfs_sandbox := 45
+first_rootfs_router  := 30
+first_import_sandbox := 10
+first_import_router  := 2
+first_build_sandbox  := 5
+first_build_router   := 5
+FIRST_FETCH          := 10
+FIRST_AGENT_BUILD    := 20
 IMAGE_NAMES := sandbox router
 IMAGE_LABEL := agent-sandbox.image
 
@@ -84,7 +99,7 @@ MMDEBSTRAP_OPTS := --mode=unshare --variant=essential --format=tar \
 
 AGENT_DIR    := sandbox-image/agents
 AGENT_CACHE  := $(IMAGES_DIR)/agents
-AGENT_FETCH  := NPM_REGISTRY=$(NPM_REGISTRY) sandbox-image/agent-fetch
+AGENT_FETCH  := env NPM_REGISTRY=$(NPM_REGISTRY) sandbox-image/agent-fetch
 AGENT_KNOWN  := $(patsubst $(AGENT_DIR)/%.version,%,$(wildcard $(AGENT_DIR)/*.version))
 $(foreach a,$(AGENTS),$(if $(filter $(a),$(AGENT_KNOWN)),,\
     $(error AGENTS: no agent '$(a)'; the agents are: $(AGENT_KNOWN))))
@@ -139,30 +154,26 @@ $(AGENT_ARGS): $(IMAGES_DIR)/agent-%.args: images-force
 	@$(call update_args,$@,$(agent_args),$(call agent_images,$*))
 
 $(ROOTFS_TARS): $(IMAGES_DIR)/%-rootfs.tar: %-image/packages $(IMAGES_DIR)/%-rootfs.args
-	@echo "images: mmdebstrap $(DEBIAN_SUITE) root file system for $* (about 20 s)"
-	@start=$$(date +%s); \
-	$(MMDEBSTRAP) $(MMDEBSTRAP_OPTS) \
+	@$(IMAGE_STEP) "$* root file system (mmdebstrap $(DEBIAN_SUITE))" $(first_rootfs_$*) $(IMAGES_LOG)/$*-rootfs.log \
+	    $(MMDEBSTRAP) $(MMDEBSTRAP_OPTS) \
 	    --include="$$(sed -e 's/#.*//' $< | xargs | tr ' ' ,)" \
-	    $(DEBIAN_SUITE) $@.tmp $(DEBIAN_MIRROR) </dev/null && \
-	mv $@.tmp $@ && \
-	echo "images: $@ ($$(du -m $@ | cut -f1) MB) in $$(( $$(date +%s) - start )) s"
+	    $(DEBIAN_SUITE) $@.tmp $(DEBIAN_MIRROR)
+	@mv $@.tmp $@
 
 $(BASE_STAMPS): $(IMAGES_DIR)/%-base.stamp: $(IMAGES_DIR)/%-rootfs.tar $(IMAGES_DIR)/%-base.args
-	@echo "images: podman import $< as $(base_$*)"
-	@$(PODMAN) import --quiet --change 'CMD ["/bin/bash"]' \
-	    --change 'LABEL $(IMAGE_LABEL)=$*-base' $< $(base_$*) >/dev/null
+	@$(IMAGE_STEP) "$* base image (podman import)" $(first_import_$*) $(IMAGES_LOG)/$*-base.log \
+	    $(PODMAN) import --quiet --change 'CMD ["/bin/bash"]' \
+	    --change 'LABEL $(IMAGE_LABEL)=$*-base' $< $(base_$*)
 	@touch $@
 
 # Rebuilt when the Containerfile, anything else in the context, the base or
 # the names changed.
 $(IMAGE_STAMPS): $(IMAGES_DIR)/%.stamp: %-image/Containerfile $(IMAGES_DIR)/%.args \
         $(if $(BASE_IMAGE),,$(IMAGES_DIR)/%-base.stamp)
-	@echo "images: podman build $(image_$*) from $(call from,$*)"
-	@start=$$(date +%s); \
-	$(PODMAN) build --layers=false $(if $(BASE_IMAGE),,--pull=never) \
+	@$(IMAGE_STEP) "$* image (podman build)" $(first_build_$*) $(IMAGES_LOG)/$*.log \
+	    $(PODMAN) build --layers=false $(if $(BASE_IMAGE),,--pull=never) \
 	    --build-arg BASE_IMAGE=$(call from,$*) --label $(IMAGE_LABEL)=$* --label agent-sandbox.version=$(VERSION) $(build_opts_$*) \
-	    -t $(image_$*) -f $*-image/Containerfile $*-image && \
-	echo "images: $(image_$*) built in $$(( $$(date +%s) - start )) s"
+	    -t $(image_$*) -f $*-image/Containerfile $*-image
 	@touch $@
 # The shared image holds no agent: an agent's pin, its fetch and install do
 # not change it.
@@ -173,15 +184,14 @@ $(IMAGES_DIR)/router.stamp: $(shell find router-image -type f 2>/dev/null)
 # checked against the pin, unpacked in a layer on the shared image.
 $(AGENT_STAMPS): $(IMAGES_DIR)/agent-%.stamp: $(AGENT_DIR)/%.version $(IMAGES_DIR)/agent-%.args \
         $(IMAGES_DIR)/sandbox.stamp sandbox-image/Containerfile sandbox-image/agent-fetch sandbox-image/agent-install
-	@$(AGENT_FETCH) $< $(AGENT_CACHE) >/dev/null
-	@echo "images: podman build $(call agent_images,$*) from $(COMMON_IMAGE)"
-	@start=$$(date +%s); \
-	$(PODMAN) build --layers=false --pull=never \
+	@$(IMAGE_STEP) "agent $* $(call agent_version,$*): its npm tarballs" $(FIRST_FETCH) $(IMAGES_LOG)/agent-$*-fetch.log \
+	    $(AGENT_FETCH) $< $(AGENT_CACHE)
+	@$(IMAGE_STEP) "agent $* $(call agent_version,$*) (podman build)" $(FIRST_AGENT_BUILD) $(IMAGES_LOG)/agent-$*.log \
+	    $(PODMAN) build --layers=false --pull=never \
 	    --build-arg BASE_IMAGE=$(COMMON_IMAGE) --build-arg AGENTS=$* \
 	    --label $(IMAGE_LABEL)=agent-$* --label agent-sandbox.agent=$* --label agent-sandbox.version=$(VERSION) \
 	    --volume $(abspath $(AGENT_CACHE)):/var/cache/agent-sandbox/agents:ro,z \
-	    $(addprefix -t ,$(call agent_images,$*)) -f sandbox-image/Containerfile sandbox-image && \
-	echo "images: agent $* ($(call agent_version,$*)) built in $$(( $$(date +%s) - start )) s"
+	    $(addprefix -t ,$(call agent_images,$*)) -f sandbox-image/Containerfile sandbox-image
 	@touch $@
 
 # Rewrite the pin only; the next `make images AGENTS=NAME` downloads and

@@ -27,6 +27,8 @@ PACKAGES=(
     cargo mercurial yarnpkg
     # make bench: the process-level peer it compares with (srt) needs them
     bubblewrap ripgrep
+    # the completions' tests run each shell; the man page's renders it
+    bash-completion zsh fish man-db groff-base
 )
 # npm: agent-fetch asks it which registry to download from. Any npm on
 # PATH does; Debian's is installed only where there is none, since a newer

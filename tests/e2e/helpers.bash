@@ -172,51 +172,61 @@ run_x() {
     fi
 }
 
-# bg_start COMMAND [ARGS...]: start COMMAND (`agent-sandbox` replaced as in
-# run_x) in the background as the leader of a new process group, with SIGINT
-# and SIGQUIT at their defaults (a shell starts background jobs with them
-# ignored; a terminal's CLI has them at default). Sets $AS_BG_PID; its output
-# goes to $AS_RUN_DIR/bg.{stdout,stderr}; bg_wait collects its exit status.
+# bg_start [--as NAME] COMMAND [ARGS...]: start COMMAND (`agent-sandbox`
+# replaced as in run_x) in the background as the leader of a new process
+# group, with SIGINT and SIGQUIT at their defaults (a shell starts background
+# jobs with them ignored; a terminal's CLI has them at default). Sets
+# $AS_BG_PID; its output goes to $AS_RUN_DIR/bg.{stdout,stderr}; bg_wait
+# collects its exit status. With --as NAME (several at once), the files are
+# $AS_RUN_DIR/NAME.*, its PID is $AS_BG_PIDS[NAME], and `bg_wait --as NAME`
+# collects it; the teardown ends whatever still runs.
+declare -gA AS_BG_PIDS=()
 bg_start() {
+    local name=bg
+    if [ "$1" = --as ]; then name=$2; shift 2; fi
     local cmd=("$@") i
     for i in "${!cmd[@]}"; do
         if [ "${cmd[$i]}" = agent-sandbox ]; then cmd[$i]=$AGENT_SANDBOX_BIN; break; fi
     done
-    rm -f "$AS_RUN_DIR/bg.pid" "$AS_RUN_DIR/bg.rc"
+    rm -f "$AS_RUN_DIR/$name.pid" "$AS_RUN_DIR/$name.rc"
     echo "\$ $* &"
     # The subshell's own stderr (bash's "Killed" notices) is not the CLI's.
     (
         rc=0
         setsid --wait bash -c 'echo $$ >"$0"; exec env --default-signal=INT,QUIT "$@"' \
-            "$AS_RUN_DIR/bg.pid" "${cmd[@]}" \
-            </dev/null >"$AS_RUN_DIR/bg.stdout" 2>"$AS_RUN_DIR/bg.stderr" || rc=$?
-        echo "$rc" >"$AS_RUN_DIR/bg.rc"
+            "$AS_RUN_DIR/$name.pid" "${cmd[@]}" \
+            </dev/null >"$AS_RUN_DIR/$name.stdout" 2>"$AS_RUN_DIR/$name.stderr" || rc=$?
+        echo "$rc" >"$AS_RUN_DIR/$name.rc"
     ) </dev/null >/dev/null 2>&1 3>&- &
     local n
     for ((n = 0; n < 100; n++)); do
-        [ -s "$AS_RUN_DIR/bg.pid" ] && break
+        [ -s "$AS_RUN_DIR/$name.pid" ] && break
         sleep 0.05
     done
-    AS_BG_PID=$(<"$AS_RUN_DIR/bg.pid") || die "background command did not start"
+    local pid
+    pid=$(<"$AS_RUN_DIR/$name.pid") || die "background command did not start"
+    if [ "$name" = bg ]; then AS_BG_PID=$pid; else AS_BG_PIDS[$name]=$pid; fi
 }
 
-# bg_wait [SECS]: wait (default 60 s) for the background command to end; sets
-# $status, $output and $stderr like run_x.
+# bg_wait [--as NAME] [SECS]: wait (default 60 s) for the background command
+# to end; sets $status, $output and $stderr like run_x.
 bg_wait() {
+    local name=bg
+    if [ "$1" = --as ]; then name=$2; shift 2; fi
     local secs=${1:-60} n
     for ((n = 0; n < secs * 10; n++)); do
-        [ -s "$AS_RUN_DIR/bg.rc" ] && break
+        [ -s "$AS_RUN_DIR/$name.rc" ] && break
         sleep 0.1
     done
-    [ -s "$AS_RUN_DIR/bg.rc" ] || die "background command (pid $AS_BG_PID) still running after ${secs}s"
-    status=$(<"$AS_RUN_DIR/bg.rc")
-    output=$(<"$AS_RUN_DIR/bg.stdout")
-    stderr=$(<"$AS_RUN_DIR/bg.stderr")
-    AS_BG_PID=
+    [ -s "$AS_RUN_DIR/$name.rc" ] || die "background command $name still running after ${secs}s"
+    status=$(<"$AS_RUN_DIR/$name.rc")
+    output=$(<"$AS_RUN_DIR/$name.stdout")
+    stderr=$(<"$AS_RUN_DIR/$name.stderr")
+    if [ "$name" = bg ]; then AS_BG_PID=; else unset "AS_BG_PIDS[$name]"; fi
     [ -n "$output" ] && printf '%s\n' "$output"
     [ -n "$stderr" ] && printf '%s\n' "$stderr" | sed 's/^/[stderr] /'
     echo "[exit $status]"
-    check_sanitizer "$AS_RUN_DIR/bg.stderr"
+    check_sanitizer "$AS_RUN_DIR/$name.stderr"
 }
 
 # wait_for_file PATH [SECS]: wait until PATH exists (default 60 s).
@@ -317,6 +327,7 @@ as_setup() {
     # Files of the harness itself, outside the launch directory.
     AS_RUN_DIR=$(mktemp -d "$AS_E2E_ROOT/.run-XXXXXXXX")
     AS_BG_PID=
+    AS_BG_PIDS=()
     cd "$AS_DIR"
 }
 
@@ -324,11 +335,16 @@ as_teardown() {
     local rc=0
     cd "$AS_E2E_ROOT" 2>/dev/null || cd /
     # A background CLI a failed test left running: it is ours, end it.
-    if [ -n "${AS_BG_PID:-}" ] && kill -0 "$AS_BG_PID" 2>/dev/null; then
-        kill -KILL "$AS_BG_PID" 2>/dev/null || true
-        local n
-        for ((n = 0; n < 50; n++)); do [ -s "$AS_RUN_DIR/bg.rc" ] && break; sleep 0.1; done
-    fi
+    local name pid n
+    for name in bg "${!AS_BG_PIDS[@]}"; do
+        pid=${AS_BG_PIDS[$name]:-}
+        [ "$name" = bg ] && pid=${AS_BG_PID:-}
+        if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+            kill -KILL "$pid" 2>/dev/null || true
+            for ((n = 0; n < 50; n++)); do [ -s "$AS_RUN_DIR/$name.rc" ] && break; sleep 0.1; done
+        fi
+    done
+    AS_BG_PIDS=()
     leak_check || rc=1
     # The sandbox may have left files owned by subordinate ids.
     if [ -n "${AS_DIR:-}" ]; then
@@ -353,6 +369,14 @@ home_volume_teardown() {
 allow_nothing() {
     : >"$AS_RUN_DIR/allowed-hosts"
     export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/allowed-hosts
+}
+
+# host_enforces_limits: rootless podman can enforce memory and CPU limits
+# here (cgroup v2, both controllers delegated to the user), as
+# lib/resource_limits.c finds out; elsewhere a limit you set is refused.
+host_enforces_limits() {
+    local f=/sys/fs/cgroup/user.slice/user-$(id -u).slice/user@$(id -u).service/cgroup.controllers
+    [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && grep -qw memory "$f" 2>/dev/null && grep -qw cpu "$f"
 }
 
 setup() { as_setup; }

@@ -179,9 +179,10 @@ else
 fi
 check "RPM unpacks into a scratch root" unpack
 check "unpacked agent-sandbox is executable" test -x "$root/usr/bin/agent-sandbox"
+# its first line is the tool's; the images' and the agents' pins follow
 out=$("$root/usr/bin/agent-sandbox" --version 2>&1); rc=$?
-check "agent-sandbox --version prints 'agent-sandbox $VERSION' (got '$out', exit $rc)" \
-    test "$rc:$out" = "0:agent-sandbox $VERSION"
+check "agent-sandbox --version prints 'agent-sandbox $VERSION' first (got '$out', exit $rc)" \
+    test "$rc:${out%%$'\n'*}" = "0:agent-sandbox $VERSION"
 modes=$(for img in sandbox router; do
     while IFS= read -r f; do
         dst="$root/usr/share/agent-sandbox/images/$img/${f#"$img"-image/}"
@@ -225,7 +226,7 @@ all_compiles_have() { [ -s "$TMP/compile-cmds" ] && ! grep -vF -- "$1" "$TMP/com
 check "RELEASE=1 passes -DAS_IMAGE_TAG='\"$VERSION\"' -DAS_RELEASE_BUILD=1 to every compile" \
     all_compiles_have "-DAS_IMAGE_TAG='\"$VERSION\"' -DAS_RELEASE_BUILD=1"
 mk "$bin" >"$TMP/copy-build.log" 2>&1
-check "scratch copy builds and reports $VERSION" test "$("$copy/$bin" --version 2>&1)" = "agent-sandbox $VERSION"
+check "scratch copy builds and reports $VERSION" test "$("$copy/$bin" --version 2>&1 | head -n 1)" = "agent-sandbox $VERSION"
 
 IFS=. read -r major minor patch <<<"$VERSION"
 bump() { # PART EXPECTED
@@ -236,7 +237,7 @@ bump patch "$major.$minor.$((patch + 1))"
 new=$(cat "$copy/VERSION")
 mk "$bin" >"$TMP/copy-build.log" 2>&1
 check "after make patch, make rebuilds the CLI: --version prints $new" \
-    test "$("$copy/$bin" --version 2>&1)" = "agent-sandbox $new"
+    test "$("$copy/$bin" --version 2>&1 | head -n 1)" = "agent-sandbox $new"
 mk -s spec >/dev/null 2>&1
 check "after make patch, the generated spec has Version: $new" \
     grep -qE "^Version: +$new\$" "$copy/build/rpm/SPECS/agent-sandbox.spec"

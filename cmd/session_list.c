@@ -1,0 +1,82 @@
+/* The running sessions as the commands show them (ps, stop, the refusal of
+ * a second session in a tree): read from the registry (lib/session_registry),
+ * every text in them escaped. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "msg.h"
+#include "paths.h"
+#include "util.h"
+
+int sessions_load(session_entry_t ***ret, size_t *ret_n)
+{
+    int rc = runtime_dir_settle();
+    if (rc != 0)
+        return rc;
+    as_error_t *err = NULL;
+    _cleanup_free_ char *base = NULL;
+    if (session_base_dir(&base, &err) < 0 || session_registry_list(base, ret, ret_n, &err) < 0) {
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    return 0;
+}
+
+void session_put_dir(FILE *f, const char *dir)
+{
+    const char *home = getenv("HOME");
+    char resolved[PATH_MAX];
+    bool have = home != NULL && home[0] == '/' && realpath(home, resolved) != NULL;
+    path_put_for_user(f, dir, have ? resolved : NULL, home != NULL && home[0] == '/' ? home : NULL);
+}
+
+void session_put_command(FILE *f, char *const *command)
+{
+    for (size_t i = 0; command != NULL && command[i] != NULL; i++) {
+        if (i > 0)
+            fputc(' ', f);
+        path_put_escaped(f, command[i], strlen(command[i]));
+    }
+}
+
+long long session_age(const session_entry_t *e)
+{
+    long long age = (long long)time(NULL) - e->started;
+    return age > 0 ? age : 0;
+}
+
+void session_put_age(FILE *f, long long s)
+{
+    if (s < 60)
+        fprintf(f, "%llds", s);
+    else if (s < 3600)
+        fprintf(f, "%lldm%02llds", s / 60, s % 60);
+    else if (s < 86400)
+        fprintf(f, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+    else
+        fprintf(f, "%lldd%02lldh", s / 86400, s % 86400 / 3600);
+}
+
+char *session_describe(const session_entry_t *e)
+{
+    msg_t m;
+    as_error_t *err = NULL;
+    char *text = NULL;
+    if (msg_open(&m, &err) < 0) {
+        as_error_free(&err);
+        return NULL;
+    }
+    fprintf(m.f, "session %s (PID %d, in ", e->id, (int)e->pid);
+    session_put_dir(m.f, e->launch_dir);
+    fputs(", started ", m.f);
+    session_put_age(m.f, session_age(e));
+    fputs(" ago)", m.f);
+    if (msg_close(&m, &text, &err) < 0)
+        as_error_free(&err);
+    return text;
+}

@@ -1,0 +1,65 @@
+# bash completion for agent-sandbox(1): the commands, their options, the
+# running sessions' IDs (from `agent-sandbox ps -q`) and the agents' names.
+# Installed as bash-completion/completions/agent-sandbox, loaded on demand.
+
+_agent_sandbox_agents="claude codex gemini opencode"
+
+_agent_sandbox_ids()
+{
+    "$1" ps -q 2>/dev/null
+}
+
+_agent_sandbox()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+    local cli=${COMP_WORDS[0]} cmd= i
+    COMPREPLY=()
+    # the command, if any: the first word after the session's options
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            --exec)                      # COMMAND, then its own arguments
+                if declare -F _command_offset >/dev/null; then
+                    _command_offset $((i + 1))
+                elif ((COMP_CWORD == i + 1)); then
+                    COMPREPLY=($(compgen -c -- "$cur"))
+                else
+                    COMPREPLY=($(compgen -f -- "$cur"))
+                fi
+                return 0 ;;
+            --) return 0 ;;              # the rest is the agent's
+            --env | --memory | --pids | --cpus | --agent | --publish) ((i++)) ;;
+            -*) ;;
+            *) cmd=${COMP_WORDS[i]}; break ;;
+        esac
+    done
+    case $prev in
+        --session) COMPREPLY=($(compgen -W "$(_agent_sandbox_ids "$cli")" -- "$cur")); return 0 ;;
+        --agent) COMPREPLY=($(compgen -W "$_agent_sandbox_agents" -- "$cur")); return 0 ;;
+        --env) COMPREPLY=($(compgen -e -- "$cur")); return 0 ;;
+        --memory | --pids | --cpus) COMPREPLY=($(compgen -W none -- "$cur")); return 0 ;;
+        --publish) return 0 ;;
+    esac
+    local words
+    case $cmd in
+        "")
+            if [[ $cur == -* ]]; then
+                words="--exec --env --agent --publish --dry-run --memory --pids --cpus --help --version"
+            else
+                words="ps stop doctor verify cleanup allow deny log"
+            fi ;;
+        ps) words="--json -q --quiet --help" ;;
+        stop)
+            if [[ $cur == -* ]]; then words="--all --help"; else words=$(_agent_sandbox_ids "$cli"); fi ;;
+        doctor) words="--help" ;;
+        verify) words="--agent --json --help" ;;
+        cleanup) words="--homes --help" ;;
+        allow | deny)
+            [[ $cur == -* ]] && words="--session --help"
+            [[ $cmd == allow && $cur == -* ]] && words="$words --save" ;;
+        log)
+            if [[ $cur == -* ]]; then words="--denied --follow --json --help"; else words=$(_agent_sandbox_ids "$cli"); fi ;;
+    esac
+    COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+
+complete -F _agent_sandbox agent-sandbox
