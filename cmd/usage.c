@@ -55,10 +55,11 @@ void cli_usage(FILE *f)
           "the current directory and reaches only the hosts on your allowlist.\n"
           "\n"
           "commands:\n", f);
+    /* a synopsis too long for the column puts its summary on a line below */
     for (size_t i = 0; i < cli_n_commands; i++) {
-        char left[40];
-        snprintf(left, sizeof(left), "%s %s", cli_commands[i].name, cli_commands[i].synopsis);
-        fprintf(f, "  %-22s  %s\n", left, cli_commands[i].summary);
+        int n = fprintf(f, "  %s %s", cli_commands[i].name, cli_commands[i].synopsis);
+        fprintf(f, "%*s%s\n", n > 24 ? 0 : 26 - n, n > 24 ? "\n                          " : "",
+                cli_commands[i].summary);
     }
     fputs("\noptions:\n", f);
     run_options_usage(f);
