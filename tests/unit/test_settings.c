@@ -12,15 +12,26 @@
 
 #include "user_settings.h"
 
-static bool notifications_of(const char *text)
+/* The two switches of a settings text: bit 0 notifications, bit 1 git-identity. */
+static unsigned switches_of(const char *text)
 {
     user_settings_t s;
     as_error_t *err = NULL;
     if (user_settings_parse("settings", text, strlen(text), &s, &err) < 0)
         fail_msg("%s", err->msg);
-    bool on = s.notifications;
+    unsigned on = (s.notifications ? 1u : 0u) | (s.git_identity ? 2u : 0u);
     user_settings_clear(&s);
     return on;
+}
+
+static bool notifications_of(const char *text)
+{
+    return switches_of(text) & 1u;
+}
+
+static bool git_identity_of(const char *text)
+{
+    return switches_of(text) & 2u;
 }
 
 static void test_switches(void **state)
@@ -30,17 +41,6 @@ static void test_switches(void **state)
     assert_false(notifications_of("# my settings\nnotifications off   # quiet, please\n"));
     assert_true(notifications_of("notifications off\n\n  notifications\ton\r\n"));   /* a later line wins */
     assert_false(notifications_of("agent codex\nnotifications off\n"));     /* with the agent */
-}
-
-static bool git_identity_of(const char *text)
-{
-    user_settings_t s;
-    as_error_t *err = NULL;
-    if (user_settings_parse("settings", text, strlen(text), &s, &err) < 0)
-        fail_msg("%s", err->msg);
-    bool on = s.git_identity;
-    user_settings_clear(&s);
-    return on;
 }
 
 static void test_git_identity(void **state)
