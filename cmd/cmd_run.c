@@ -415,6 +415,23 @@ out:
     return rc;
 }
 
+/* What `ps` shows of the session: verify's name for itself, the command,
+ * or the agent's command and its arguments. NULL when out of memory. */
+static char **shown_command(const run_request_t *o, const run_inputs_t *ri)
+{
+    if (o->ps_command != NULL) {
+        char *one[] = { (char *)o->ps_command, NULL };
+        return strv_copy(one);
+    }
+    char **shown = strv_copy(o->exec ? o->command : ri->agent->command);
+    for (size_t i = 0; !o->exec && shown != NULL && o->command != NULL && o->command[i] != NULL; i++)
+        if (strv_push(&shown, o->command[i]) < 0) {
+            strv_free(shown);
+            return NULL;
+        }
+    return shown;
+}
+
 /* The registry entry `ps`, `stop` and a refused second session read:
  * written before the workspace lock is taken, so whoever holds it has
  * one. Without it the session still runs, unseen by them. */
@@ -423,16 +440,7 @@ static void register_session(const run_request_t *o, const run_inputs_t *ri, con
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *allowlist = NULL;
-    /* what ps shows: verify's name for itself, the command, or the
-     * agent's command and its arguments */
-    char **shown = NULL;
-    if (o->ps_command != NULL)
-        strv_push(&shown, o->ps_command);
-    else
-        for (char *const *v = o->exec ? o->command : ri->agent->command; v != NULL && *v != NULL; v++)
-            strv_push(&shown, *v);
-    for (size_t i = 0; o->ps_command == NULL && !o->exec && o->command != NULL && o->command[i] != NULL; i++)
-        strv_push(&shown, o->command[i]);
+    char **shown = shown_command(o, ri);
     session_entry_t e = {
         .pid = getpid(), .launch_dir = (char *)workdir, .started = (long long)time(NULL),
         .command = shown, .agent = o->exec ? NULL : ri->agent->name,

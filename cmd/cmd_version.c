@@ -20,7 +20,7 @@ static const char *env_or(const char *name, const char *fallback)
     return v != NULL && v[0] != '\0' ? v : fallback;
 }
 
-/* "(built for 0.1.0)", "(not built)", or why podman was not asked. */
+/* "(built for VERSION)", "(not built)", or why podman was not asked. */
 static void put_image_state(cli_backend_t *b, const char *why_not, const char *image)
 {
     if (b == NULL) {

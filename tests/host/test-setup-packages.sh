@@ -101,9 +101,9 @@ tests: comparisons|diff|
 tests: make check'"'"'s user-state guard|sha256sum|
 tests: the TTY tests|stty|
 tests: text|awk|usr/bin/mawk usr/bin/gawk usr/bin/original-awk
-tests: the bash completion, loaded as bash-completion does (015-help)|bash_completion|usr/share/bash-completion/bash_completion
-tests: the zsh completion (015-help)|zsh|usr/bin/zsh bin/zsh
-tests: the fish completion (015-help)|fish|usr/bin/fish
+tests: the bash completion, loaded as bash-completion does (017-completions)|bash_completion|usr/share/bash-completion/bash_completion
+tests: the zsh completion (017-completions)|zsh|usr/bin/zsh bin/zsh
+tests: the fish completion (017-completions)|fish|usr/bin/fish
 tests: the man page renders without warnings (015-help)|man|usr/bin/man
 tests: the man page through groff (015-help)|groff|usr/bin/groff
 tests: this test|apt-get|
