@@ -12,8 +12,8 @@ CHECKS=(XDG_RUNTIME_DIR "subordinate ids" "user namespaces" /dev/net/tun podman 
         "config settings" "home volume (AGENT_SANDBOX_HOME_VOLUME)" git)
 
 teardown() {
-    rm -f "$AS_CONFIG_DIR/limits" "$AS_CONFIG_DIR/settings"
-    as_teardown
+    rm -f "$AS_CONFIG_DIR/limits"
+    as_teardown     # puts the suite's settings file back
 }
 
 @test "doctor: every check, one line each, and no FAIL on the suite's machine" {
@@ -55,7 +55,11 @@ teardown() {
 
 @test "doctor: the settings file, parsed as a session reads it, and the agent it names" {
     printf '# mine\nagent codex\n' >"$AS_CONFIG_DIR/settings"
-    run_x 0 agent-sandbox doctor
+    # codex's image need not be built here: a built image stands in for it
+    local built
+    built=${AGENT_SANDBOX_IMAGE:-$("$AGENT_SANDBOX_BIN" --version | awk '$1 == "claude" { print $3 }')}
+    [ -n "$built" ] || die "--version names no image for claude"
+    run_x 0 env AGENT_SANDBOX_IMAGE="$built" "$AGENT_SANDBOX_BIN" doctor
     assert "$output" contains $'\n'"OK    config settings: $AS_CONFIG_DIR/settings: agent codex"$'\n'
     # the image a session needs is that agent's (AGENT_SANDBOX_IMAGE stands in for it)
     run_x 1 env AGENT_SANDBOX_IMAGE=localhost/as-e2e-nosuch:dev "$AGENT_SANDBOX_BIN" doctor

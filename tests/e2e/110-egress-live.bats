@@ -18,14 +18,8 @@ load fake-internet
 
 setup_file() { fi_up; }
 teardown_file() { fi_down; }
-setup() {
-    as_setup; fi_setup; fi_dns_reset
-    cp "$AS_CONFIG_DIR/settings" "$AS_RUN_DIR/settings.suite"
-}
-teardown() {
-    cp "$AS_RUN_DIR/settings.suite" "$AS_CONFIG_DIR/settings"
-    as_teardown
-}
+setup() { as_setup; fi_setup; fi_dns_reset; }
+teardown() { as_teardown; }
 
 # notifications on|off: the suite's settings (its agent kept), and a later
 # line that wins.

@@ -96,7 +96,7 @@ EOF
     # a malformed settings file refuses the session, naming the line
     settings $'git-identity maybe\n'
     run_x 65 agent-sandbox --exec true
-    assert "$stderr" contains "$SETTINGS:1: git-identity takes on or off, not \`maybe\`"
+    assert "$stderr" contains "$SETTINGS:1: git-identity is on or off"
 }
 
 @test "whoami names the host user; ~, \$HOME and the passwd entry agree" {

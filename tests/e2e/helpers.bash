@@ -326,6 +326,9 @@ as_setup() {
     AS_DIR=$(cd "$(mktemp -d "$AS_E2E_ROOT/XXXXXXXX")" && pwd -P)
     # Files of the harness itself, outside the launch directory.
     AS_RUN_DIR=$(mktemp -d "$AS_E2E_ROOT/.run-XXXXXXXX")
+    # The suite's settings file (notifications off, E2E_AGENT's agent):
+    # a test may rewrite it; as_teardown puts it back.
+    cp "$AS_CONFIG_DIR/settings" "$AS_RUN_DIR/settings.suite" || die "the suite's settings file is gone"
     AS_BG_PID=
     AS_BG_PIDS=()
     cd "$AS_DIR"
@@ -346,6 +349,9 @@ as_teardown() {
     done
     AS_BG_PIDS=()
     leak_check || rc=1
+    if [ -n "${AS_RUN_DIR:-}" ] && [ -f "$AS_RUN_DIR/settings.suite" ]; then
+        cp "$AS_RUN_DIR/settings.suite" "$AS_CONFIG_DIR/settings" || rc=1
+    fi
     # The sandbox may have left files owned by subordinate ids.
     if [ -n "${AS_DIR:-}" ]; then
         rm -rf "$AS_DIR" 2>/dev/null || $PODMAN unshare rm -rf "$AS_DIR"
