@@ -439,15 +439,6 @@ int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error
     return post_doc(api, g, API "/pods/create", 201, 200, what, NULL, err);
 }
 
-int podman_pod_kill(podman_api_t *api, const char *name, as_error_t **err)
-{
-    _cleanup_free_ char *path = path_printf(API "/pods/%s/kill?signal=SIGKILL", name);
-    _cleanup_free_ char *what = path_printf("killing pod %s", name);
-    if (path == NULL || what == NULL)
-        return OOM(err);
-    return call(api, "POST", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, NULL, err);
-}
-
 int podman_pod_remove(podman_api_t *api, const char *name, as_error_t **err)
 {
     return remove_named(api, "pods", "?force=true&timeout=0", "pod", name, 200, err);

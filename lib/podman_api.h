@@ -85,8 +85,6 @@ typedef struct podman_pod_spec {
 } podman_pod_spec_t;
 
 int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error_t **err);
-/* SIGKILL to every running container of the pod; -EEXIST when none runs. */
-int podman_pod_kill(podman_api_t *api, const char *name, as_error_t **err);
 int podman_pod_remove(podman_api_t *api, const char *name, as_error_t **err);
 
 typedef struct podman_mount {

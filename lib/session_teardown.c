@@ -9,24 +9,23 @@
 
 #include "util.h"
 
-/* Killed first, then removed: a removal stops a running container itself,
- * but libpod 4 then polls for its end every 100 ms; killed a call earlier,
- * it is gone by the first look (bench/startup.sh: a teardown shorter by
- * about that). A kill that fails (not running, gone) is no matter: the
- * removal after it says what is wrong. */
-static void kill_first(podman_api_t *api, undo_kind_t kind, const char *name)
+/* The router (a container outside the pod) is killed first, then removed:
+ * a removal stops a running container itself, but libpod 4 then polls for
+ * its end every 100 ms; killed a call earlier, it is gone by the first
+ * look. A kill that fails (not running, gone) is no matter: the removal
+ * after it says what is wrong. Not the pod: a kill of a pod whose agent
+ * lost its conmon leaves the pod's removal failing (405-agent-lost.bats,
+ * "bug 8"), and the removal kills it as well. */
+static void kill_first(podman_api_t *api, const char *name)
 {
     as_error_t *e = NULL;
-    if (kind == UNDO_POD)
-        podman_pod_kill(api, name, &e);
-    else
-        podman_container_kill(api, name, SIGKILL, &e);
+    podman_container_kill(api, name, SIGKILL, &e);
     as_error_free(&e);
 }
 
 static int remove_container(podman_api_t *api, void *arg, as_error_t **err)
 {
-    kill_first(api, UNDO_CONTAINER, arg);
+    kill_first(api, arg);
     int r = podman_container_remove(api, arg, err);
     if (r == -ENOENT) {
         as_error_free(err);
@@ -53,11 +52,10 @@ static int undo_one(session_t *s, const undo_t *u, bg_job_t *side, as_error_t **
     case UNDO_CONTAINER:
         if (side->api != NULL)
             return bg_join(side, err);
-        kill_first(s->api, UNDO_CONTAINER, u->name);
+        kill_first(s->api, u->name);
         r = podman_container_remove(s->api, u->name, err);
         break;
     case UNDO_POD:
-        kill_first(s->api, UNDO_POD, u->name);
         r = podman_pod_remove(s->api, u->name, err);
         break;
     default:

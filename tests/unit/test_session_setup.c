@@ -113,15 +113,14 @@ static void set_up_in_order_and_undone(void **state)
     assert_int_equal(stub_libpod_count(f->stub, "DELETE", "/containers/agent-sandbox-" ID "-router?"), 1);
     assert_int_equal(stub_libpod_count(f->stub, "DELETE", "/networks/agent-sandbox-" ID "-net?"), 1);
     assert_int_equal(stub_libpod_count(f->stub, "DELETE", "-agent?"), 0);
-    /* each killed before its removal: libpod's own stop polls every 100 ms */
+    /* the router killed before its removal (libpod's own stop polls every
+     * 100 ms); the pod is not (405-agent-lost.bats, "bug 8") */
     char *log = stub_libpod_log(f->stub);
-    const char *pod_kill = strstr(log, "POST /v4.0.0/libpod/pods/agent-sandbox-" ID "/kill?signal=SIGKILL");
     const char *router_kill = strstr(log, "-router/kill?signal=9");
-    assert_non_null(pod_kill);
     assert_non_null(router_kill);
-    assert_ptr_equal(strstr(pod_kill, "DELETE /v4.0.0/libpod/pods/"), strstr(log, "DELETE /v4.0.0/libpod/pods/"));
     assert_ptr_equal(strstr(router_kill, "DELETE /v4.0.0/libpod/containers/agent-sandbox-" ID "-router?"),
                      strstr(log, "DELETE /v4.0.0/libpod/containers/agent-sandbox-" ID "-router?"));
+    assert_null(strstr(log, "/pods/agent-sandbox-" ID "/kill"));
     free(log);
 }
 
