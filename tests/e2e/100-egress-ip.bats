@@ -102,8 +102,8 @@ spellings() {
     [ "$ms" -lt 2000 ] || die "the IPv6 attempts took ${ms} ms: they must fail at once"
     # at most link-local and multicast routes: nothing routable
     expect "v6 routes" ""
-    # the pod's network namespace (the forwarder's, which the agent joins)
-    # has IPv6 off: session_plan.c's pod_sysctls
+    # the pod's network namespace (its infra container's, which the agent
+    # shares) has IPv6 off: session_plan.c's pod_sysctls
     expect "disable_ipv6 all" 1
     expect "disable_ipv6 default" 1
     fi_assert_nothing_left
