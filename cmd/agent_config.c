@@ -43,24 +43,6 @@ static char *known_agents(void)
     return list;
 }
 
-/* The settings file's agent, and the line that names it ("FILE:LINE"), or
- * none. 0 or an exit code, reported. */
-static int settings_agent(char **ret_name, char **ret_where)
-{
-    _cleanup_free_ char *path = NULL;
-    user_settings_t s = {0};
-    int rc = settings_config_load(&s, &path);
-    if (rc != 0)
-        return rc;
-    if (s.agent != NULL && asprintf(ret_where, "%s:%u: agent %s", path, s.agent_line, s.agent) < 0) {
-        user_settings_clear(&s);
-        return EXIT_INTERNAL;
-    }
-    *ret_name = steal_pointer(&s.agent);
-    user_settings_clear(&s);
-    return 0;
-}
-
 /* Reads and checks NAME's profile; `where` says who named it ("--agent
  * NAME", "FILE:LINE: agent NAME"). */
 static int load_profile(const char *name, const char *where, int bad_name_rc, agent_profile_t **ret)
@@ -88,18 +70,19 @@ static int load_profile(const char *name, const char *where, int bad_name_rc, ag
     return 0;
 }
 
-int agent_config_load(const char *requested, agent_profile_t **ret)
+int agent_config_load(const char *requested, const user_settings_t *settings, const char *settings_path,
+                      agent_profile_t **ret)
 {
-    _cleanup_free_ char *name = NULL, *where = NULL;
+    _cleanup_free_ char *where = NULL;
     if (requested != NULL) {
         if (asprintf(&where, "--agent %s", requested) < 0)
             return EXIT_INTERNAL;
         return load_profile(requested, where, EXIT_USAGE, ret);
     }
-    int rc = settings_agent(&name, &where);
-    if (rc != 0)
-        return rc;
-    if (name == NULL)
+    if (settings->agent == NULL)
         return load_profile(AGENT_DEFAULT, "agent " AGENT_DEFAULT, EXIT_CONFIG, ret);
-    return load_profile(name, where, EXIT_CONFIG, ret);
+    /* the line that names it, "FILE:LINE: agent NAME" */
+    if (asprintf(&where, "%s:%u: agent %s", settings_path, settings->agent_line, settings->agent) < 0)
+        return EXIT_INTERNAL;
+    return load_profile(settings->agent, where, EXIT_CONFIG, ret);
 }

@@ -96,11 +96,13 @@ int launch_check(cli_backend_t *b, char **ret_dir);
  * a development build), or NULL when there is none. */
 char *packaged_file(const char *rel);
 
-/* The session's agent: `requested` (--agent), else the settings file's,
- * else Claude Code; its profile read and checked. 0, or an exit code after
- * reporting. */
+/* The session's agent: `requested` (--agent), else the settings file's
+ * (read at settings_path), else Claude Code; its profile read and checked.
+ * 0, or an exit code after reporting. */
 struct agent_profile;
-int agent_config_load(const char *requested, struct agent_profile **ret);
+struct user_settings;
+int agent_config_load(const char *requested, const struct user_settings *settings, const char *settings_path,
+                      struct agent_profile **ret);
 
 /* The session's allowlist: AGENT_SANDBOX_ALLOWLIST as is, else the user's
  * file with the agent's merged in (each copied into place from the
@@ -151,10 +153,6 @@ int limits_config_load(const char *memory, const char *pids, const char *cpus, l
  * reporting. */
 int user_config_path(const char *name, char **ret_path);
 
-/* A file of the config directory: its path, and its text (NULL when there
- * is no such file). 0, or an exit code after reporting. */
-int user_config_text(const char *name, size_t max, char **ret_path, char **ret_text, size_t *ret_len);
-
 /* What the sandbox gets of the host user: the name for the agent's passwd
  * entry, and the git identity as git config text (or NULL: none, or turned
  * off). 0 or an exit code, reported; an unreadable identity is a warning. */
@@ -162,7 +160,7 @@ typedef struct host_identity {
     char *user_name;
     char *git_config;
 } host_identity_t;
-int host_identity_load(host_identity_t *ret);
+int host_identity_load(const struct user_settings *settings, const char *settings_path, host_identity_t *ret);
 void host_identity_clear(host_identity_t *h);
 
 /* After a session: its router's logs kept in the state directory, and
@@ -177,10 +175,14 @@ typedef struct egress_notices egress_notices_t;
 egress_notices_t *egress_notices_start(const session_dir_t *dir);
 void egress_notices_stop(egress_notices_t *n);
 
-/* The settings file (lib/user_settings.h), or its defaults, and its path
- * when ret_path is not NULL. 0, or an exit code after reporting. */
+/* The settings file (lib/user_settings.h), or its defaults when there is
+ * none, and its path. A session reads it once (read_inputs) and hands it
+ * on. settings_config_load: 0, or an exit code after reporting.
+ * settings_config_read: the same without a report, for doctor: -ENOENT
+ * (defaults filled in) when there is no file, ret_path set when known. */
 #include "user_settings.h"
 int settings_config_load(user_settings_t *ret, char **ret_path);
+int settings_config_read(user_settings_t *ret, char **ret_path, as_error_t **err);
 /* The running sessions (lib/session_registry.h), oldest first. 0 or an
  * exit code, reported. */
 #include "session_registry.h"

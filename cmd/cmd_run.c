@@ -253,7 +253,8 @@ typedef struct run_inputs {
     char resolver[16];
     allowlist_t *allowlist;
     char *allowlist_path;        /* where `allow --save` adds names */
-    bool notifications;          /* the settings file's */
+    user_settings_t settings;    /* the settings file's (notifications among them) */
+    char *settings_path;
     limits_t limits;
     cgroup_caps_t cgroups;
     host_identity_t identity;
@@ -283,7 +284,10 @@ static int publish_ports_free(const run_request_t *o)
 static int read_inputs(const run_request_t *o, run_inputs_t *ri)
 {
     as_error_t *err = NULL;
-    int rc = agent_config_load(o->agent, &ri->agent);
+    /* the settings file, read once: the agent, notifications, the identity */
+    int rc = settings_config_load(&ri->settings, &ri->settings_path);
+    if (rc == 0)
+        rc = agent_config_load(o->agent, &ri->settings, ri->settings_path, &ri->agent);
     if (rc != 0)
         return rc;
     if (asprintf(&ri->agent_image, "%s:%s", ri->agent->image, AS_IMAGE_TAG) < 0)
@@ -303,15 +307,10 @@ static int read_inputs(const run_request_t *o, run_inputs_t *ri)
         return EXIT_CONFIG;
     }
     rc = limits_config_load(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
-    user_settings_t settings = {0};
-    if (rc == 0 && (rc = settings_config_load(&settings, NULL)) == 0) {
-        ri->notifications = settings.notifications;
-        user_settings_clear(&settings);
-    }
     if (rc == 0)
         rc = allowlist_config_load(ri->agent, &ri->allowlist, &ri->allowlist_path);
     if (rc == 0)
-        rc = host_identity_load(&ri->identity);
+        rc = host_identity_load(&ri->settings, ri->settings_path, &ri->identity);
     return rc != 0 ? rc : publish_ports_free(o);
 }
 
@@ -336,6 +335,8 @@ int run_session(const run_request_t *o)
     allowlist_free(ri.allowlist);
     host_identity_clear(&ri.identity);
     free(ri.allowlist_path);
+    user_settings_clear(&ri.settings);
+    free(ri.settings_path);
     agent_profile_free(ri.agent);
     free(ri.agent_image);
     return rc;
@@ -399,7 +400,7 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
     }
     progress_clear();
     /* the first refusal of each name, on the desktop (settings) */
-    egress_notices_t *notices = ri->notifications && !o->no_notices ? egress_notices_start(b->dir) : NULL;
+    egress_notices_t *notices = ri->settings.notifications && !o->no_notices ? egress_notices_start(b->dir) : NULL;
     rc = run_agent(o, b, s, plan);
     egress_notices_stop(notices);
 out:

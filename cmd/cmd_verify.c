@@ -145,7 +145,13 @@ int cmd_verify(int argc, char **argv)
     setenv(SECRET_NAME, secret, 1);
 
     agent_profile_t *agent = NULL;
-    if ((rc = agent_config_load(agent_name, &agent)) != 0)
+    user_settings_t settings;
+    _cleanup_free_ char *settings_path = NULL;
+    if ((rc = settings_config_load(&settings, &settings_path)) != 0)
+        return rc;
+    rc = agent_config_load(agent_name, &settings, settings_path, &agent);
+    user_settings_clear(&settings);
+    if (rc != 0)
         return rc;
     _cleanup_free_ char *first = first_allowed(agent);
     _cleanup_free_ char *workdir = realpath(".", NULL);

@@ -182,25 +182,13 @@ static void check_limits_file(doctor_t *d)
 
 /* The settings file parsed, its path in *ret_path: 0, -ENOENT when there
  * is none, or an error naming the file and line. */
-static int read_settings(char **ret_path, user_settings_t *ret, as_error_t **err)
-{
-    _cleanup_free_ char *text = NULL;
-    size_t len = 0;
-    int r = user_config_file(USER_SETTINGS_FILE, ret_path, err);
-    if (r == 0)
-        r = read_config(*ret_path, &text, &len, err);
-    if (r == 0 && len > USER_SETTINGS_MAX)
-        r = as_error_make(err, EFBIG, "%s: over %d bytes", *ret_path, USER_SETTINGS_MAX);
-    return r < 0 ? r : user_settings_parse(*ret_path, text, len, ret, err);
-}
-
 char *doctor_settings_agent(void)
 {
     _cleanup_free_ char *path = NULL;
     user_settings_t set = {0};
     as_error_t *err = NULL;
     char *agent = NULL;
-    if (read_settings(&path, &set, &err) == 0)
+    if (settings_config_read(&set, &path, &err) == 0)
         agent = steal_pointer(&set.agent);
     as_error_free(&err);       /* check_settings says what is wrong */
     user_settings_clear(&set);
@@ -214,7 +202,7 @@ static void check_settings(doctor_t *d)
     _cleanup_free_ char *path = NULL, *parsed = NULL, *profile = NULL, *rel = NULL;
     as_error_t *err = NULL;
     user_settings_t set = {0};
-    int r = read_settings(&path, &set, &err);
+    int r = settings_config_read(&set, &path, &err);
     if (r < 0 && path == NULL) {
         doctor_error(d, "config settings", CHECK_FAIL, NULL, &err);
         return;

@@ -44,21 +44,14 @@ static char *git_config_for_sandbox(const char *settings_path)
     return text;
 }
 
-int host_identity_load(host_identity_t *ret)
+int host_identity_load(const user_settings_t *settings, const char *settings_path, host_identity_t *ret)
 {
-    user_settings_t settings = {0};
-    _cleanup_free_ char *settings_path = NULL;
-    int rc = settings_config_load(&settings, &settings_path);
-    if (rc != 0)
-        return rc;
-    bool git_identity = settings.git_identity;
-    user_settings_clear(&settings);
     host_identity_t h = { NULL, NULL };
     errno = 0;
     const struct passwd *pw = getpwuid(getuid());
     if (pw != NULL && (h.user_name = strdup(pw->pw_name)) == NULL)
         return EXIT_INTERNAL;
-    if (git_identity)
+    if (settings->git_identity)
         h.git_config = git_config_for_sandbox(settings_path);
     *ret = h;
     return 0;

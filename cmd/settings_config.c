@@ -1,5 +1,5 @@
-/* The config directory's small files, read by one helper: the settings
- * (lib/user_settings.h) here, the limits in limits_config.c. */
+/* The settings file of the config directory (lib/user_settings.h), and
+ * the path of any file there. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -21,43 +21,34 @@ int user_config_path(const char *name, char **ret_path)
     return 0;
 }
 
-int user_config_text(const char *name, size_t max, char **ret_path, char **ret_text, size_t *ret_len)
+int settings_config_read(user_settings_t *ret, char **ret_path, as_error_t **err)
 {
-    _cleanup_free_ char *path = NULL;
-    int rc = user_config_path(name, &path);
-    if (rc != 0)
-        return rc;
-    as_error_t *err = NULL;
-    char *text = NULL;
+    _cleanup_free_ char *text = NULL;
     size_t len = 0;
-    int r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, max, &text, &len, &err);
-    if (r < 0 && r != -ENOENT) {
-        config_error_name(&err, "cannot read ", path);
-        report_error(&err);
-        return EXIT_CONFIG;
+    *ret = (user_settings_t){ .git_identity = true, .notifications = true };
+    int r = user_config_file(USER_SETTINGS_FILE, ret_path, err);
+    if (r < 0)
+        return r;
+    r = config_file_read(AT_FDCWD, *ret_path, CONFIG_FOLLOW, USER_SETTINGS_MAX, &text, &len, err);
+    if (r < 0) {
+        if (r != -ENOENT)
+            config_error_name(err, "cannot read ", *ret_path);
+        return r;
     }
-    as_error_free(&err);
-    *ret_path = steal_pointer(&path);
-    *ret_text = text;
-    *ret_len = len;
-    return 0;
+    return user_settings_parse(*ret_path, text, len, ret, err);
 }
 
 int settings_config_load(user_settings_t *ret, char **ret_path)
 {
-    _cleanup_free_ char *path = NULL, *text = NULL;
-    size_t len = 0;
-    int rc = user_config_text(USER_SETTINGS_FILE, USER_SETTINGS_MAX, &path, &text, &len);
-    if (rc != 0)
-        return rc;
+    _cleanup_free_ char *path = NULL;
     as_error_t *err = NULL;
-    user_settings_t s = { .git_identity = true, .notifications = true };
-    if (text != NULL && user_settings_parse(path, text, len, &s, &err) < 0) {
+    int r = settings_config_read(ret, &path, &err);
+    if (r == -ENOENT) {
+        as_error_free(&err);
+    } else if (r < 0) {
         report_error(&err);
-        return EXIT_CONFIG;
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
     }
-    *ret = s;
-    if (ret_path != NULL)
-        *ret_path = steal_pointer(&path);
+    *ret_path = steal_pointer(&path);
     return 0;
 }
