@@ -14,19 +14,9 @@
 #include "session_dir.h"
 #include "util.h"
 
-static bool is_session_id(const char *s)
-{
-    if (strlen(s) != SESSION_ID_LEN)
-        return false;
-    for (const char *c = s; *c != '\0'; c++)
-        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
-            return false;
-    return true;
-}
-
 bool session_dir_live(const char *base, const char *id)
 {
-    if (!is_session_id(id))
+    if (!session_id_valid(id))
         return false;
     int dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
@@ -54,7 +44,7 @@ static int newest_first(const void *a, const void *b)
 }
 
 /* A live session with a router: its entry, else false. The ID is a
- * session ID (is_session_id): the precisions only tell the compiler so. */
+ * session ID (session_id_valid): the precisions only tell the compiler so. */
 static bool found_at(int dfd, const char *base, const char *id, session_found_t *ret)
 {
     char rel[SESSION_ID_LEN + 64];
@@ -89,7 +79,7 @@ int session_find_live(session_found_t **ret, size_t *ret_n, as_error_t **err)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         session_found_t one;
-        if (!is_session_id(e->d_name) || !found_at(dirfd(d), base, e->d_name, &one))
+        if (!session_id_valid(e->d_name) || !found_at(dirfd(d), base, e->d_name, &one))
             continue;
         session_found_t *grown = reallocarray(v, n + 1, sizeof(*v));
         if (grown == NULL) {

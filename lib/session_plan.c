@@ -10,6 +10,7 @@
 #include "agent_profile.h"
 #include "agent_spec.h"
 #include "egress_spec.h"
+#include "session_dir.h"
 #include "strv.h"
 #include "util.h"
 
@@ -30,16 +31,6 @@ bool network_name_valid(const char *name)
         return false;
     for (const char *c = name; *c; c++)
         if (!isalnum((unsigned char)*c) && strchr("_.-", *c) == NULL)
-            return false;
-    return true;
-}
-
-static bool id_valid(const char *id)
-{
-    if (id == NULL || strlen(id) != 12)
-        return false;
-    for (const char *c = id; *c; c++)
-        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
             return false;
     return true;
 }
@@ -162,7 +153,7 @@ static int build_specs(session_plan_t *p, as_error_t **err)
 /* Everything the plan takes from the inputs, checked before any of it is used. */
 static int check_inputs(const session_inputs_t *in, as_error_t **err)
 {
-    if (!id_valid(in->id))
+    if (in->id == NULL || !session_id_valid(in->id))
         return as_error_make(err, EINVAL, "session id \"%s\" is not 12 lower-case hex digits",
                              in->id ? in->id : "");
     if (!image_ref_valid(in->image))
