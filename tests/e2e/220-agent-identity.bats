@@ -13,22 +13,19 @@ setup() {
     home_volume_setup
     GIT_XDG_CONFIG=$XDG_CONFIG_HOME/git/config
     SETTINGS=$AS_CONFIG_DIR/settings
-    # the suite's own settings (its `agent` line with E2E_AGENT), kept
-    SUITE_SETTINGS=$(cat "$SETTINGS" 2>/dev/null || true)
 }
 
 teardown() {
     rm -f "$GIT_XDG_CONFIG" "$AS_RUN_DIR/included"
-    if [ -n "$SUITE_SETTINGS" ]; then printf '%s\n' "$SUITE_SETTINGS" >"$SETTINGS"; else rm -f "$SETTINGS"; fi
     rmdir "$XDG_CONFIG_HOME/git" 2>/dev/null || true
     as_teardown
     home_volume_teardown
 }
 
-# settings TEXT: the settings file is TEXT, then the suite's own lines.
+# settings TEXT: the settings file is TEXT, then the suite's own lines
+# (kept by as_setup, put back by as_teardown).
 settings() {
-    mkdir -p "$AS_CONFIG_DIR"
-    printf '%s%s\n' "$1" "$SUITE_SETTINGS" >"$SETTINGS"
+    { printf '%s' "$1"; cat "$AS_RUN_DIR/settings.suite"; } >"$SETTINGS"
 }
 
 # global_identity NAME EMAIL: the global git config (the suite's own
