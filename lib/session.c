@@ -264,7 +264,8 @@ static int step_router_join(session_t *s, as_error_t **err)
 }
 
 /* Only once the router runs: before, its address may not answer at all,
- * and the probe's first name lookup waits out the resolver's 5 s. */
+ * and the probe's lookups would only be cut short (0.5 s each) and asked
+ * again. */
 static int step_forwarder_start(session_t *s, as_error_t **err)
 {
     return podman_container_start(s->api, s->forwarder_id, err);
