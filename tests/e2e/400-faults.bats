@@ -345,6 +345,21 @@ egress_fault() {
     assert "$output" !contains "agent-sandbox-forwarder: ready" "no ready line"
 }
 
+@test "the readiness probe never takes a lookup left unanswered for a refused name: it gives up on it in 0.5 s, never says ready" {
+    # a resolver address on the network that nobody holds: every query goes
+    # unanswered. Before, the probe waited out the resolver's 5 s and then
+    # took that silence for "the denied name does not resolve".
+    local image=${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev} net=as-e2e-probe-$$ t0
+    $PODMAN network create --internal --subnet 10.251.77.0/24 --label "$AS_LABEL=probe" "$net" >/dev/null
+    t0=$SECONDS
+    run_x --timeout 15 '?' $PODMAN run --rm --read-only --cap-drop all --network "$net" --dns 10.251.77.200 \
+        --entrypoint '[]' "$image" /usr/local/bin/agent-sandbox-probe denied.invalid --
+    $PODMAN network rm -f "$net" >/dev/null
+    assert "$status" == 7 "the probe's status for a lookup cut short"
+    assert "$stderr" contains "probe: no answer for denied.invalid within 0.5s"
+    [ $((SECONDS - t0)) -lt 4 ] || die "the probe took $((SECONDS - t0)) s: the lookup was not cut short"
+}
+
 ###############################################################################
 # 23: processes the agent leaves running
 
