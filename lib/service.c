@@ -100,15 +100,22 @@ static int socket_dir_watch(const char *socket_path)
     return fd;
 }
 
-/* Until something is created there or `ms` pass; without a watch, 2 ms. */
+/* Until `fd` is readable or `ms` pass; without an fd (no inotify, no
+ * pidfd), 2 ms. True when readable. */
+static bool wait_readable(int fd, long ms)
+{
+    if (fd < 0) {
+        sleep_ms(2);
+        return false;
+    }
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    return poll(&p, 1, (int)ms) > 0;
+}
+
+/* Until something is created in the watched directory or `ms` pass. */
 static void wait_created(int watch, long ms)
 {
-    if (watch < 0) {
-        sleep_ms(2);
-        return;
-    }
-    struct pollfd p = { .fd = watch, .events = POLLIN };
-    if (poll(&p, 1, (int)ms) > 0) {
+    if (wait_readable(watch, ms)) {
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
         while (read(watch, buf, sizeof(buf)) > 0) { }
     }
@@ -204,18 +211,6 @@ fail:
     return r;
 }
 
-/* Until the service's exit wakes its pidfd or `ms` pass; without a
- * pidfd, 2 ms. */
-static void wait_exit(int pidfd, long ms)
-{
-    if (pidfd < 0) {
-        sleep_ms(2);
-        return;
-    }
-    struct pollfd p = { .fd = pidfd, .events = POLLIN };
-    poll(&p, 1, (int)ms);
-}
-
 int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
 {
     if (s == NULL || !podman_service_alive(s))
@@ -235,7 +230,7 @@ int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
                               timeout_ms);
             break;
         }
-        wait_exit(pidfd, left < 50 ? left : 50);
+        wait_readable(pidfd, left < 50 ? left : 50);    /* its exit wakes the pidfd */
     }
     if (pidfd >= 0)
         close(pidfd);
