@@ -1,15 +1,18 @@
 #include "workspace_check.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "labels.h"
 #include "podman_api.h"
 #include "paths.h"
+#include "session_dir.h"
 #include "user_dirs.h"
 #include "util.h"
 
@@ -141,20 +144,102 @@ int workspace_check_begin(workspace_t *ws, const char *session_id)
     return journal_begin(ws, session_id);
 }
 
+/* The whole reports kept: the newest REPORTS_KEPT. */
+#define REPORTS_KEPT 50
+
+typedef struct aged {
+    char name[NAME_MAX + 1];
+    struct timespec mtime;
+} aged_t;
+
+static int older_first(const void *a, const void *b)
+{
+    const struct timespec *x = &((const aged_t *)a)->mtime, *y = &((const aged_t *)b)->mtime;
+    return x->tv_sec != y->tv_sec ? (x->tv_sec < y->tv_sec ? -1 : 1)
+                                  : (x->tv_nsec < y->tv_nsec ? -1 : x->tv_nsec > y->tv_nsec);
+}
+
+static void prune_reports(const char *dir)
+{
+    _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fcntl(fd, F_DUPFD_CLOEXEC, 0)) : NULL;
+    if (d == NULL)
+        return;
+    aged_t *v = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d)) != NULL) {
+        aged_t *nv;
+        if (e->d_name[0] == '.' || fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+            !S_ISREG(st.st_mode) || (nv = realloc(v, (n + 1) * sizeof(*v))) == NULL)
+            continue;
+        v = nv;
+        snprintf(v[n].name, sizeof(v[n].name), "%s", e->d_name);
+        v[n++].mtime = st.st_mtim;
+    }
+    closedir(d);
+    if (n > REPORTS_KEPT) {
+        qsort(v, n, sizeof(*v), older_first);
+        for (size_t i = 0; i < n - REPORTS_KEPT; i++)
+            unlinkat(fd, v[i].name, 0);
+    }
+    free(v);
+}
+
+/* The whole report, in the state directory's reports/ID.txt (0600): the
+ * printed one cuts long lists short. Its path, or NULL (said why). */
+static char *save_whole_report(const char *id, const char *whole)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *state = NULL, *dir = NULL, *name = NULL;
+    char *path = NULL;
+    if (user_state_dir(&state, &err) < 0 || user_dir_create(state, &err) < 0 ||
+        asprintf(&dir, "%s/reports", state) < 0 || asprintf(&name, "%s.txt", id) < 0 ||
+        asprintf(&path, "%s/%s", dir, name) < 0) {
+        as_error_free(&err);
+        report("warning: the whole workspace report could not be kept (out of memory or no state directory)");
+        return NULL;
+    }
+    if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
+        session_dir_write_file_mode(dir, name, whole, 0600, &err) < 0) {
+        if (err == NULL)
+            as_error_errno(&err, errno, "creating %s", dir);
+        as_error_prefix(&err, "keeping the whole workspace report");
+        report_error(&err);
+        free(path);
+        return NULL;
+    }
+    prune_reports(dir);
+    return path;
+}
+
+/* The report, and where the whole of it is. */
+static void put_report(const char *prefix, const char *id, const char *text, const char *whole)
+{
+    _cleanup_free_ char *path = whole != NULL ? save_whole_report(id, whole) : NULL;
+    _cleanup_free_ char *shown = path != NULL ? path_escaped(path) : NULL;
+    if (shown != NULL)
+        report("%s%s\nThe whole report: %s", prefix, text, shown);
+    else
+        report("%s%s", prefix, text);
+}
+
 void workspace_check_end(workspace_t *ws, bool container_gone)
 {
     if (ws == NULL || ws->before == NULL)
         return;
     as_error_t *err = NULL;
-    char *text = NULL;
-    if (workspace_end(ws, container_gone, &text, &err) < 0) {
+    char *text = NULL, *whole = NULL;
+    if (workspace_end(ws, container_gone, &text, &whole, &err) < 0) {
         as_error_prefix(&err, "checking the workspace after the session");
         report_error(&err);
         return;
     }
     if (text != NULL)
-        report("warning: %s", text);
+        put_report("warning: ", journal.id, text, whole);
     free(text);
+    free(whole);
     /* Checked: the journal has served. Kept when the sandbox may still run,
      * so that a later CLI checks once it is gone. */
     if (container_gone)
@@ -183,15 +268,17 @@ static bool session_gone(void *ctx, const char *id)
     return gone;
 }
 
-static void recovered(void *ctx, const char *id, const char *launch_dir, const char *text)
+static void recovered(void *ctx, const char *id, const char *launch_dir, const char *text, const char *whole)
 {
     (void)ctx;
-    _cleanup_free_ char *dir = launch_dir != NULL ? path_escaped(launch_dir) : NULL;
+    _cleanup_free_ char *dir = launch_dir != NULL ? path_escaped(launch_dir) : NULL, *prefix = NULL;
     if (launch_dir == NULL)
         report("warning: the journal of session %s could not be read; removed it", id);
+    else if (text != NULL && asprintf(&prefix, "warning: session %s in %s ended without its end-of-session "
+                                      "check (its CLI was killed); checked now: ", id, dir != NULL ? dir : "?") >= 0)
+        put_report(prefix, id, text, whole);
     else if (text != NULL)
-        report("warning: session %s in %s ended without its end-of-session check (its CLI was "
-               "killed); checked now: %s", id, dir != NULL ? dir : "?", text);
+        report("warning: %s", text);
     else
         report("note: session %s in %s ended without its end-of-session check (its CLI was "
                "killed); checked now: nothing to report", id, dir != NULL ? dir : "?");

@@ -24,13 +24,13 @@ bool git_dir_shaped(unsigned flags)
     return (flags & GIT_HAS_COMMONDIR) || ((flags & GIT_HAS_OBJECTS) && (flags & GIT_HAS_REFS));
 }
 
-/* text without trailing CR/LF, as a string; -EBADMSG on a NUL or nothing. */
-static int trimmed(const char *text, size_t len, char **ret)
+/* The path git takes from the text: CR and LF dropped from the end of the
+ * whole text, then the rest read as a C string, so that a NUL cuts it
+ * (read_gitfile_gently() and get_common_dir_noenv() do both). */
+static int as_git_reads(const char *text, size_t len, char **ret)
 {
     while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
         len--;
-    if (len == 0 || memchr(text, '\0', len) != NULL)
-        return -EBADMSG;
     char *s = strndup(text, len);
     if (s == NULL)
         return -ENOMEM;
@@ -41,15 +41,19 @@ static int trimmed(const char *text, size_t len, char **ret)
 int git_gitfile_parse(const char *text, size_t len, char **ret_path)
 {
     static const char prefix[] = "gitdir: ";
-    size_t pl = sizeof(prefix) - 1;
+    size_t pl = sizeof(prefix) - 1, end = len;
     if (len < pl || memcmp(text, prefix, pl) != 0)
         return -EBADMSG;
-    return trimmed(text + pl, len - pl, ret_path);
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r'))
+        end--;
+    if (end <= pl)
+        return -EBADMSG;            /* READ_GITFILE_ERR_NO_PATH */
+    return as_git_reads(text + pl, end - pl, ret_path);
 }
 
 int git_commondir_parse(const char *text, size_t len, char **ret_path)
 {
-    return trimmed(text, len, ret_path);
+    return as_git_reads(text, len, ret_path);
 }
 
 bool git_hook_name_live(const char *name)

@@ -27,13 +27,16 @@ unsigned git_dir_entry_flag(const char *name);
  * may be anywhere a commondir leads. */
 bool git_dir_shaped(unsigned flags);
 
-/* The path a ".git" file names, as written ("gitdir: " then the path, CR
- * and LF at the end dropped, as read_gitfile_gently() does). -EBADMSG when
- * the text is not of that form (git refuses such a file). */
+/* The path a ".git" file names, as git reads it (read_gitfile_gently()):
+ * "gitdir: " then the path; CR and LF dropped from the end of the whole
+ * text; the path ends at the first NUL, if any (git takes it as a C
+ * string), and may then be empty. -EBADMSG when git refuses the file (no
+ * "gitdir: ", or nothing after it). */
 int git_gitfile_parse(const char *text, size_t len, char **ret_path);
 
-/* The path a "commondir" file names (trailing CR and LF dropped, as
- * get_common_dir_noenv() does). -EBADMSG when empty or holding a NUL. */
+/* The path a "commondir" file names, as get_common_dir_noenv() reads it:
+ * trailing CR and LF dropped, cut at the first NUL; may be empty (git then
+ * takes the git directory itself). */
 int git_commondir_parse(const char *text, size_t len, char **ret_path);
 
 /* Is name a hook git could run (anything in a hooks directory but git's

@@ -97,6 +97,11 @@ static int step(state_t *s, const char *comp, link_chain_t *chain, link_end_t *e
         s->done[s->dlen] = '\0';
         return 0;
     }
+    /* /proc's links (self/cwd, self/root, PID/fd/N) lead where the process
+     * that reads them is: from here, not from the host tool that follows
+     * the same link later. Such a path leads nowhere we can judge. */
+    if (s->dlen == 0 && strcmp(comp, "proc") == 0)
+        return -EXDEV;
     size_t cl = strlen(comp);
     if (s->dlen + 1 + cl >= sizeof(s->done))
         return -ENAMETOOLONG;
@@ -143,8 +148,10 @@ int link_resolve(const char *path, link_chain_t *chain, char **ret_path, link_en
         r = step(&s, comp, chain, &end);
     free(s.todo);
     if (r < 0)
-        return r == -ENOMEM ? as_error_make(err, ENOMEM, "out of memory")
-                            : as_error_errno(err, -r, "cannot resolve %s", path);
+        return r == -ENOMEM  ? as_error_make(err, ENOMEM, "out of memory")
+               : r == -EXDEV ? as_error_make(err, EXDEV, "%s leads into /proc, where a link leads wherever "
+                                             "the process reading it is", path)
+                             : as_error_errno(err, -r, "cannot resolve %s", path);
     char *out = strdup(s.dlen == 0 ? "/" : s.done);
     if (out == NULL)
         return as_error_make(err, ENOMEM, "out of memory");

@@ -31,7 +31,9 @@ typedef struct link_chain {
 
 /* Resolves the absolute `path`. Each link met is appended to *chain when
  * not NULL (also on failure; the caller frees it). -ELOOP past
- * LINK_RESOLVE_MAX_HOPS links, -errno when a component cannot be examined. */
+ * LINK_RESOLVE_MAX_HOPS links, -EXDEV when it leads into /proc (its magic
+ * links lead wherever the reader is, so no answer here holds for a host
+ * tool), -errno when a component cannot be examined. */
 int link_resolve(const char *path, link_chain_t *chain, char **ret_path, link_end_t *ret_end,
                  as_error_t **err);
 

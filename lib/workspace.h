@@ -138,9 +138,13 @@ int workspace_agent_mounts(const workspace_t *ws, podman_mount_t **ret, size_t *
 
 /* After teardown: removes the placeholders it created (only when
  * remove_placeholders, i.e. the container is gone, and only those still
- * empty) and compares with the before-state. *ret_report is the warning to
- * print, or NULL when nothing relevant changed. */
-int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, as_error_t **err);
+ * empty), examines the whole tree, disables what host tools would run and
+ * what could not be examined, and compares with the before-state.
+ * *ret_report is the warning to print (its long lists cut short), or NULL
+ * when nothing relevant changed; *ret_whole (when ret_whole is not NULL)
+ * the same with every line, for a file. */
+int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, char **ret_whole,
+                  as_error_t **err);
 
 /* The protected paths and pins, one per line, for --dry-run. */
 int workspace_describe(const workspace_t *ws, char **ret, as_error_t **err);
@@ -158,8 +162,9 @@ typedef struct workspace_recovery {
      * check runs only then: a running agent could undo what it disables. */
     bool (*session_gone)(void *ctx, const char *id);
     /* Told of each journal checked and removed: its tree (NULL when the
-     * journal could not be read) and the report (NULL: nothing to say). */
-    void (*report)(void *ctx, const char *id, const char *launch_dir, const char *report);
+     * journal could not be read) and the report, short and whole (NULL:
+     * nothing to say). */
+    void (*report)(void *ctx, const char *id, const char *launch_dir, const char *report, const char *whole);
     void *ctx;
 } workspace_recovery_t;
 

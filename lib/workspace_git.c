@@ -6,7 +6,9 @@
  *     be read as git config;
  *   - every hook git could run in its hooks directories;
  *   - a commondir naming a place outside the launch directory;
- * and every .git file naming a place outside it. See "Repositories" in
+ * and every .git file (or link to one) naming a place outside it. Outside
+ * means anything that does not resolve into the tree: /proc's links, any
+ * place that cannot be resolved. Git's reading of each file: git_repo.h. See "Repositories" in
  * docs/workspace-protection.md. */
 #include "workspace_int.h"
 
@@ -152,11 +154,17 @@ static int check_hooks(const workspace_t *ws, const char *dir_rel, ws_actions_t 
     /* A hooks link leading out of the tree (the user's own template
      * directory): nothing there is the agent's, nothing there is touched. */
     _cleanup_free_ char *where = resolve_named(ws, dir_rel, "hooks");
-    if (where == NULL || !ws_in_tree(ws, where))
+    if (where == NULL)
+        return ws_unchanged(ws, hooks) ? 0 : ws_disable(ws, hooks, "a git hooks directory leading to a place "
+                                                         "the check cannot judge", acts);
+    if (!ws_in_tree(ws, where))
         return 0;
     DIR *d = opendir(abs);
     if (d == NULL)
-        return 0;
+        /* none (git runs no hooks), or one the check cannot list: git may
+         * still run what is in it */
+        return errno == ENOENT || errno == ENOTDIR ? 0
+               : ws_disable(ws, hooks, "a git hooks directory the check cannot list", acts);
     int r = 0;
     struct dirent *e;
     while (r == 0 && (e = readdir(d)) != NULL) {
@@ -210,27 +218,52 @@ static int check_gitdir(const workspace_t *ws, const char *dir_rel, ws_actions_t
     return check_hooks(ws, common, acts);
 }
 
-/* A .git file, new or changed, naming a place outside the tree: disabled.
- * One naming a place inside leads to a directory the walk checks itself;
- * one git cannot read makes git stop. */
-static int check_gitfile(const workspace_t *ws, const char *rel, ws_actions_t *acts)
+/* Reads the file at abs as git does (following links, read_gitfile_gently
+ * refuses more than GIT_FILE_MAX). */
+static int read_followed(const char *abs, char **ret, size_t *ret_len)
+{
+    _cleanup_close_ int fd = open(abs, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode) || st.st_size > GIT_FILE_MAX)
+        return -EFBIG;
+    return read_fd_bounded(fd, GIT_FILE_MAX, ret, ret_len);
+}
+
+/* A ".git" that is not a directory, new or changed, judged as git's
+ * read_gitfile_gently() reads it: followed with stat(); a directory there
+ * is walked where it is (and a link out of the tree was made a note); a
+ * regular file is a gitfile, its path taken as git takes it (git_repo.h)
+ * and relative to the directory of the ".git" itself, not of the link's
+ * target. One naming a place in the tree leads to a git directory checked
+ * here; anything else — outside, unresolvable, unreadable, too large, or
+ * a form git might read otherwise than we do — is disabled. */
+static int check_dot_git(const workspace_t *ws, const char *rel, ws_actions_t *acts)
 {
     if (ws_unchanged(ws, rel))
         return 0;
-    _cleanup_free_ char *text = NULL, *named = NULL, *dir = strdup(rel), *where = NULL;
-    if (dir == NULL)
+    _cleanup_free_ char *abs = NULL, *text = NULL, *named = NULL, *dir = strdup(rel), *where = NULL;
+    if (dir == NULL || asprintf(&abs, "%s/%s", ws->launch_dir, rel) < 0)
         return -ENOMEM;
     char *slash = strrchr(dir, '/');
     if (slash != NULL)
         *slash = '\0';
+    struct stat st;
+    if (stat(abs, &st) < 0 || !S_ISREG(st.st_mode))
+        return 0;                /* git looks further up, or uses the directory */
     size_t len = 0;
-    int r = read_rel(ws, rel, &text, &len);
+    int r = read_followed(abs, &text, &len);
     if (r == -ENOMEM)
         return r;
-    if (r < 0 || (r = git_gitfile_parse(text, len, &named)) == -EBADMSG)
-        return 0;
     if (r < 0)
+        return ws_disable(ws, rel, "a .git file the check cannot read (git would)", acts);
+    if ((r = git_gitfile_parse(text, len, &named)) == -ENOMEM)
         return r;
+    if (r < 0)
+        return ws_disable(ws, rel, "a .git file not in the form gitdir: PATH", acts);
     where = resolve_named(ws, slash != NULL ? dir : ".", named);
     if (where != NULL && ws_in_tree(ws, where)) {
         _cleanup_free_ char *target = rel_in_tree(ws, where);
@@ -269,8 +302,8 @@ int ws_git_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_ac
         base = base != NULL ? base + 1 : it->rel;
         if (it->what & W_REPO)
             r = check_gitdir(ws, it->rel, acts);
-        else if (S_ISREG(it->mode) && strcmp(base, ".git") == 0)
-            r = check_gitfile(ws, it->rel, acts);
+        else if (!S_ISDIR(it->mode) && strcmp(base, ".git") == 0)
+            r = check_dot_git(ws, it->rel, acts);
         else if (nested_tool_config(it) && !ws_unchanged(ws, it->rel))
             r = ws_disable(ws, it->rel, "a tool config the tool obeys when run in that directory", acts);
     }

@@ -3,6 +3,7 @@
 #ifndef AS_WORKSPACE_INT_H
 #define AS_WORKSPACE_INT_H
 
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -14,8 +15,11 @@
  * directory can remove the ones a killed session left (when still empty). */
 #define PLACEHOLDER_XATTR "user.agent-sandbox.placeholder"
 #define MAX_SYMLINK_HOPS  8
-#define WALK_MAX_ENTRIES  300000
-#define WALK_MAX_DEPTH    64
+/* The walk has no limit on entries (it keeps only what is of interest).
+ * Deeper than this, or where a path would leave no room for a name under
+ * PATH_MAX, a directory is not examined: it is disabled whole. */
+#define WALK_MAX_DEPTH    256
+#define WALK_PATH_ROOM    (PATH_MAX - NAME_MAX - 2)
 #define REPORT_MAX_LINES  10
 
 #define RULE_SYNTAX   "protected-paths-syntax"
@@ -83,17 +87,48 @@ typedef struct ws_item {
     char *link;
 } ws_item_t;
 
+/* Why a directory was not examined. */
+typedef enum ws_unexamined_why {
+    UNEX_CLOSED,     /* cannot be opened or searched, and is not ours to open up */
+    UNEX_CLOSED_TO_ALL, /* ... nor searchable by us: no host tool of ours goes in either */
+    UNEX_DEPTH,      /* deeper than WALK_MAX_DEPTH */
+    UNEX_LENGTH,     /* its path leaves no room for a name under PATH_MAX */
+} ws_unexamined_why_t;
+
+typedef struct ws_unexamined {
+    char *rel;
+    ws_unexamined_why_t why;
+} ws_unexamined_t;
+
+/* A directory of ours that the walk opened up (u+rwx) to examine it, and
+ * the mode to put back. */
+typedef struct ws_opened {
+    char *rel;
+    mode_t mode;
+} ws_opened_t;
+
 struct workspace_snapshot {
     ws_item_t *v;
     size_t n, cap;
     size_t visited;
-    bool incomplete;
+    bool incomplete;               /* n_unexamined > 0 */
+    ws_unexamined_t *unexamined;
+    size_t n_unexamined;
+    ws_opened_t *opened;           /* in the order opened: parents first */
+    size_t n_opened;
 };
 
-/* Walks the launch directory. `before` (NULL at the start) tells which
- * object stores existed at the start: only their loose objects are skipped. */
+/* Walks the launch directory, every entry of it. A directory of ours that
+ * we cannot read, search or write is opened up for the check (u+rwx); at
+ * the start (`before` NULL) its mode is put back at once, at the end only
+ * by ws_snapshot_restore_modes(), once what it holds was disabled. What
+ * cannot be examined is listed in `unexamined`. `before` tells which object
+ * stores existed at the start: only their loose objects are skipped. */
 int ws_snapshot_take(const workspace_t *ws, const workspace_snapshot_t *before, workspace_snapshot_t **ret,
                      as_error_t **err);
+/* Puts back the modes of the directories the walk opened up (children
+ * first); one disabled meanwhile is left as it is. */
+void ws_snapshot_restore_modes(const workspace_t *ws, workspace_snapshot_t *s);
 void ws_snapshot_free(workspace_snapshot_t *s);
 /* The item recorded at rel ("." for the launch directory), or NULL. */
 const ws_item_t *ws_snapshot_find(const workspace_snapshot_t *s, const char *rel);
@@ -108,6 +143,7 @@ typedef enum ws_action_kind {
     ACT_MOVED,          /* renamed to `moved` */
     ACT_LINK_NOTE,      /* a symlink replaced by a file naming its target */
     ACT_LINK_RESTORED,  /* a link put back to `target`; the session's entry renamed to `moved` */
+    ACT_SEALED,         /* not examined: renamed to `moved` and closed (mode 000) */
     ACT_KEPT,           /* could not be disabled: reported only */
 } ws_action_kind_t;
 
@@ -130,14 +166,18 @@ bool ws_unchanged(const workspace_t *ws, const char *rel);
 /* Renames rel aside to rel + DISABLED_SUFFIX (+ ".N" when taken) and
  * records it; a rename that fails is recorded as ACT_KEPT. */
 int ws_disable(const workspace_t *ws, const char *rel, const char *why, ws_actions_t *acts);
+/* What the check could not examine: renamed aside like ws_disable, and
+ * closed (chmod 000) so that no host tool goes in unasked. */
+int ws_seal(const workspace_t *ws, const char *rel, const char *why, ws_actions_t *acts);
 /* Replaces the symlink rel by a regular file that says where it pointed. */
 int ws_link_to_note(const workspace_t *ws, const char *rel, const char *target, const char *why,
                     ws_actions_t *acts);
 /* Puts the link rel back to `target`, the session's entry renamed aside. */
 int ws_link_restore(const workspace_t *ws, const char *rel, const char *target, const char *why,
                     ws_actions_t *acts);
-/* The report's first part: what was disabled, and how to undo it. */
-void ws_actions_put(FILE *f, const workspace_t *ws, const ws_actions_t *a);
+/* The report's first part: what was disabled, and how to undo it; the
+ * first lines only, unless whole. */
+void ws_actions_put(FILE *f, const workspace_t *ws, const ws_actions_t *a, bool whole);
 
 /* ---- the end-of-session checks (workspace_git.c, workspace_links.c) ---- */
 

@@ -373,8 +373,9 @@ static int adopt(workspace_t *ws, journal_t *j, as_error_t **err)
     return 0;
 }
 
-/* The check the dead session could not run; *ret_report as workspace_end. */
-static int recover_one(journal_t *j, char **ret_report, as_error_t **err)
+/* The check the dead session could not run; *ret_report, *ret_whole as
+ * workspace_end. */
+static int recover_one(journal_t *j, char **ret_report, char **ret_whole, as_error_t **err)
 {
     workspace_t *ws = NULL;
     int r = workspace_load(j->launch_dir, j->home, j->user_file, &ws, err);
@@ -383,7 +384,7 @@ static int recover_one(journal_t *j, char **ret_report, as_error_t **err)
     if (r == 0)
         r = adopt(ws, j, err);
     if (r == 0)
-        r = workspace_end(ws, true, ret_report, err);
+        r = workspace_end(ws, true, ret_report, ret_whole, err);
     workspace_free(ws);
     return r;
 }
@@ -412,16 +413,17 @@ static int recover_file(int dir_fd, const char *name, const workspace_recovery_t
     bool parsed = r == 0 && journal_parse(text, len, &j);
     free(text);
     struct stat st;
-    char *report_text = NULL;
+    char *report_text = NULL, *whole = NULL;
     r = 0;
     if (parsed && stat(j.launch_dir, &st) == 0 && S_ISDIR(st.st_mode))
-        r = recover_one(&j, &report_text, err);
+        r = recover_one(&j, &report_text, &whole, err);
     if (r == 0) {
         if (rc->report != NULL)
-            rc->report(rc->ctx, name, parsed ? j.launch_dir : NULL, report_text);
+            rc->report(rc->ctx, name, parsed ? j.launch_dir : NULL, report_text, whole);
         unlinkat(dir_fd, name, 0);
     }
     free(report_text);
+    free(whole);
     journal_clear(&j);
     return r;
 }

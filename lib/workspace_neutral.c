@@ -97,13 +97,40 @@ static int move_aside(const workspace_t *ws, const char *rel, char **ret)
     return -EEXIST;
 }
 
+/* Was rel disabled already (by another check: each is listed once)? */
+static bool acted_on(const ws_actions_t *a, const char *rel)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->v[i].rel, rel) == 0)
+            return true;
+    return false;
+}
+
 int ws_disable(const workspace_t *ws, const char *rel, const char *why, ws_actions_t *acts)
 {
+    if (acted_on(acts, rel))
+        return 0;
     _cleanup_free_ char *moved = NULL;
     int r = move_aside(ws, rel, &moved);
     if (r == -ENOMEM)
         return r;
     return action_add(acts, r < 0 ? ACT_KEPT : ACT_MOVED, rel, moved, NULL, why);
+}
+
+int ws_seal(const workspace_t *ws, const char *rel, const char *why, ws_actions_t *acts)
+{
+    if (acted_on(acts, rel))
+        return 0;
+    _cleanup_free_ char *moved = NULL, *abs = NULL;
+    int r = move_aside(ws, rel, &moved);
+    if (r == -ENOMEM)
+        return r;
+    if (r < 0)
+        return action_add(acts, ACT_KEPT, rel, NULL, NULL, why);
+    if ((abs = abs_of(ws, moved)) == NULL)
+        return -ENOMEM;
+    /* what is inside was not examined: no host tool may go in unasked */
+    return action_add(acts, chmod(abs, 0) == 0 ? ACT_SEALED : ACT_MOVED, rel, moved, NULL, why);
 }
 
 /* Writes the note to a new file beside rel, then renames it over rel. */
@@ -176,6 +203,11 @@ static void put_one(FILE *f, const ws_action_t *x)
             fputs(")", f);
         }
         break;
+    case ACT_SEALED:
+        fputs("; moved to ", f);
+        path_put_escaped(f, x->moved, strlen(x->moved));
+        fputs(" and closed (chmod 000)", f);
+        break;
     case ACT_KEPT:
         fputs("; COULD NOT BE DISABLED: remove it before you run host tools here", f);
         break;
@@ -183,16 +215,26 @@ static void put_one(FILE *f, const ws_action_t *x)
     fputc('\n', f);
 }
 
-void ws_actions_put(FILE *f, const workspace_t *ws, const ws_actions_t *a)
+static bool any_sealed(const ws_actions_t *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (a->v[i].kind == ACT_SEALED)
+            return true;
+    return false;
+}
+
+void ws_actions_put(FILE *f, const workspace_t *ws, const ws_actions_t *a, bool whole)
 {
     fputs("what the session left in ", f);
     ws_put_path(f, ws->home, ws->launch_dir);
     fputs(" for host tools to run was DISABLED:\n", f);
-    for (size_t i = 0; i < a->n && i < ACTIONS_SHOWN; i++)
+    for (size_t i = 0; i < a->n && (whole || i < ACTIONS_SHOWN); i++)
         put_one(f, &a->v[i]);
-    if (a->n > ACTIONS_SHOWN)
+    if (!whole && a->n > ACTIONS_SHOWN)
         fprintf(f, "  ... and %zu more, each renamed to its name + " DISABLED_SUFFIX " or, for a link, "
                 "made a file that names its target\n", a->n - ACTIONS_SHOWN);
     fputs("Read each one before you undo it: rename it back (mv PATH" DISABLED_SUFFIX " PATH), or make "
           "the link again (ln -sfn TARGET PATH).", f);
+    if (any_sealed(a))
+        fputs(" A closed directory opens with chmod u+rwx; look inside before you run anything there.", f);
 }

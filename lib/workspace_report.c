@@ -76,10 +76,41 @@ static void put_change(FILE *f, const change_entry_t *c)
     fputc('\n', f);
 }
 
+/* Is rel, or a directory above it, what an action names (it was
+ * disabled, and is listed there already)? */
+static bool under_action(const ws_actions_t *acts, const char *rel)
+{
+    for (size_t i = 0; i < acts->n; i++) {
+        size_t l = strlen(acts->v[i].rel);
+        if (strncmp(rel, acts->v[i].rel, l) == 0 && (rel[l] == '\0' || rel[l] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* Not news: git's own inert samples, and the configs and directories of
+ * a nested git directory, which the git check judged (what runs there was
+ * disabled and is listed as such). Its hooks stay news. */
+static bool judged_by_git(const ws_item_t *it, unsigned what)
+{
+    const char *base = strrchr(it->rel, '/');
+    base = base != NULL ? base + 1 : it->rel;
+    size_t bl = strlen(base);
+    if (bl > 7 && strcmp(base + bl - 7, ".sample") == 0 && base - it->rel >= 6 &&
+        strncmp(base - 6, "hooks/", 6) == 0)
+        return true;
+    if ((what & (W_PROTECTED | W_WATCHED)) || (what & W_EXEC) || !(what & W_NESTED))
+        return false;
+    if (!S_ISDIR(it->mode) && strcmp(base, "config") != 0 && strcmp(base, "config.worktree") != 0)
+        return false;
+    return strncmp(it->rel, ".git/", 5) != 0 && (strstr(it->rel, "/.git/") != NULL ||
+                                                 (bl == 4 && strcmp(base, ".git") == 0));
+}
+
 /* The changes worth reporting between the two snapshots, most important
- * first; *ret_n of them. */
+ * first, none already listed as disabled; *ret_n of them. */
 static int collect_changes(const workspace_snapshot_t *before, const workspace_snapshot_t *after,
-                           change_entry_t **ret, size_t *ret_n)
+                           const ws_actions_t *acts, change_entry_t **ret, size_t *ret_n)
 {
     change_entry_t *ch = calloc(before->n + after->n + 1, sizeof(*ch));
     if (ch == NULL)
@@ -104,7 +135,8 @@ static int collect_changes(const workspace_snapshot_t *before, const workspace_s
             if (!(e.what & (W_PROTECTED | W_WATCHED | W_NESTED)) && !(b->what & W_EXEC))
                 continue;         /* no longer executable */
         }
-        if (e.what != 0 && relevant(e.kind, e.what))
+        if (e.what != 0 && relevant(e.kind, e.what) && !judged_by_git(e.it, e.what) &&
+            !under_action(acts, e.it->rel))
             ch[n++] = e;
     }
     qsort(ch, n, sizeof(*ch), change_cmp);
@@ -113,59 +145,81 @@ static int collect_changes(const workspace_snapshot_t *before, const workspace_s
     return 0;
 }
 
-static void put_changes(FILE *f, const workspace_t *ws, const change_entry_t *ch, size_t n)
+static void put_changes(FILE *f, const workspace_t *ws, const change_entry_t *ch, size_t n, bool whole)
 {
     fputs("files that can run on this machine changed in ", f);
     ws_put_path(f, ws->home, ws->launch_dir);
     fputs(" during the session:\n", f);
-    for (size_t k = 0; k < n && k < REPORT_MAX_LINES; k++)
+    for (size_t k = 0; k < n && (whole || k < REPORT_MAX_LINES); k++)
         put_change(f, &ch[k]);
-    if (n > REPORT_MAX_LINES)
-        fprintf(f, "  ... and %zu more\n", n - REPORT_MAX_LINES);
+    if (!whole && n > REPORT_MAX_LINES)
+        fprintf(f, "  ... and %zu more (all of them are in the whole report)\n", n - REPORT_MAX_LINES);
     fputs("Look at them before you run git, open the project in an editor or run its tools "
           "outside the sandbox.", f);
 }
 
-/* The warning: what was disabled, what changed, placeholders kept, a
- * partial check; NULL when there is nothing to say. */
-static int report(const workspace_t *ws, const workspace_snapshot_t *after, const ws_actions_t *acts,
-                  const char *kept, char **ret, as_error_t **err)
+/* What the walk could not examine and left as it was: closed to the user
+ * too (not theirs, not searchable), so no host tool of theirs goes in. */
+static void put_closed(FILE *f, const workspace_snapshot_t *after, const char *sep)
 {
-    change_entry_t *ch = NULL;
     size_t n = 0;
-    if (collect_changes(ws->before, after, &ch, &n) < 0)
-        return ws_oom(err);
-    bool partial = after->incomplete || ws->before->incomplete;
-    if (n == 0 && acts->n == 0 && kept == NULL && !partial) {
-        free(ch);
-        *ret = NULL;
-        return 0;
+    for (size_t i = 0; i < after->n_unexamined; i++) {
+        if (after->unexamined[i].why != UNEX_CLOSED_TO_ALL)
+            continue;
+        fputs(n++ == 0 ? sep : ", ", f);
+        if (n == 1)
+            fputs("not examined, as they are not yours and you cannot enter them (nor can your tools): ", f);
+        path_put_escaped(f, after->unexamined[i].rel, strlen(after->unexamined[i].rel));
     }
+}
+
+/* The report: what was disabled, what changed, placeholders kept, what
+ * could not be examined; the first lines of each list, or whole. */
+static int report_text(const workspace_t *ws, const workspace_snapshot_t *after, const ws_actions_t *acts,
+                       const change_entry_t *ch, size_t n, const char *kept, bool whole, char **ret,
+                       as_error_t **err)
+{
     msg_t m;
     int r = msg_open(&m, err);
-    if (r < 0) {
-        free(ch);
+    if (r < 0)
         return r;
-    }
     const char *sep = "";
     if (acts->n > 0) {
-        ws_actions_put(m.f, ws, acts);
+        ws_actions_put(m.f, ws, acts, whole);
         sep = "\n";
     }
     if (n > 0) {
         fputs(sep, m.f);
-        put_changes(m.f, ws, ch, n);
+        put_changes(m.f, ws, ch, n, whole);
         sep = "\n";
     }
     if (kept != NULL) {
         fprintf(m.f, "%s%s", sep, kept);
         sep = "\n";
     }
-    if (partial)
-        fprintf(m.f, "%sthe check of executable files was partial: the tree has more than %d entries, "
-                "is deeper than %d levels or has unreadable directories.", sep, WALK_MAX_ENTRIES, WALK_MAX_DEPTH);
-    free(ch);
+    put_closed(m.f, after, sep);
     return msg_close(&m, ret, err);
+}
+
+/* The warning, short and whole; both NULL when there is nothing to say. */
+static int report(const workspace_t *ws, const workspace_snapshot_t *after, const ws_actions_t *acts,
+                  const char *kept, char **ret, char **ret_whole, as_error_t **err)
+{
+    change_entry_t *ch = NULL;
+    size_t n = 0;
+    if (collect_changes(ws->before, after, acts, &ch, &n) < 0)
+        return ws_oom(err);
+    *ret = *ret_whole = NULL;
+    int r = 0;
+    if (n > 0 || acts->n > 0 || kept != NULL || after->n_unexamined > 0) {
+        r = report_text(ws, after, acts, ch, n, kept, false, ret, err);
+        if (r == 0 && (r = report_text(ws, after, acts, ch, n, kept, true, ret_whole, err)) < 0) {
+            free(*ret);
+            *ret = NULL;
+        }
+    }
+    free(ch);
+    return r;
 }
 
 /* Removes the placeholders it may; *ret_kept names those left (or NULL). */
@@ -202,12 +256,45 @@ static int placeholders_remove(workspace_t *ws, bool remove, char **ret_kept, as
     return 0;
 }
 
+static void unexamined_why(ws_unexamined_why_t why, char *buf, size_t size)
+{
+    switch (why) {
+    case UNEX_DEPTH:
+        snprintf(buf, size, "a directory deeper than %d levels, which the check does not examine", WALK_MAX_DEPTH);
+        return;
+    case UNEX_LENGTH:
+        snprintf(buf, size, "a directory whose path is too long (over %d bytes) for the check to examine "
+                 "what is in it", WALK_PATH_ROOM);
+        return;
+    case UNEX_CLOSED:
+    case UNEX_CLOSED_TO_ALL:
+        break;
+    }
+    snprintf(buf, size, "a directory the check cannot read or search, and cannot open up (not yours)");
+}
+
+/* What the walk could not examine may hold anything: closed, whole. */
+static int seal_unexamined(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts)
+{
+    int r = 0;
+    for (size_t i = 0; i < after->n_unexamined && r == 0; i++) {
+        const ws_unexamined_t *u = &after->unexamined[i];
+        char why[160];
+        unexamined_why(u->why, why, sizeof(why));
+        if (u->why != UNEX_CLOSED_TO_ALL)
+            r = ws_seal(ws, u->rel, why, acts);
+    }
+    return r;
+}
+
 /* Disables what host tools would run (only once the sandbox is gone: the
  * agent could otherwise undo it). */
 static int neutralise(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
                       as_error_t **err)
 {
-    int r = ws_chain_check(ws, acts, err);
+    int r = seal_unexamined(ws, after, acts) < 0 ? ws_oom(err) : 0;
+    if (r == 0)
+        r = ws_chain_check(ws, acts, err);
     if (r == 0)
         r = ws_outside_links_check(ws, after, acts, err);
     if (r == 0)
@@ -215,11 +302,12 @@ static int neutralise(const workspace_t *ws, const workspace_snapshot_t *after, 
     return r;
 }
 
-int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, as_error_t **err)
+int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, char **ret_whole,
+                  as_error_t **err)
 {
     if (ws->before == NULL)
         return as_error_make(err, EINVAL, "internal error: workspace_end without workspace_begin");
-    _cleanup_free_ char *kept = NULL;
+    _cleanup_free_ char *kept = NULL, *whole = NULL;
     int r = placeholders_remove(ws, remove_placeholders, &kept, err);
     if (r < 0)
         return r;
@@ -229,8 +317,11 @@ int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, 
     ws_actions_t acts = { 0 };
     if (remove_placeholders)
         r = neutralise(ws, after, &acts, err);
+    ws_snapshot_restore_modes(ws, after);
     if (r == 0)
-        r = report(ws, after, &acts, kept, ret_report, err);
+        r = report(ws, after, &acts, kept, ret_report, &whole, err);
+    if (r == 0 && ret_whole != NULL)
+        *ret_whole = steal_pointer(&whole);
     ws_actions_clear(&acts);
     ws_snapshot_free(after);
     return r;

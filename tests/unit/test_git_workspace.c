@@ -154,7 +154,27 @@ static void repository_shapes(void **state)
     assert_int_equal(git_commondir_parse("../..\n", 6, &p), 0);
     assert_string_equal(p, "../..");
     free(p);
-    assert_int_equal(git_commondir_parse("\n", 1, &p), -EBADMSG);
+    /* as git reads them: cut at a NUL (the attack's "gitdir: PATH\0\n"),
+     * CR and LF dropped from the end of the whole text first, nothing else */
+    assert_int_equal(git_gitfile_parse("gitdir: /out\0\n", 14, &p), 0);
+    assert_string_equal(p, "/out");
+    free(p);
+    assert_int_equal(git_gitfile_parse("gitdir: /out\n\0", 14, &p), 0);
+    assert_string_equal(p, "/out\n");
+    free(p);
+    assert_int_equal(git_gitfile_parse("gitdir: /out \t\n", 15, &p), 0);
+    assert_string_equal(p, "/out \t");
+    free(p);
+    assert_int_equal(git_gitfile_parse("gitdir: \0x", 10, &p), 0);
+    assert_string_equal(p, "");
+    free(p);
+    assert_int_equal(git_gitfile_parse("gitdir\0 /x", 10, &p), -EBADMSG);
+    assert_int_equal(git_commondir_parse("../x\0junk\r\n", 12, &p), 0);
+    assert_string_equal(p, "../x");
+    free(p);
+    assert_int_equal(git_commondir_parse("\n", 1, &p), 0);
+    assert_string_equal(p, "");
+    free(p);
     assert_true(git_hook_name_live("pre-commit"));
     assert_true(git_hook_name_live("post-index-change"));
     assert_true(git_hook_name_live("x.sample.sh"));
@@ -292,6 +312,20 @@ static void links_resolve_like_the_kernel(void **state)
     assert_int_equal(end, LINK_MISSING);
     assert_non_null(strstr(out, "/a/nothing"));
     free(out);
+
+    /* threat 43: /proc's links lead wherever the reader is; every way into
+     * /proc is refused, not resolved from the CLI's own point of view */
+    mk("cwd", "/proc/self/cwd/x");
+    mk("up", "../../../../../../../../../../../../../proc/self/root/etc");
+    mk("fd", "/dev/fd/0");
+    static const char *const into_proc[] = { "cwd", "up", "fd" };
+    for (size_t i = 0; i < ARRAY_SIZE(into_proc); i++) {
+        snprintf(path, sizeof(path), "%s/%s", base, into_proc[i]);
+        if (link_resolve(path, NULL, &out, &end, &err) != -EXDEV)
+            fail_msg("%s was resolved, not refused", into_proc[i]);
+        assert_non_null(strstr(err->msg, "/proc"));
+        as_error_free(&err);
+    }
 }
 
 int main(void)

@@ -23,6 +23,7 @@
 #include "session_plan.h"
 #include "util.h"
 #include "workspace.h"
+#include "workspace_int.h"
 
 #define HOME "/home/u"
 #define LAUNCH "/home/u/src/p"
@@ -575,7 +576,7 @@ static void placeholders_live_for_the_session_only(void **state)
     assert_true(S_ISDIR(st.st_mode));
 
     char *report = (char *)"unset";
-    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_null(report);                     /* nothing changed */
     assert_false(exists(r, ".envrc"));
     assert_false(exists(r, ".vscode"));
@@ -594,7 +595,7 @@ static void placeholders_written_on_the_host_are_kept(void **state)
     make(r, ".git/config.worktree", "[x]\n");   /* the user, on the host, meanwhile */
     make(r, ".vscode/tasks.json", "{}");
     char *report = NULL;
-    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_true(exists(r, ".git/config.worktree"));
     assert_true(exists(r, ".vscode/tasks.json"));
     assert_false(exists(r, ".idea"));
@@ -613,7 +614,7 @@ static void placeholders_stay_while_the_sandbox_may_run(void **state)
     as_error_t *err = NULL;
     assert_int_equal(workspace_begin(ws, &err), 0);
     char *report = NULL;
-    assert_int_equal(workspace_end(ws, false, &report, &err), 0);
+    assert_int_equal(workspace_end(ws, false, &report, NULL, &err), 0);
     assert_true(exists(r, ".envrc"));
     assert_contains(report, "the sandbox may still be running");
     free(report);
@@ -630,7 +631,7 @@ static void placeholders_stay_while_the_sandbox_may_run(void **state)
         assert_mount(ws, ".envrc", WORKSPACE_READ_ONLY, true, true);
         assert_true(mount_of(ws, ".envrc")->created);
     }
-    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_null(report);
     assert_int_equal(exists(r, ".envrc"), !marked);
     workspace_free(ws);
@@ -651,7 +652,7 @@ static void a_marked_file_with_content_is_never_removed(void **state)
     assert_int_equal(workspace_begin(ws, &err), 0);
     assert_false(mount_of(ws, ".envrc")->placeholder);
     char *report = NULL;
-    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_null(report);
     assert_true(exists(r, ".envrc"));
     workspace_free(ws);
@@ -692,12 +693,13 @@ static void report_names_what_changed(void **state)
     make(r, ".git/objects/ab/0123", "blob");
 
     char *report = NULL;
-    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_non_null(report);
     assert_contains(report, "files that can run on this machine changed in ");
     assert_contains(report, "  .git/config: changed (protected)\n");
     assert_contains(report, "  .git/commondir: created (protected)\n");
-    assert_contains(report, "  sub/.envrc: created (a copy of a protected path)\n");
+    /* listed once: disabled, below */
+    assert_lacks(report, "  sub/.envrc: created");
     assert_contains(report, "  sub/.git/hooks/post-checkout: created (a copy of a protected path)\n");
     assert_contains(report, "  run.sh: new, or made executable\n");
     assert_contains(report, "  tool: new, or made executable\n");
@@ -708,7 +710,7 @@ static void report_names_what_changed(void **state)
     assert_lacks(report, "objects");
     assert_lacks(report, "partial");
     /* protected first, then watched, copies, executables */
-    assert_true(strstr(report, ".git/config:") < strstr(report, "sub/.envrc: created"));
+    assert_true(strstr(report, ".git/config:") < strstr(report, "sub/.git/hooks/post-checkout: created"));
     /* a nested copy of a tool config is disabled, and said so first */
     assert_contains(report, "  sub/.envrc: a tool config the tool obeys when run in that directory; moved to "
                             "sub/.envrc.agent-sandbox-disabled\n");
@@ -721,7 +723,8 @@ static void report_names_what_changed(void **state)
 static void set_mode(const struct real *r, const char *rel, mode_t mode)
 {
     char path[PATH_MAX * 2];
-    snprintf(path, sizeof(path), "%s/%s", r->launch, rel);
+    snprintf(path, sizeof(path), "%s%s%s", r->launch, strcmp(rel, ".") == 0 ? "" : "/",
+             strcmp(rel, ".") == 0 ? "" : rel);
     assert_int_equal(chmod(path, mode), 0);
 }
 
@@ -783,7 +786,7 @@ static void end_disables_what_host_tools_would_run(void **state)
     assert_int_equal(symlink(".git/objects/hk", path), 0);       /* a link on the way, re-pointed */
 
     char *report = NULL;
-    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_contains(report, "for host tools to run was DISABLED:\n");
     assert_contains(report, "  bare/config: a git config with core.fsmonitor, which a plain git init or "
                             "clone never writes; moved to bare/config.agent-sandbox-disabled\n");
@@ -818,6 +821,110 @@ static void end_disables_what_host_tools_would_run(void **state)
     workspace_free(ws);
 }
 
+static void make_repo(const struct real *r, const char *dir, const char *config)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s/HEAD", dir);
+    make(r, p, "ref: refs/heads/main\n");
+    snprintf(p, sizeof(p), "%s/objects/", dir);
+    make(r, p, NULL);
+    snprintf(p, sizeof(p), "%s/refs/", dir);
+    make(r, p, NULL);
+    snprintf(p, sizeof(p), "%s/config", dir);
+    make(r, p, config);
+}
+
+static mode_t mode_of(const struct real *r, const char *rel)
+{
+    char path[PATH_MAX * 2];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s%s%s", r->launch, strcmp(rel, ".") == 0 ? "" : "/",
+             strcmp(rel, ".") == 0 ? "" : rel);
+    return lstat(path, &st) == 0 ? st.st_mode & 07777 : (mode_t)-1;
+}
+
+/* Threats 40-43: what the walk cannot read, what lies past its limits, a
+ * .git read as git reads it, links through /proc. */
+static void end_fails_closed(void **state)
+{
+    struct real *r = *state;
+    workspace_t *ws = plan(r, only(r, "x\n"));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    static const char evil[] = "[core]\n\tfsmonitor = evil\n";
+    make_repo(r, "closed/.git", evil);                     /* chmod 111 .git */
+    set_mode(r, "closed/.git", 0111);
+    make_repo(r, "hooks/.git", "[core]\n");                /* chmod 111 .git/hooks */
+    make(r, "hooks/.git/hooks/pre-commit", "#!/bin/sh\n");
+    set_mode(r, "hooks/.git/hooks/pre-commit", 0755);
+    set_mode(r, "hooks/.git/hooks", 0111);
+    char deep[WALK_MAX_DEPTH * 2 + 64] = "";               /* past the depth limit */
+    for (int i = 0; i < WALK_MAX_DEPTH + 2; i++)
+        strcat(deep, "d/");
+    strcat(deep, ".git");
+    make_repo(r, deep, evil);
+    char outside[PATH_MAX * 2], text[PATH_MAX * 3];        /* a repository outside */
+    snprintf(outside, sizeof(outside), "%s/vol", r->home);
+    assert_int_equal(mkdir(outside, 0755), 0);
+    snprintf(text, sizeof(text), "gitdir: %s", outside);
+    make(r, "pointer", text);
+    make(r, "a/.git -> ../pointer", NULL);                 /* a .git symlink to a gitfile */
+    char nul[PATH_MAX * 3];                                 /* a gitfile with a NUL */
+    int nl = snprintf(nul, sizeof(nul), "gitdir: %s", outside);
+    memcpy(nul + nl, "\0\n", 3);
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%s/b", r->launch);
+    assert_int_equal(mkdir(path, 0755), 0);
+    strcat(path, "/.git");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite(nul, 1, (size_t)nl + 2, f);
+    fclose(f);
+    make(r, "notes.txt -> /proc/self/cwd/.target", NULL);  /* a link through /proc */
+    set_mode(r, ".", 0);                                    /* the launch directory itself */
+
+    char *report = NULL, *whole = NULL;
+    assert_int_equal(workspace_end(ws, true, &report, &whole, &err), 0);
+    assert_int_equal(mode_of(r, "."), 0);                   /* modes put back */
+    set_mode(r, ".", 0755);
+    assert_int_equal(mode_of(r, "closed/.git"), 0111);
+    assert_int_equal(mode_of(r, "hooks/.git/hooks"), 0111);
+    assert_contains(report, "  closed/.git/config: a git config with core.fsmonitor");
+    assert_contains(report, "  hooks/.git/hooks/pre-commit: a git hook; moved to ");
+    assert_contains(report, "a directory deeper than 256 levels, which the check does not examine; moved to ");
+    assert_contains(report, " and closed (chmod 000)");
+    assert_contains(report, "  a/.git: a .git file naming a git directory outside the launch directory");
+    assert_contains(report, "  b/.git: a .git file naming a git directory outside the launch directory");
+    assert_contains(report, "  notes.txt: a symlink made or re-pointed during the session, to "
+                            "/proc/self/cwd/.target, outside the launch directory");
+    assert_true(exists(r, "a/.git.agent-sandbox-disabled") && exists(r, "b/.git.agent-sandbox-disabled"));
+    assert_contains(whole, "closed/.git/config");
+    free(report);
+    free(whole);
+    /* the sealed directory, opened for the tree's removal */
+    char sealed[PATH_MAX * 2];
+    snprintf(sealed, sizeof(sealed), "%s/%.*s" DISABLED_SUFFIX, r->launch, WALK_MAX_DEPTH * 2 + 1, deep);
+    assert_int_equal(chmod(sealed, 0755), 0);
+    workspace_free(ws);
+}
+
+static void sample_hooks_and_clones_are_not_news(void **state)
+{
+    struct real *r = *state;
+    workspace_t *ws = plan(r, only(r, "x\n"));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    make_repo(r, "clone/.git", "[core]\n\trepositoryformatversion = 0\n\tbare = false\n");
+    make(r, "clone/.git/hooks/pre-commit.sample", "#!/bin/sh\n");
+    set_mode(r, "clone/.git/hooks/pre-commit.sample", 0755);
+    make(r, "clone/README", "x\n");
+    char *report = NULL;
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
+    if (report != NULL)
+        fail_msg("a plain clone was news:\n%s", report);
+    workspace_free(ws);
+}
+
 static void report_is_short(void **state)
 {
     struct real *r = *state;
@@ -832,10 +939,10 @@ static void report_is_short(void **state)
         chmod(path, 0755);
     }
     char *report = NULL;
-    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_contains(report, "  bin/t09: new");
     assert_lacks(report, "bin/t10");
-    assert_contains(report, "  ... and 15 more\n");
+    assert_contains(report, "  ... and 15 more (all of them are in the whole report)\n");
     free(report);
     workspace_free(ws);
 }
@@ -876,17 +983,17 @@ static void sessions_may_not_overlap(void **state)
     assert_int_equal(workspace_plan(sibling, r->home, only(r, "x\n"), &other, &err), 0);
     assert_int_equal(workspace_begin(other, &err), 0);
     char *report = NULL;
-    assert_int_equal(workspace_end(other, true, &report, &err), 0);
+    assert_int_equal(workspace_end(other, true, &report, NULL, &err), 0);
     free(report);
     workspace_free(other);
 
-    assert_int_equal(workspace_end(first, true, &report, &err), 0);
+    assert_int_equal(workspace_end(first, true, &report, NULL, &err), 0);
     free(report);
     workspace_free(first);               /* unlocks */
     workspace_t *again = NULL;
     assert_int_equal(workspace_plan(sub, r->home, only(r, "x\n"), &again, &err), 0);
     assert_int_equal(workspace_begin(again, &err), 0);
-    assert_int_equal(workspace_end(again, true, &report, &err), 0);
+    assert_int_equal(workspace_end(again, true, &report, NULL, &err), 0);
     free(report);
     workspace_free(again);
 }
@@ -897,12 +1004,12 @@ static void begin_and_end_in_order(void **state)
     workspace_t *ws = plan(r, only(r, "x\n"));
     as_error_t *err = NULL;
     char *report = NULL;
-    assert_true(workspace_end(ws, true, &report, &err) < 0);
+    assert_true(workspace_end(ws, true, &report, NULL, &err) < 0);
     as_error_free(&err);
     assert_int_equal(workspace_begin(ws, &err), 0);
     assert_int_equal(workspace_begin(ws, &err), -EALREADY);
     as_error_free(&err);
-    assert_int_equal(workspace_end(ws, true, &report, &err), 0);
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     workspace_free(ws);
     workspace_free(NULL);
 }
@@ -1050,9 +1157,10 @@ static bool journal_gone(void *ctx, const char *id)
     return ((struct recovered *)ctx)->gone;
 }
 
-static void journal_told(void *ctx, const char *id, const char *launch_dir, const char *report)
+static void journal_told(void *ctx, const char *id, const char *launch_dir, const char *report, const char *whole)
 {
     (void)id;
+    (void)whole;
     struct recovered *c = ctx;
     c->calls++;
     free(c->dir);
@@ -1131,6 +1239,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_marked_file_with_content_is_never_removed, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(report_names_what_changed, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(report_is_short, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(end_fails_closed, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(sample_hooks_and_clones_are_not_news, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(end_disables_what_host_tools_would_run, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(sessions_may_not_overlap, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(begin_and_end_in_order, real_setup, real_teardown),
