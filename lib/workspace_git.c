@@ -145,11 +145,13 @@ static int check_config(const workspace_t *ws, const char *dir_rel, const char *
     return ws_disable(ws, rel, why, acts);
 }
 
-/* Every hook git could run in dir_rel/hooks, new or changed: disabled. */
+/* Every hook git could run in dir_rel/hooks, new or changed: disabled.
+ * Judged where the hooks directory really is (a .git/hooks link into the
+ * tree leads to the user's tools/hooks, recorded under that name). */
 static int check_hooks(const workspace_t *ws, const char *dir_rel, ws_actions_t *acts)
 {
-    _cleanup_free_ char *hooks = join_rel(dir_rel, "hooks"), *abs = NULL;
-    if (hooks == NULL || asprintf(&abs, "%s/%s", ws->launch_dir, hooks) < 0)
+    _cleanup_free_ char *hooks = join_rel(dir_rel, "hooks"), *phys = NULL, *abs = NULL;
+    if (hooks == NULL)
         return -ENOMEM;
     /* A hooks link leading out of the tree (the user's own template
      * directory): nothing there is the agent's, nothing there is touched. */
@@ -159,18 +161,21 @@ static int check_hooks(const workspace_t *ws, const char *dir_rel, ws_actions_t 
                                                          "the check cannot judge", acts);
     if (!ws_in_tree(ws, where))
         return 0;
+    if ((phys = rel_in_tree(ws, where)) == NULL || asprintf(&abs, "%s/%s", ws->launch_dir, phys) < 0)
+        return -ENOMEM;
     DIR *d = opendir(abs);
     if (d == NULL)
         /* none (git runs no hooks), or one the check cannot list: git may
          * still run what is in it */
         return errno == ENOENT || errno == ENOTDIR ? 0
-               : ws_disable(ws, hooks, "a git hooks directory the check cannot list", acts);
+               : ws_disable(ws, phys, "a git hooks directory the check cannot list", acts);
     int r = 0;
     struct dirent *e;
     while (r == 0 && (e = readdir(d)) != NULL) {
-        if (!git_hook_name_live(e->d_name))
+        /* git runs hooks by their names: never one renamed aside */
+        if (!git_hook_name_live(e->d_name) || strstr(e->d_name, DISABLED_SUFFIX) != NULL)
             continue;
-        _cleanup_free_ char *rel = join_rel(hooks, e->d_name);
+        _cleanup_free_ char *rel = join_rel(phys, e->d_name);
         if (rel == NULL)
             r = -ENOMEM;
         else if (!ws_unchanged(ws, rel))

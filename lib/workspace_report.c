@@ -88,10 +88,22 @@ static bool under_action(const ws_actions_t *acts, const char *rel)
     return false;
 }
 
-/* Not news: git's own inert samples, and the configs and directories of
- * a nested git directory, which the git check judged (what runs there was
- * disabled and is listed as such). Its hooks stay news. */
-static bool judged_by_git(const ws_item_t *it, unsigned what)
+/* The git directory (rel) that a path inside a nested ".git" is in, or
+ * NULL: "a/.git/config" is in "a/.git". */
+static char *nested_git_dir(const char *rel)
+{
+    const char *at = NULL;
+    for (const char *p = rel; (p = strstr(p, "/.git")) != NULL; p++)
+        if (p[5] == '/' || p[5] == '\0')
+            at = p;
+    return at != NULL ? strndup(rel, (size_t)(at + 5 - rel)) : NULL;
+}
+
+/* Not news: git's own inert samples, and the configs and directories of a
+ * nested git directory that the git check judged as a repository (what
+ * runs there was disabled and is listed as such). Its hooks stay news, and
+ * so does all of a .git that git would not take for a repository today. */
+static bool judged_by_git(const workspace_snapshot_t *after, const ws_item_t *it, unsigned what)
 {
     const char *base = strrchr(it->rel, '/');
     base = base != NULL ? base + 1 : it->rel;
@@ -103,8 +115,9 @@ static bool judged_by_git(const ws_item_t *it, unsigned what)
         return false;
     if (!S_ISDIR(it->mode) && strcmp(base, "config") != 0 && strcmp(base, "config.worktree") != 0)
         return false;
-    return strncmp(it->rel, ".git/", 5) != 0 && (strstr(it->rel, "/.git/") != NULL ||
-                                                 (bl == 4 && strcmp(base, ".git") == 0));
+    _cleanup_free_ char *dir = nested_git_dir(it->rel);
+    const ws_item_t *repo = dir != NULL ? ws_snapshot_find(after, dir) : NULL;
+    return repo != NULL && (repo->what & W_REPO);
 }
 
 /* The changes worth reporting between the two snapshots, most important
@@ -135,7 +148,7 @@ static int collect_changes(const workspace_snapshot_t *before, const workspace_s
             if (!(e.what & (W_PROTECTED | W_WATCHED | W_NESTED)) && !(b->what & W_EXEC))
                 continue;         /* no longer executable */
         }
-        if (e.what != 0 && relevant(e.kind, e.what) && !judged_by_git(e.it, e.what) &&
+        if (e.what != 0 && relevant(e.kind, e.what) && !judged_by_git(after, e.it, e.what) &&
             !under_action(acts, e.it->rel))
             ch[n++] = e;
     }

@@ -178,6 +178,7 @@ echo attack-done'
         (: >tools/hooks/post-checkout) 2>/dev/null && echo "CREATED in the target"
         echo done'
     assert "$output" == done
+    assert "$stderr" !contains "DISABLED" "the user's own hook, through the link, is theirs"
     assert "$stderr" contains "warning: .git/hooks is a symlink: what it points to is read-only inside"
     assert "$stderr" contains "a link on the way that the agent re-points is put back at the end"
 
@@ -188,9 +189,10 @@ echo attack-done'
         chmod +x .git/hooks/post-checkout && echo replaced'
     assert "$output" == replaced
     assert "$stderr" contains "  .git/hooks: a symlink on the way to the protected .git/hooks, replaced or removed during the session; put back to ../tools/hooks (the session's version is .git/hooks.agent-sandbox-disabled)"
-    assert "$stderr" contains "files that can run on this machine changed in"
-    assert "$stderr" contains "  .git/hooks: changed (protected)"
-    assert "$stderr" contains "  .git/hooks/post-checkout: created (protected), executable"
+    # what the session's version held is moved aside with it, listed once
+    assert "$stderr" !contains "  .git/hooks/post-checkout: created"
+    [ -x .git/hooks.agent-sandbox-disabled/post-checkout ] || die "the session's hooks are not kept aside"
+    [ -x tools/hooks/pre-commit ] || die "the user's own hook was moved"
     assert "$(readlink .git/hooks)" == ../tools/hooks "the link, put back"
 }
 

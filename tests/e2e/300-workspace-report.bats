@@ -20,7 +20,10 @@ WARNING="files that can run on this machine changed in"
         echo "source evil" >vendor/.envrc
         exit 3'
     assert "$stderr" contains "$WARNING"
-    assert "$stderr" contains "  vendor/.envrc: created (a copy of a protected path)"
+    # listed once, as disabled (tests/e2e/330-host-git.bats has the rest)
+    assert "$stderr" contains "  vendor/.envrc: a tool config the tool obeys when run in that directory; moved to"
+    assert "$stderr" !contains "  vendor/.envrc: created"
+    # not a repository today (no HEAD), but a git init there would keep them
     assert "$stderr" contains "  vendor/lib/.git/config: created (a copy of a protected path)"
     assert "$stderr" contains "  vendor/lib/.git/hooks: created (a copy of a protected path)"
     assert "$stderr" contains "  run.sh: new, or made executable"
@@ -48,7 +51,9 @@ WARNING="files that can run on this machine changed in"
     bg_wait 60
     assert "$status" == 0
     assert "$stderr" contains "$WARNING"
-    assert "$stderr" contains "  .git/config: changed (protected)"
+    # disabled (git would run it), so listed once, as such
+    assert "$stderr" contains "  .git/config: a git config with core.fsmonitor, which a plain git init or clone never writes; moved to .git/config.agent-sandbox-disabled"
+    assert "$stderr" !contains "  .git/config: changed"
     assert "$stderr" contains "  .vscode/tasks.json: created (protected)"
     assert "$stderr" contains "left in place, the placeholders made for the session: .vscode (no longer empty"
     assert "$(cat .vscode/tasks.json)" == "{}" "what the host wrote into the placeholder"
