@@ -196,3 +196,15 @@ void ws_actions_put(FILE *f, const workspace_t *ws, const ws_actions_t *a)
     fputs("Read each one before you undo it: rename it back (mv PATH" DISABLED_SUFFIX " PATH), or make "
           "the link again (ln -sfn TARGET PATH).", f);
 }
+
+bool ws_acted_on(const ws_actions_t *acts, const char *rel)
+{
+    size_t n = strlen(rel);
+    for (size_t i = 0; i < acts->n; i++) {
+        const char *done = acts->v[i].rel;
+        size_t l = strlen(done);
+        if (strcmp(done, ".") == 0 || (l <= n && strncmp(done, rel, l) == 0 && (rel[l] == '\0' || rel[l] == '/')))
+            return true;
+    }
+    return false;
+}
