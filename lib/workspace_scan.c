@@ -116,6 +116,7 @@ static unsigned classify(const walker_t *w, const struct stat *st)
     const char *path = w->path;
     if (git_relevant(path))
         what |= W_GIT;
+    if (ws_python_relevant(path)) what |= W_PYTHON;
     for (size_t i = 0; i < w->n_pats; i++) {
         const pattern_t *p = &w->pats[i];
         for (const char *at = path; (at = strstr(at, p->slashed)) != NULL; at++) {
