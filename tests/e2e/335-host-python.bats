@@ -29,12 +29,16 @@ host_python_everything() {
         .venv/bin/pip list --disable-pip-version-check >/dev/null || die "host pip in the environment fails"
     fi
     bash -c '. .venv/bin/activate && python -c pass' >/dev/null 2>&1 || true
-    local m
+    local m ran=
     for m in "$MARK".*; do
-        [ ! -e "$m" ] || die "host python ran what the session planted: $(basename "$m")"
+        [ ! -e "$m" ] || ran+=" $(basename "$m")"
     done
+    [ -z "$ran" ] || die "host python ran what the session planted:$ran"
 }
 
+# Debian's python finds its own sitecustomize (/usr/lib/python3.11, before
+# site-packages on sys.path), so there only the report shows the planted one
+# disabled; where python has none (Fedora, python.org builds), it would run.
 @test "threat 44: a virtual environment's .pth, sitecustomize and activate" {
     run_x 0 agent-sandbox --exec sh -c '
         sp=$1 mark=$2
