@@ -14,9 +14,39 @@
 
 #include "util.h"
 
+/* A link on the way to the rule's path ("gradle" of gradle/wrapper), made or
+ * re-pointed during the session inside the tree: the tool reads through it,
+ * so it is disabled. *ret_done: one was. (A link there at the start is put
+ * back by ws_chain_check; one leading out is ws_outside_links_check's.) */
+static int check_links_on_the_way(const workspace_t *ws, const workspace_snapshot_t *after,
+                                  const workspace_rule_t *rule, ws_actions_t *acts, bool *ret_done)
+{
+    _cleanup_free_ char *prefix = strdup(rule->path), *why = NULL;
+    if (prefix == NULL)
+        return -ENOMEM;
+    *ret_done = false;
+    for (char *slash = prefix; (slash = strchr(slash, '/')) != NULL; *slash++ = '/') {
+        *slash = '\0';
+        const ws_item_t *it = ws_snapshot_find(after, prefix);
+        if (it == NULL || !S_ISLNK(it->mode) || ws_acted_on(acts, prefix) || ws_unchanged(ws, prefix))
+            continue;
+        const char *reader = ws_default_reader(rule->path);
+        if (asprintf(&why, "a symlink on the way to %s, a project config of %s, made or re-pointed during "
+                     "the session", rule->path, reader != NULL ? reader : "a tool") < 0)
+            return -ENOMEM;
+        *ret_done = true;
+        return ws_disable(ws, prefix, why, acts);
+    }
+    return 0;
+}
+
 static int check_rule(const workspace_t *ws, const workspace_snapshot_t *after, const workspace_rule_t *rule,
                       ws_actions_t *acts)
 {
+    bool done = false;
+    int r = check_links_on_the_way(ws, after, rule, acts, &done);
+    if (r < 0 || done)
+        return r;
     const ws_item_t *b = ws_snapshot_find(ws->before, rule->path);
     /* A directory there at the start was frozen with all in it. */
     if (b != NULL && S_ISDIR(b->mode))

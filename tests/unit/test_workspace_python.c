@@ -377,6 +377,8 @@ static void configs_created_during_the_session_are_disabled(void **state)
     make(r, ".devcontainer.json", "{\"initializeCommand\":\"touch /tmp/x\"}\n");
     make(r, ".config/mise/config.toml", "[hooks]\n");
     make(r, ".codex -> .cursor", NULL);
+    make(r, "elsewhere/wrapper/gradle-wrapper.properties", "distributionUrl=x\n");
+    make(r, "gradle -> elsewhere", NULL);
     make(r, ".git/commondir", "../elsewhere\n");
     char path[PATH_MAX * 2];
     snprintf(path, sizeof(path), "%s/crush.json", r->launch);   /* changed on the host */
@@ -391,6 +393,9 @@ static void configs_created_during_the_session_are_disabled(void **state)
     assert_contains(out, ".codex: a project config of Codex");
     assert_contains(out, "crush.json: a project config of Crush, which it obeys when started here, "
                          "changed during the session\n");
+    assert_contains(out, "gradle: a symlink on the way to gradle/wrapper, a project config of the Gradle "
+                         "wrapper and IDEs, made or re-pointed during the session\n");
+    assert_lacks(out, "gradle/wrapper:");
     assert_lacks(out, ".cursor");
     assert_lacks(out, ".git/commondir");
     assert_true(exists(r, ".gemini" DISABLED_SUFFIX "/settings.json") && !exists(r, ".gemini"));
