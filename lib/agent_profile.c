@@ -43,9 +43,20 @@ static bool relative_path_valid(const char *s)
     return s[strlen(s) - 1] != '/';
 }
 
+/* A project config: relative to the launch directory, one trailing "/"
+ * allowed (a directory). */
+static bool project_config_valid(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 2 || s[n - 1] != '/')
+        return relative_path_valid(s);
+    _cleanup_free_ char *dir = strndup(s, n - 1);
+    return dir != NULL && relative_path_valid(dir);
+}
+
 typedef enum key_id {
     K_IMAGE, K_COMMAND, K_LOGIN, K_CREDENTIAL, K_ENV, K_TELEMETRY_OFF, K_HOME,
-    K_CREDENTIALS_FILE, K_LOGIN_ENV, K_ALLOWLIST, K_COUNT,
+    K_CREDENTIALS_FILE, K_LOGIN_ENV, K_ALLOWLIST, K_PROJECT_CONFIG, K_COUNT,
 } key_id_t;
 
 static const struct key {
@@ -58,6 +69,7 @@ static const struct key {
     { K_ENV, "env", true },               { K_TELEMETRY_OFF, "telemetry-off", true },
     { K_HOME, "home", true },             { K_CREDENTIALS_FILE, "credentials-file", false },
     { K_LOGIN_ENV, "login-env", false },  { K_ALLOWLIST, "allowlist", false },
+    { K_PROJECT_CONFIG, "project-config", true },
 };
 
 typedef struct parser {
@@ -102,6 +114,9 @@ static const char *word_problem(key_id_t id, const char *v)
                (strncmp(v, ALLOWLIST_DIR, strlen(ALLOWLIST_DIR)) == 0 &&
                 agent_name_valid(v + strlen(ALLOWLIST_DIR)))
                    ? NULL : "expected " ALLOWLIST_DEFAULT " or " ALLOWLIST_DIR "NAME";
+    case K_PROJECT_CONFIG:
+        return project_config_valid(v) ? NULL : "expected a path relative to the launch directory, without . "
+                                                "or .. (a trailing / for a directory)";
     default:
         return NULL;
     }
@@ -117,7 +132,7 @@ static int store(parser_t *ps, key_id_t id, char *value, as_error_t **err)
     };
     char ***many[K_COUNT] = {
         [K_CREDENTIAL] = &p->credentials, [K_ENV] = &p->env, [K_TELEMETRY_OFF] = &p->telemetry_off,
-        [K_HOME] = &p->home, [K_COMMAND] = &p->command,
+        [K_HOME] = &p->home, [K_COMMAND] = &p->command, [K_PROJECT_CONFIG] = &p->project_config,
     };
     if (one[id] != NULL) {
         *one[id] = value;
@@ -185,7 +200,7 @@ static int parse_line(parser_t *ps, as_error_t **err)
         return parse_value(ps, k, w, n, err);
     }
     return perr(ps, err, "unknown key `%.*s` (expected image, command, login, credential, env, "
-                "telemetry-off, home, credentials-file, login-env or allowlist)",
+                "telemetry-off, home, credentials-file, login-env, allowlist or project-config)",
                 (int)(w[0].len < 40 ? w[0].len : 40), w[0].text);
 }
 
@@ -270,5 +285,6 @@ void agent_profile_free(agent_profile_t *p)
     free(p->credentials_file);
     free(p->login_env);
     free(p->allowlist);
+    strv_free(p->project_config);
     free(p);
 }

@@ -31,6 +31,9 @@ typedef struct agent_profile {
                               * directory (AGENT_LOGIN_DIR); NULL: its login is in the home */
     char *allowlist;         /* relative to the config directory: "allowed-hosts" or
                               * "allowed-hosts.d/NAME" */
+    char **project_config;   /* its configs in a project, relative to the launch directory
+                              * ("dir/" for a directory); each must be in the workspace's
+                              * default protected set (test_agent_profile checks) */
 } agent_profile_t;
 
 /* [a-z0-9][a-z0-9-]*, at most AGENT_NAME_MAX bytes: safe in a file name. */

@@ -46,7 +46,8 @@ typedef int (*workspace_resolve_fn)(void *ctx, const char *path, char **ret_reso
 typedef struct workspace_rule {
     char *path;       /* relative to the launch directory, normalized, no trailing slash */
     bool dir;         /* written with a trailing "/": a missing one becomes a directory */
-    bool if_exists;   /* a default frozen only where it exists: no placeholder, its creation reported */
+    bool if_exists;   /* a default frozen only where it exists: no placeholder; created during the
+                       * session, it is disabled at the end */
     char *origin;     /* "default", or "FILE:LINE" with FILE as shown to the user */
 } workspace_rule_t;
 
@@ -75,6 +76,11 @@ typedef struct workspace_config {
  * edit. */
 int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret, as_error_t **err);
 void workspace_rules_free(workspace_rules_t *r);
+
+/* Is rel (relative to a launch directory; a trailing "/" allowed) a path of
+ * the default set or inside one? Pure: agents' profiles are checked
+ * against it (their project-config lines must all be protected). */
+bool workspace_default_covers(const char *rel);
 
 typedef enum workspace_mount_kind {
     WORKSPACE_READ_ONLY,   /* a protected path, bind-mounted read-only over itself */

@@ -72,6 +72,7 @@ enum {
     W_GIT       = 1u << 5,   /* a name host git reads in a git directory, or in hooks/ */
     W_REPO      = 1u << 6,   /* a directory git could take for a git directory */
     W_OBJSTORE  = 1u << 7,   /* the objects directory of one */
+    W_PYTHON    = 1u << 8,   /* what a virtual environment's python runs at start (ws_python_relevant) */
 };
 /* What the change report is about; the rest is recorded for the checks. */
 #define W_REPORTED (W_PROTECTED | W_WATCHED | W_NESTED | W_EXEC)
@@ -192,5 +193,29 @@ int ws_outside_links_check(const workspace_t *ws, const workspace_snapshot_t *af
                            as_error_t **err);
 /* Is the absolute, normalized path the launch directory or inside it? */
 bool ws_in_tree(const workspace_t *ws, const char *abs);
+
+/* ---- python environments and agents' configs (workspace_python.c,
+ *      workspace_configs.c) ---- */
+
+/* Is the entry at path ("/a/b/name", relative to the launch directory) one
+ * the python check needs recorded: a pyvenv.cfg, a .pth in a site-packages
+ * or dist-packages directory, a sitecustomize or usercustomize, anything in
+ * a directory named bin? Pure and cheap: the walk asks it of every entry. */
+bool ws_python_relevant(const char *path);
+/* Virtual environments (a directory holding pyvenv.cfg): what their python
+ * runs when it starts, if new or changed (.pth lines that run code or name
+ * a directory outside their site-packages, sitecustomize, activate scripts,
+ * the interpreter links, modules in bin/ that shadow imports): disabled. */
+int ws_python_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+                    as_error_t **err);
+/* The if_exists rules (outside .git, which ws_git_check owns): a path
+ * created during the session, or a file changed, is disabled. */
+int ws_configs_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+                     as_error_t **err);
+/* Has an earlier check already acted on rel or on a directory above it?
+ * Then it is not disabled again (nor listed twice). */
+bool ws_acted_on(const ws_actions_t *acts, const char *rel);
+/* The tool that obeys the default rule `rel` ("Gemini CLI"), or NULL. */
+const char *ws_default_reader(const char *rel);
 
 #endif

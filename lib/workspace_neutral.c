@@ -238,3 +238,15 @@ void ws_actions_put(FILE *f, const workspace_t *ws, const ws_actions_t *a, bool 
     if (any_sealed(a))
         fputs(" A closed directory opens with chmod u+rwx; look inside before you run anything there.", f);
 }
+
+bool ws_acted_on(const ws_actions_t *acts, const char *rel)
+{
+    size_t n = strlen(rel);
+    for (size_t i = 0; i < acts->n; i++) {
+        const char *done = acts->v[i].rel;
+        size_t l = strlen(done);
+        if (strcmp(done, ".") == 0 || (l <= n && strncmp(done, rel, l) == 0 && (rel[l] == '\0' || rel[l] == '/')))
+            return true;
+    }
+    return false;
+}

@@ -129,6 +129,7 @@ static unsigned classify(const walker_t *w, size_t len, const struct stat *st, u
     const char *path = w->path;
     if (git_relevant(path))
         what |= W_GIT;
+    if (ws_python_relevant(path)) what |= W_PYTHON;
     for (size_t i = 0; i < w->n_pats; i++) {
         const pattern_t *p = &w->pats[i];
         if (p->last != path[len - 1] || p->len > len || memcmp(path + len - p->len, p->slashed, p->len) != 0)

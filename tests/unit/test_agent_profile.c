@@ -24,6 +24,7 @@
 #include "session_plan.h"
 #include "strv.h"
 #include "user_settings.h"
+#include "workspace.h"
 
 static const char *source_dir = AS_SOURCE_DIR;
 
@@ -155,6 +156,8 @@ static void values(void **state)
                                   "home .x\n"
                                   "home .config/x\n"
                                   "credentials-file .x/auth.json\n"
+                                  "project-config .x/\n"
+                                  "project-config x.json\n"
                                   "allowlist allowed-hosts.d/x\n");
     assert_string_equal(p->name, "x");
     assert_string_equal(p->image, "localhost/x");
@@ -166,6 +169,9 @@ static void values(void **state)
     assert_string_equal(p->telemetry_off[0], "X_TELEMETRY=0");
     assert_string_equal(p->home[1], ".config/x");
     assert_string_equal(p->allowlist, "allowed-hosts.d/x");
+    assert_string_equal(p->project_config[0], ".x/");
+    assert_string_equal(p->project_config[1], "x.json");
+    assert_null(p->project_config[2]);
     assert_false(agent_profile_allowlist_is_default(p));
     agent_profile_free(p);
     agent_profile_free(NULL);
@@ -196,6 +202,12 @@ static void malformed_profiles_are_refused(void **state)
     refused(BASE "login-env X_DIR\ncredentials-file .x/c.json\n", "login-env needs a credentials-file in");
     refused(BASE "credential X_KEY\nenv X_KEY=leaked\n", "X_KEY is a credential");
     refused(BASE "login\x01 x\n", "prof:4: ");
+    refused(BASE "project-config ../x\n", "prof:4: project-config `../x`");
+    refused(BASE "project-config /etc/x\n", "prof:4: project-config `/etc/x`");
+    refused(BASE "project-config a//b\n", "prof:4: project-config `a//b`");
+    refused(BASE "project-config ./x\n", "prof:4: project-config `./x`");
+    refused(BASE "project-config x//\n", "prof:4: project-config `x//`");
+    refused(BASE "project-config /\n", "prof:4: project-config `/`");
     agent_profile_t *p = NULL;
     as_error_t *err = NULL;
     assert_int_equal(agent_profile_parse("prof", "../x", BASE, strlen(BASE), &p, &err), -EINVAL);
@@ -207,6 +219,41 @@ static void malformed_profiles_are_refused(void **state)
     assert_false(agent_name_valid("a/b"));
     assert_false(agent_name_valid(""));
     assert_false(agent_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));   /* 33 */
+}
+
+/* Every packaged agent names its project configs, and each is one the
+ * workspace protects by default: else an agent the product ships would
+ * obey, on the host, a config its own sessions could plant. */
+static void every_agent_project_config_is_protected(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/config/agents", source_dir);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        agent_profile_t *p = packaged(e->d_name);
+        if (strv_length(p->project_config) == 0)
+            fail_msg("config/agents/%s has no project-config line", e->d_name);
+        for (size_t i = 0; p->project_config[i] != NULL; i++)
+            if (!workspace_default_covers(p->project_config[i]))
+                fail_msg("config/agents/%s: project-config %s is not in the default protected set "
+                         "(lib/workspace_rules.c)", e->d_name, p->project_config[i]);
+        agent_profile_free(p);
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 5);
+    /* the function itself: a path of the set, one inside it, one beside it */
+    assert_true(workspace_default_covers(".gemini/"));
+    assert_true(workspace_default_covers(".claude/settings.json"));
+    assert_true(workspace_default_covers("opencode.json"));
+    assert_false(workspace_default_covers("opencode.json5"));
+    assert_false(workspace_default_covers(".geminix/"));
+    assert_false(workspace_default_covers("src/.gemini/"));
 }
 
 static void settings_file(void **state)
@@ -372,6 +419,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(claude_shares_its_login_the_others_do_not),
         cmocka_unit_test(values),
         cmocka_unit_test(malformed_profiles_are_refused),
+        cmocka_unit_test(every_agent_project_config_is_protected),
         cmocka_unit_test(settings_file),
         cmocka_unit_test(allowlists_merge),
         cmocka_unit_test(plan_of_claude),

@@ -101,7 +101,10 @@ static void defaults_without_files(void **state)
                                         ".idea", ".devcontainer", ".husky", ".claude", ".cargo",
                                         ".mvn" };
     static const char *const if_exists[] = { ".git/commondir", "gradle/wrapper", "mise.toml",
-                                             "mise.local.toml", ".config/mise.toml", ".config/mise" };
+                                             "mise.local.toml", ".config/mise.toml", ".config/mise",
+                                             ".gemini", ".codex", "opencode.json", "opencode.jsonc",
+                                             ".opencode", ".crush.json", "crush.json", ".cursor",
+                                             ".devcontainer.json", ".zed", ".continue", ".windsurf" };
     assert_int_equal(r->n, ARRAY_SIZE(files) + ARRAY_SIZE(dirs) + ARRAY_SIZE(if_exists));
     for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
         const workspace_rule_t *x = rule(r, files[i]);
