@@ -383,7 +383,7 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
     /* placeholders for protected paths that do not exist yet, and the
      * snapshot the end-of-session check compares with; the plan takes the
      * mounts as they are then */
-    if ((rc = workspace_check_begin(ws, b->dir->id)) != 0 || (rc = plan_session(o, ri, b, workdir, ws, &plan)) != 0)
+    if ((rc = workspace_check_begin(ws)) != 0 || (rc = plan_session(o, ri, b, workdir, ws, &plan)) != 0)
         goto out;
     if (o->on_plan != NULL)
         o->on_plan(plan, o->on_plan_ctx);
@@ -399,6 +399,9 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
         goto out;
     }
     progress_clear();
+    /* the before-state, taken during the set-up, complete before the agent runs */
+    if ((rc = workspace_check_ready(ws, b->dir->id)) != 0)
+        goto out;
     /* the first refusal of each name, on the desktop (settings) */
     egress_notices_t *notices = ri->settings.notifications && !o->no_notices ? egress_notices_start(b->dir) : NULL;
     rc = run_agent(o, b, s, plan);

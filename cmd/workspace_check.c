@@ -123,10 +123,10 @@ static int journal_begin(const workspace_t *ws, const char *session_id)
     return 0;
 }
 
-int workspace_check_begin(workspace_t *ws, const char *session_id)
+int workspace_check_begin(workspace_t *ws)
 {
     as_error_t *err = NULL;
-    if (workspace_begin(ws, &err) < 0) {
+    if (workspace_begin_start(ws, &err) < 0) {
         int code = err->code;
         if (code == WORKSPACE_EBUSY) {
             report("%s", err->msg);
@@ -141,6 +141,14 @@ int workspace_check_begin(workspace_t *ws, const char *session_id)
     }
     for (size_t i = 0; i < ws->n_notes; i++)
         report("warning: %s", ws->notes[i]);
+    return 0;
+}
+
+int workspace_check_ready(workspace_t *ws, const char *session_id)
+{
+    as_error_t *err = NULL;
+    if (workspace_begin_wait(ws, &err) < 0)
+        return fail(&err, "recording the workspace before the session");
     return journal_begin(ws, session_id);
 }
 
@@ -227,7 +235,7 @@ static void put_report(const char *prefix, const char *id, const char *text, con
 
 void workspace_check_end(workspace_t *ws, bool container_gone)
 {
-    if (ws == NULL || ws->before == NULL)
+    if (ws == NULL || (ws->before == NULL && ws->pending == NULL))
         return;
     as_error_t *err = NULL;
     char *text = NULL, *whole = NULL;

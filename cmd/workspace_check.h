@@ -17,11 +17,15 @@ int workspace_check_load(const char *workdir, workspace_t **ret);
 /* For --dry-run: the protected paths and pins. */
 void workspace_check_describe(const workspace_t *ws, FILE *out);
 
-/* Locks the tree (EXIT_REFUSED while another session overlaps it), records
- * the before-state, creates the placeholders and writes the session's
- * journal (lib/workspace.h), so that the check runs even if this CLI is
- * killed. A journal that cannot be written refuses the session. */
-int workspace_check_begin(workspace_t *ws, const char *session_id);
+/* Locks the tree (EXIT_REFUSED while another session overlaps it), creates
+ * the placeholders and starts recording the before-state, which goes on
+ * during the sandbox's set-up. */
+int workspace_check_begin(workspace_t *ws);
+
+/* Before the agent starts: waits for the before-state and writes the
+ * session's journal (lib/workspace.h), so that the check runs even if this
+ * CLI is killed. A journal that cannot be written refuses the session. */
+int workspace_check_ready(workspace_t *ws, const char *session_id);
 
 /* Removes the placeholders (only when container_gone), compares, warns;
  * removes the journal once the check ran. Does nothing when begin did not

@@ -98,6 +98,7 @@ typedef struct workspace_mount {
 } workspace_mount_t;
 
 typedef struct workspace_snapshot workspace_snapshot_t;
+typedef struct workspace_pending workspace_pending_t;
 
 /* A symlink on the way to a protected path: re-pointed during the session,
  * it is put back at the end. */
@@ -121,6 +122,7 @@ typedef struct workspace {
     int *lock_fds;
     size_t n_lock_fds;
     workspace_snapshot_t *before;
+    workspace_pending_t *pending;   /* the before-state, still being taken */
 } workspace_t;
 
 /* Reads the user's file (user_file, an absolute path, symlinks followed) and
@@ -133,9 +135,15 @@ int workspace_load(const char *launch_dir, const char *home, const char *user_fi
 int workspace_plan(const char *launch_dir, const char *home, workspace_rules_t *rules,
                    workspace_t **ret, as_error_t **err);
 
-/* Just before the agent's container is created: locks the tree against other
- * sessions (-WORKSPACE_EBUSY), removes the empty placeholders a killed session
- * left, plans again, records the before-state and creates the placeholders. */
+/* Before the sandbox is set up: locks the tree against other sessions
+ * (-WORKSPACE_EBUSY), removes the empty placeholders a killed session left,
+ * plans again, creates the placeholders and starts taking the before-state
+ * on a thread (the tree is only read meanwhile). */
+int workspace_begin_start(workspace_t *ws, as_error_t **err);
+/* Waits for the before-state: before the agent starts (its error, if the
+ * walk failed). Nothing to wait for: 0. */
+int workspace_begin_wait(workspace_t *ws, as_error_t **err);
+/* Both, in a row. */
 int workspace_begin(workspace_t *ws, as_error_t **err);
 
 /* The read-only and pin mounts for the agent, parents first, as a plain list

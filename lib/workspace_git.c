@@ -283,6 +283,7 @@ static const char *const TOOL_CONFIGS[] = {
     "/.npmrc", "/.yarnrc", "/.yarnrc.yml", "/.pnpmfile.cjs", "/.envrc", "/.lfsconfig", "/.bazelrc",
     "/.bazelversion", "/.tool-versions", "/.mise.toml", "/.mise.local.toml", "/.hg/hgrc",
     "/.cargo/config", "/.cargo/config.toml",
+    "/.codex/config.toml",   /* codex reads each one from the project's root down to where it runs */
 };
 
 static bool nested_tool_config(const ws_item_t *it)

@@ -97,18 +97,9 @@ static int move_aside(const workspace_t *ws, const char *rel, char **ret)
     return -EEXIST;
 }
 
-/* Was rel disabled already (by another check: each is listed once)? */
-static bool acted_on(const ws_actions_t *a, const char *rel)
-{
-    for (size_t i = 0; i < a->n; i++)
-        if (strcmp(a->v[i].rel, rel) == 0)
-            return true;
-    return false;
-}
-
 int ws_disable(const workspace_t *ws, const char *rel, const char *why, ws_actions_t *acts)
 {
-    if (acted_on(acts, rel))
+    if (ws_acted_on(acts, rel))     /* by another check: each is listed once */
         return 0;
     _cleanup_free_ char *moved = NULL;
     int r = move_aside(ws, rel, &moved);
@@ -119,7 +110,7 @@ int ws_disable(const workspace_t *ws, const char *rel, const char *why, ws_actio
 
 int ws_seal(const workspace_t *ws, const char *rel, const char *why, ws_actions_t *acts)
 {
-    if (acted_on(acts, rel))
+    if (ws_acted_on(acts, rel))     /* by another check: each is listed once */
         return 0;
     _cleanup_free_ char *moved = NULL, *abs = NULL;
     int r = move_aside(ws, rel, &moved);

@@ -1,4 +1,4 @@
-/* Begin and end of a session: the before-state, the placeholders, the report. */
+/* The end of a session: the placeholders removed, the check, the report. */
 #include "workspace_int.h"
 
 #include <limits.h>
@@ -7,23 +7,8 @@
 
 #include "paths.h"
 #include "util.h"
-/* ---- begin, end, the report -------------------------------------------- */
 
-int workspace_begin(workspace_t *ws, as_error_t **err)
-{
-    if (ws->before != NULL)
-        return as_error_make(err, EALREADY, "internal error: workspace_begin called twice");
-    int r = ws_lock_tree(ws, err);
-    if (r < 0)
-        return r;
-    ws_remove_stale_placeholders(ws);
-    if ((r = ws_plan_all(ws, err)) < 0 || (r = ws_snapshot_take(ws, NULL, &ws->before, err)) < 0)
-        return r;
-    for (size_t i = 0; i < ws->n_mounts; i++)
-        if (ws->mounts[i].placeholder && (r = ws_create_placeholder(&ws->mounts[i], err)) < 0)
-            return r;
-    return 0;
-}
+/* ---- the report -------------------------------------------------------- */
 
 typedef enum { CH_CREATED, CH_REMOVED, CH_CHANGED } change_t;
 
@@ -74,18 +59,6 @@ static void put_change(FILE *f, const change_entry_t *c)
         fputs(c->kind == CH_CREATED ? ": new, or made executable" : ": changed, executable", f);
     }
     fputc('\n', f);
-}
-
-/* Is rel, or a directory above it, what an action names (it was
- * disabled, and is listed there already)? */
-static bool under_action(const ws_actions_t *acts, const char *rel)
-{
-    for (size_t i = 0; i < acts->n; i++) {
-        size_t l = strlen(acts->v[i].rel);
-        if (strncmp(rel, acts->v[i].rel, l) == 0 && (rel[l] == '\0' || rel[l] == '/'))
-            return true;
-    }
-    return false;
 }
 
 /* The git directory (rel) that a path inside a nested ".git" is in, or
@@ -149,7 +122,7 @@ static int collect_changes(const workspace_snapshot_t *before, const workspace_s
                 continue;         /* no longer executable */
         }
         if (e.what != 0 && relevant(e.kind, e.what) && !judged_by_git(after, e.it, e.what) &&
-            !under_action(acts, e.it->rel))
+            !ws_acted_on(acts, e.it->rel))
             ch[n++] = e;
     }
     qsort(ch, n, sizeof(*ch), change_cmp);
@@ -312,16 +285,23 @@ static int neutralise(const workspace_t *ws, const workspace_snapshot_t *after, 
         r = ws_outside_links_check(ws, after, acts, err);
     if (r == 0)
         r = ws_git_check(ws, after, acts, err);
+    if (r == 0)
+        r = ws_python_check(ws, after, acts, err);
+    if (r == 0)
+        r = ws_configs_check(ws, after, acts, err);
     return r;
 }
 
 int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, char **ret_whole,
                   as_error_t **err)
 {
+    int r = workspace_begin_wait(ws, err);
+    if (r < 0)
+        return r;
     if (ws->before == NULL)
         return as_error_make(err, EINVAL, "internal error: workspace_end without workspace_begin");
     _cleanup_free_ char *kept = NULL, *whole = NULL;
-    int r = placeholders_remove(ws, remove_placeholders, &kept, err);
+    r = placeholders_remove(ws, remove_placeholders, &kept, err);
     if (r < 0)
         return r;
     workspace_snapshot_t *after = NULL;

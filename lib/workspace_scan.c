@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,13 +33,47 @@ typedef struct pattern {
     bool root_only;          /* a symlink's target: not looked for deeper */
 } pattern_t;
 
-typedef struct walker {
+/* The walk runs on several threads (a tree of a million files is a
+ * million fstatat() calls, which a single thread makes no faster than
+ * the kernel answers them): directories to list go on a shared queue, each
+ * thread records what it finds in a list of its own, and the lists are
+ * merged at the end. */
+
+/* A directory to list: where it is, and what its entries inherit. */
+typedef struct dir_job {
+    struct dir_job *next;
+    char *path;              /* "/" + relative path; "" for the top */
+    struct stat st;
+    unsigned what;           /* its own W_* (recorded once listed, with W_REPO) */
+    unsigned inherited;      /* its W_INHERITED bits */
+    int level;               /* of its entries: 0 for the top's */
+    bool store;              /* an object store */
+    bool in_old_store;       /* ... that existed at the start */
+} dir_job_t;
+
+typedef struct shared {
+    const workspace_t *ws;
+    const workspace_snapshot_t *before;   /* at the end: what was there at the start */
     pattern_t *pats;
     size_t n_pats;
-    workspace_snapshot_t *snap;
-    const workspace_snapshot_t *before;   /* at the end: what was there at the start */
+    int top_fd;
+    pthread_mutex_t lock;    /* the rest */
+    pthread_cond_t changed;
+    dir_job_t *queue;
+    size_t busy;             /* jobs being listed */
+    int error;               /* the first, which stops the walk */
+    workspace_snapshot_t *snap;   /* unexamined, opened, visited */
+} shared_t;
+
+typedef struct worker {
+    shared_t *sh;
+    pthread_t thread;
+    ws_item_t *v;
+    size_t n, cap, visited;
     char path[PATH_MAX];     /* "/" + relative path of the current entry */
-} walker_t;
+} worker_t;
+
+#define WALK_MAX_THREADS 8
 
 void ws_snapshot_free(workspace_snapshot_t *s)
 {
@@ -115,23 +151,24 @@ static bool git_relevant(const char *path)
 
 #define W_INHERITED (W_PROTECTED | W_WATCHED | W_NESTED)
 
-/* Which of the W_* apply to the entry at w->path ("/a/b", len bytes), inside
+/* Which of the W_* apply to the entry at path ("/a/b", len bytes), inside
  * a directory that has the W_INHERITED bits `inherited`: what is inside a
  * protected (watched, nested) path is so too, so only the patterns that end
  * at this entry are compared. */
-static unsigned classify(const walker_t *w, size_t len, const struct stat *st, unsigned inherited)
+static unsigned classify(const shared_t *sh, const char *path, size_t len, const struct stat *st,
+                         unsigned inherited)
 {
     unsigned what = inherited;
     if (S_ISREG(st->st_mode) && (st->st_mode & 0111) != 0)
         what |= W_EXEC;
     if (S_ISLNK(st->st_mode))
         what |= W_LINK;
-    const char *path = w->path;
     if (git_relevant(path))
         what |= W_GIT;
-    if (ws_python_relevant(path)) what |= W_PYTHON;
-    for (size_t i = 0; i < w->n_pats; i++) {
-        const pattern_t *p = &w->pats[i];
+    if (ws_python_relevant(path))
+        what |= W_PYTHON;
+    for (size_t i = 0; i < sh->n_pats; i++) {
+        const pattern_t *p = &sh->pats[i];
         if (p->last != path[len - 1] || p->len > len || memcmp(path + len - p->len, p->slashed, p->len) != 0)
             continue;
         if (p->len == len)
@@ -142,22 +179,23 @@ static unsigned classify(const walker_t *w, size_t len, const struct stat *st, u
     return what;
 }
 
-static int record(walker_t *w, int dirfd, const char *name, const struct stat *st, unsigned what)
+
+static int record(worker_t *w, int dirfd, const char *name, const char *path, const struct stat *st,
+                  unsigned what)
 {
-    workspace_snapshot_t *s = w->snap;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        ws_item_t *v = realloc(s->v, cap * sizeof(*v));
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 64;
+        ws_item_t *v = realloc(w->v, cap * sizeof(*v));
         if (v == NULL)
             return -ENOMEM;
-        s->v = v;
-        s->cap = cap;
+        w->v = v;
+        w->cap = cap;
     }
     ws_item_t it = {
         .what = what, .mode = st->st_mode, .size = st->st_size, .dev = st->st_dev,
         .ino = st->st_ino, .ctim = st->st_ctim,
     };
-    if ((it.rel = strdup(w->path[0] != '\0' ? w->path + 1 : ".")) == NULL)
+    if ((it.rel = strdup(path[0] != '\0' ? path + 1 : ".")) == NULL)
         return -ENOMEM;
     if (S_ISLNK(st->st_mode)) {
         char buf[PATH_MAX];
@@ -167,7 +205,7 @@ static int record(walker_t *w, int dirfd, const char *name, const struct stat *s
             return -ENOMEM;
         }
     }
-    s->v[s->n++] = it;
+    w->v[w->n++] = it;
     return 0;
 }
 
@@ -186,135 +224,284 @@ static bool hex_pair(const char *name)
     return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
 }
 
-/* Was the store at w->path there before the session, the same directory? */
-static bool old_store(const walker_t *w, const struct stat *st)
+/* Was the store at path there before the session, the same directory? */
+static bool old_store(const shared_t *sh, const char *path, const struct stat *st)
 {
-    if (w->before == NULL)
+    if (sh->before == NULL)
         return true;
-    const ws_item_t *b = ws_snapshot_find(w->before, w->path + 1);
+    const ws_item_t *b = ws_snapshot_find(sh->before, path + 1);
     return b != NULL && (b->what & W_OBJSTORE) && b->dev == st->st_dev && b->ino == st->st_ino;
 }
 
-typedef struct dir_ctx {
-    size_t len;          /* of w->path for this directory */
-    int level;
-    bool in_old_store;   /* an object store that existed at the start */
-    unsigned inherited;  /* its W_INHERITED bits */
-    unsigned git_flags;  /* GIT_HAS_* of its entries */
-} dir_ctx_t;
-
-static int walk(walker_t *w, int dirfd, dir_ctx_t *dc);
-
-/* w->path (the current entry) is left unexamined. */
-static int unexamined(walker_t *w, ws_unexamined_why_t why)
+/* path is left unexamined. */
+static int unexamined(shared_t *sh, const char *path, ws_unexamined_why_t why)
 {
-    workspace_snapshot_t *s = w->snap;
+    int r = 0;
+    pthread_mutex_lock(&sh->lock);
+    workspace_snapshot_t *s = sh->snap;
     ws_unexamined_t *v = realloc(s->unexamined, (s->n_unexamined + 1) * sizeof(*v));
-    if (v == NULL)
-        return -ENOMEM;
-    s->unexamined = v;
-    if ((v[s->n_unexamined].rel = strdup(w->path + 1)) == NULL)
-        return -ENOMEM;
-    v[s->n_unexamined++].why = why;
-    s->incomplete = true;
-    return 0;
+    if (v == NULL) {
+        r = -ENOMEM;
+    } else {
+        s->unexamined = v;
+        if ((v[s->n_unexamined].rel = strdup(path + 1)) == NULL)
+            r = -ENOMEM;
+        else
+            v[s->n_unexamined++].why = why;
+        s->incomplete = true;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return r;
 }
 
 /* A directory of ours that we could not read, search or write in (the
  * agent's `chmod 111 .git`): host git needs only to search it, so it is
  * made examinable, and its mode recorded to be put back. */
-static int open_up(walker_t *w, int dirfd, const char *name, const struct stat *st)
+static int open_up(shared_t *sh, int dirfd, const char *name, const char *path, const struct stat *st)
 {
     if ((st->st_mode & 0700) == 0700 || st->st_uid != geteuid())
         return 0;
-    workspace_snapshot_t *s = w->snap;
-    ws_opened_t *v = realloc(s->opened, (s->n_opened + 1) * sizeof(*v));
-    if (v == NULL)
-        return -ENOMEM;
-    s->opened = v;
     if (fchmodat(dirfd, name, (st->st_mode & 07777) | 0700, 0) < 0)
         return 0;                        /* then it is unexamined */
-    if ((v[s->n_opened].rel = strdup(w->path[0] != '\0' ? w->path + 1 : ".")) == NULL)
-        return -ENOMEM;
-    v[s->n_opened++].mode = st->st_mode & 07777;
+    int r = 0;
+    pthread_mutex_lock(&sh->lock);
+    workspace_snapshot_t *s = sh->snap;
+    ws_opened_t *v = realloc(s->opened, (s->n_opened + 1) * sizeof(*v));
+    if (v == NULL) {
+        r = -ENOMEM;
+    } else {
+        s->opened = v;
+        if ((v[s->n_opened].rel = strdup(path[0] != '\0' ? path + 1 : ".")) == NULL)
+            r = -ENOMEM;
+        else
+            v[s->n_opened++].mode = st->st_mode & 07777;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return r;
+}
+
+/* A placeholder made for this session: not part of the user's tree. */
+static bool our_placeholder(const workspace_t *ws, const struct stat *st)
+{
+    if (!S_ISDIR(st->st_mode) && st->st_size != 0)
+        return false;
+    for (size_t i = 0; i < ws->n_mounts; i++)
+        if (ws->mounts[i].created && ws->mounts[i].dev == st->st_dev && ws->mounts[i].ino == st->st_ino)
+            return true;
+    return false;
+}
+
+static void job_free(dir_job_t *j)
+{
+    if (j != NULL)
+        free(j->path);
+    free(j);
+}
+
+static int push(shared_t *sh, dir_job_t *j)
+{
+    pthread_mutex_lock(&sh->lock);
+    j->next = sh->queue;          /* last in, first out: the queue stays short */
+    sh->queue = j;
+    pthread_cond_signal(&sh->changed);
+    pthread_mutex_unlock(&sh->lock);
     return 0;
 }
 
-/* Descends into the directory `name` of dirfd (its path w->path, len
- * bytes): -errno, or 0 and *ret_git the GIT_HAS_* of its entries. */
-static int descend(walker_t *w, int dirfd, const char *name, const struct stat *st, bool store,
-                   const dir_ctx_t *dc, size_t len, unsigned what, unsigned *ret_git)
+/* The subdirectory `name` of the directory being listed (its path in
+ * w->path, len bytes): queued, or unexamined past a limit. The entry
+ * itself is recorded by the job that lists it. */
+static int queue_dir(worker_t *w, const dir_job_t *parent, int dirfd, const char *name, size_t len,
+                     const struct stat *st, unsigned what)
 {
-    *ret_git = 0;
+    shared_t *sh = w->sh;
+    bool store = object_store(dirfd, name);
     /* Loose objects of a store that was there at the start: read-only
-     * files, possibly many; the only place the scan does not look. */
-    if (dc->in_old_store && hex_pair(name))
-        return 0;
-    if (dc->level >= WALK_MAX_DEPTH)
-        return unexamined(w, UNEX_DEPTH);
-    if (len > WALK_PATH_ROOM)
-        return unexamined(w, UNEX_LENGTH);
-    int r = open_up(w, dirfd, name, st);
-    if (r < 0)
+     * files, possibly many; the only place the walk does not look. */
+    if (parent->in_old_store && hex_pair(name))
+        return what != 0 ? record(w, dirfd, name, w->path, st, what) : 0;
+    int r = 0;
+    if (parent->level >= WALK_MAX_DEPTH)
+        r = unexamined(sh, w->path, UNEX_DEPTH);
+    else if (len > WALK_PATH_ROOM)
+        r = unexamined(sh, w->path, UNEX_LENGTH);
+    if (r < 0 || parent->level >= WALK_MAX_DEPTH || len > WALK_PATH_ROOM)
+        return r < 0 ? r : what != 0 ? record(w, dirfd, name, w->path, st, what) : 0;
+    if ((r = open_up(sh, dirfd, name, w->path, st)) < 0)
         return r;
-    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? 0
-               : unexamined(w, faccessat(dirfd, name, X_OK, AT_EACCESS) < 0 ? UNEX_CLOSED_TO_ALL : UNEX_CLOSED);
-    dir_ctx_t sub = { len, dc->level + 1, store && old_store(w, st), what & W_INHERITED, 0 };
-    r = walk(w, fd, &sub);
-    *ret_git = sub.git_flags;
-    return r;
+    dir_job_t *j = calloc(1, sizeof(*j));
+    if (j == NULL || (j->path = strndup(w->path, len)) == NULL) {
+        job_free(j);
+        return -ENOMEM;
+    }
+    j->st = *st;
+    j->what = what;
+    j->inherited = what & W_INHERITED;
+    j->level = parent->level + 1;
+    j->store = store;
+    j->in_old_store = store && old_store(sh, w->path, st);
+    return push(sh, j);
 }
 
-/* One entry of a directory: descend, then record it if it is of interest. */
-static int visit(walker_t *w, int dirfd, const char *name, dir_ctx_t *dc)
+/* One entry of the directory being listed. */
+static int visit(worker_t *w, const dir_job_t *job, int dirfd, const char *name, unsigned *git_flags)
 {
-    size_t nl = strlen(name), len = dc->len + 1 + nl;
-    w->path[dc->len] = '/';
-    memcpy(w->path + dc->len + 1, name, nl + 1);   /* fits: descend() kept WALK_PATH_ROOM */
+    size_t dl = strlen(job->path), nl = strlen(name), len = dl + 1 + nl;
+    w->path[dl] = '/';
+    memcpy(w->path + dl + 1, name, nl + 1);   /* fits: queue_dir() kept WALK_PATH_ROOM */
     struct stat st;
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         /* gone meanwhile, or in a directory we may list but not search */
-        return errno == ENOENT ? 0 : unexamined(w, UNEX_CLOSED);
-    dc->git_flags |= git_dir_entry_flag(name);
-    unsigned what = classify(w, len, &st, dc->inherited);
-    if (S_ISDIR(st.st_mode)) {
-        bool store = object_store(dirfd, name);
-        unsigned git = 0;
-        int r = descend(w, dirfd, name, &st, store, dc, len, what, &git);
-        if (r < 0)
-            return r;
-        w->path[len] = '\0';
-        what |= (store ? W_OBJSTORE : 0) | (git_dir_shaped(git) ? W_REPO : 0);
-    }
-    return what != 0 ? record(w, dirfd, name, &st, what) : 0;
+        return errno == ENOENT ? 0 : unexamined(w->sh, w->path, UNEX_CLOSED);
+    if (w->sh->before == NULL && our_placeholder(w->sh->ws, &st))
+        return 0;
+    *git_flags |= git_dir_entry_flag(name);
+    unsigned what = classify(w->sh, w->path, len, &st, job->inherited);
+    if (S_ISDIR(st.st_mode))
+        return queue_dir(w, job, dirfd, name, len, &st, what);
+    return what != 0 ? record(w, dirfd, name, w->path, &st, what) : 0;
 }
 
-static int walk(walker_t *w, int dirfd, dir_ctx_t *dc)
+static int open_job(const shared_t *sh, const dir_job_t *job)
 {
-    DIR *d = fdopendir(dirfd);
-    if (d == NULL) {
-        close(dirfd);
-        return errno == ENOMEM ? -ENOMEM : unexamined(w, UNEX_CLOSED);
+    if (job->path[0] == '\0')
+        return fcntl(sh->top_fd, F_DUPFD_CLOEXEC, 0);
+    return openat(sh->top_fd, job->path + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Lists one directory, then records it (W_REPO when git could take it
+ * for a git directory). */
+static int list_dir(worker_t *w, const dir_job_t *job)
+{
+    shared_t *sh = w->sh;
+    int fd = open_job(sh, job), r = 0;
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        bool searchable = faccessat(sh->top_fd, job->path + 1, X_OK, AT_EACCESS) == 0;
+        r = unexamined(sh, job->path, searchable ? UNEX_CLOSED : UNEX_CLOSED_TO_ALL);
+        return r < 0 ? r : job->what != 0 ? record(w, AT_FDCWD, "", job->path, &job->st, job->what) : 0;
     }
-    int r = 0;
+    DIR *d = fdopendir(fd);
+    if (d == NULL) {
+        close(fd);
+        return -ENOMEM;
+    }
+    unsigned git_flags = 0;
     struct dirent *e;
+    memcpy(w->path, job->path, strlen(job->path) + 1);   /* the entries' paths start with it */
     errno = 0;
     while (r == 0 && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        w->snap->visited++;
-        r = visit(w, dirfd, e->d_name, dc);
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            w->visited++;
+            r = visit(w, job, dirfd(d), e->d_name, &git_flags);
+        }
         errno = 0;
     }
     int read_error = r == 0 ? errno : 0;
-    w->path[dc->len] = '\0';
     closedir(d);
     /* a listing cut short hides the rest of the directory */
     if (read_error != 0)
-        r = read_error == ENOMEM ? -ENOMEM : unexamined(w, UNEX_CLOSED);
+        r = read_error == ENOMEM ? -ENOMEM : unexamined(sh, job->path, UNEX_CLOSED);
+    unsigned what = job->what | (job->store ? W_OBJSTORE : 0) | (git_dir_shaped(git_flags) ? W_REPO : 0);
+    if (job->path[0] == '\0')
+        what &= W_REPO;                  /* the top: only as a repository */
+    if (r == 0 && what != 0)
+        r = record(w, AT_FDCWD, "", job->path, &job->st, what);
     return r;
+}
+
+static void *worker_main(void *arg)
+{
+    worker_t *w = arg;
+    shared_t *sh = w->sh;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);    /* signals are the main thread's */
+    pthread_mutex_lock(&sh->lock);
+    for (;;) {
+        while (sh->queue == NULL && sh->busy > 0 && sh->error == 0)
+            pthread_cond_wait(&sh->changed, &sh->lock);
+        if (sh->queue == NULL || sh->error != 0)
+            break;
+        dir_job_t *job = sh->queue;
+        sh->queue = job->next;
+        sh->busy++;
+        pthread_mutex_unlock(&sh->lock);
+        int r = list_dir(w, job);
+        job_free(job);
+        pthread_mutex_lock(&sh->lock);
+        sh->busy--;
+        if (r < 0 && sh->error == 0)
+            sh->error = r;
+        if ((sh->queue == NULL && sh->busy == 0) || sh->error != 0)
+            pthread_cond_broadcast(&sh->changed);
+    }
+    pthread_cond_broadcast(&sh->changed);
+    pthread_mutex_unlock(&sh->lock);
+    return NULL;
+}
+
+static size_t walk_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > WALK_MAX_THREADS ? WALK_MAX_THREADS : (size_t)n;
+}
+
+/* The workers' lists, into the snapshot. */
+static int merge(workspace_snapshot_t *s, worker_t *ws, size_t n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += ws[i].n;
+    int r = 0;
+    if (total > 0 && (s->v = malloc(total * sizeof(*s->v))) == NULL)
+        r = -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (r == 0) {
+            memcpy(s->v + s->n, ws[i].v, ws[i].n * sizeof(*s->v));
+            s->n += ws[i].n;
+        } else {
+            for (size_t k = 0; k < ws[i].n; k++) {
+                free(ws[i].v[k].rel);
+                free(ws[i].v[k].link);
+            }
+        }
+        s->visited += ws[i].visited;
+        free(ws[i].v);
+    }
+    s->cap = s->n;
+    return r;
+}
+
+/* Every directory from the top, on walk_threads() threads. */
+static int walk_all(shared_t *sh, dir_job_t *top)
+{
+    size_t n = walk_threads(), started = 0;
+    worker_t *w = calloc(n, sizeof(*w));
+    if (w == NULL) {
+        job_free(top);
+        return -ENOMEM;
+    }
+    sh->queue = top;
+    for (; started < n; started++) {
+        w[started].sh = sh;
+        if (pthread_create(&w[started].thread, NULL, worker_main, &w[started]) != 0)
+            break;
+    }
+    for (size_t i = 0; i < started; i++)
+        pthread_join(w[i].thread, NULL);
+    if (started == 0) {
+        w[0].sh = sh;                    /* no thread at all: this one walks */
+        worker_main(&w[started++]);
+    }
+    for (dir_job_t *j; (j = sh->queue) != NULL;) {
+        sh->queue = j->next;
+        job_free(j);
+    }
+    int m = merge(sh->snap, w, started);
+    free(w);
+    return sh->error < 0 ? sh->error : m;
 }
 
 static int item_cmp(const void *a, const void *b)
@@ -323,65 +510,79 @@ static int item_cmp(const void *a, const void *b)
 }
 
 /* The launch directory itself: opened up like any other (the agent can
- * chmod the mount point), then walked, then recorded when git could take it
- * for a git directory. */
-static int walk_top(walker_t *w, const workspace_t *ws)
+ * chmod the mount point), then walked. */
+static int walk_top(shared_t *sh)
 {
+    const workspace_t *ws = sh->ws;
     struct stat st;
     if (lstat(ws->launch_dir, &st) < 0)
         return -errno;
-    w->path[0] = '\0';
-    int r = open_up(w, AT_FDCWD, ws->launch_dir, &st);
+    int r = open_up(sh, AT_FDCWD, ws->launch_dir, "", &st);
     if (r < 0)
         return r;
-    _cleanup_close_ int fd = open(ws->launch_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
+    if ((sh->top_fd = open(ws->launch_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return -errno;
-    int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (dup < 0)
-        return -errno;
-    dir_ctx_t top = { 0 };
-    if ((r = walk(w, dup, &top)) == 0 && git_dir_shaped(top.git_flags))
-        r = record(w, fd, ".", &st, W_REPO);
+    dir_job_t *top = calloc(1, sizeof(*top));
+    if (top == NULL || (top->path = strdup("")) == NULL) {
+        job_free(top);
+        r = -ENOMEM;
+    } else {
+        top->st = st;
+        r = walk_all(sh, top);
+    }
+    close(sh->top_fd);
     return r;
 }
 
 int ws_snapshot_take(const workspace_t *ws, const workspace_snapshot_t *before, workspace_snapshot_t **ret,
                      as_error_t **err)
 {
-    walker_t w = { .before = before };
-    int r = patterns_build(ws, &w.pats, &w.n_pats, err);
+    shared_t sh = { .ws = ws, .before = before, .top_fd = -1 };
+    int r = patterns_build(ws, &sh.pats, &sh.n_pats, err);
     if (r < 0)
         return r;
-    w.snap = calloc(1, sizeof(*w.snap));
-    if (w.snap == NULL) {
-        patterns_free(w.pats, w.n_pats);
+    sh.snap = calloc(1, sizeof(*sh.snap));
+    if (sh.snap == NULL) {
+        patterns_free(sh.pats, sh.n_pats);
         return ws_oom(err);
     }
-    r = walk_top(&w, ws);
-    patterns_free(w.pats, w.n_pats);
+    pthread_mutex_init(&sh.lock, NULL);
+    pthread_cond_init(&sh.changed, NULL);
+    r = walk_top(&sh);
+    pthread_cond_destroy(&sh.changed);
+    pthread_mutex_destroy(&sh.lock);
+    patterns_free(sh.pats, sh.n_pats);
     if (before == NULL || r < 0)
-        ws_snapshot_restore_modes(ws, w.snap);
+        ws_snapshot_restore_modes(ws, sh.snap);
     if (r < 0) {
-        ws_snapshot_free(w.snap);
+        ws_snapshot_free(sh.snap);
         return r == -ENOMEM ? ws_oom(err) : as_error_errno(err, -r, "cannot read %s", ws->launch_dir);
     }
-    if (w.snap->n > 0)
-        qsort(w.snap->v, w.snap->n, sizeof(ws_item_t), item_cmp);
-    *ret = w.snap;
+    if (sh.snap->n > 0)
+        qsort(sh.snap->v, sh.snap->n, sizeof(ws_item_t), item_cmp);
+    *ret = sh.snap;
     return 0;
+}
+
+static int deeper_first(const void *a, const void *b)
+{
+    size_t x = ws_depth(((const ws_opened_t *)a)->rel), y = ws_depth(((const ws_opened_t *)b)->rel);
+    return x < y ? 1 : x > y ? -1 : 0;
 }
 
 void ws_snapshot_restore_modes(const workspace_t *ws, workspace_snapshot_t *s)
 {
-    for (size_t i = s->n_opened; i-- > 0;) {
+    /* children first: a parent put back to 0 first would close them off */
+    if (s->n_opened > 1)
+        qsort(s->opened, s->n_opened, sizeof(*s->opened), deeper_first);
+    for (size_t i = 0; i < s->n_opened; i++) {
         _cleanup_free_ char *abs = NULL;
         struct stat st;
-        if (strcmp(s->opened[i].rel, ".") == 0 ? (abs = strdup(ws->launch_dir)) == NULL
-                                               : asprintf(&abs, "%s/%s", ws->launch_dir, s->opened[i].rel) < 0)
-            continue;
-        if (lstat(abs, &st) == 0 && S_ISDIR(st.st_mode))
-            (void)chmod(abs, s->opened[i].mode);
+        if (strcmp(s->opened[i].rel, ".") == 0 ? (abs = strdup(ws->launch_dir)) != NULL
+                                               : asprintf(&abs, "%s/%s", ws->launch_dir, s->opened[i].rel) >= 0) {
+            if (lstat(abs, &st) == 0 && S_ISDIR(st.st_mode))
+                (void)chmod(abs, s->opened[i].mode);
+        }
         free(s->opened[i].rel);
     }
     free(s->opened);
