@@ -175,8 +175,12 @@ static int print_plan(const session_plan_t *plan, const workspace_t *ws)
 }
 
 /* The agent, started and pumped to its end: its exit code or the CLI's. */
-static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, const session_plan_t *plan)
+/* *ret_exited: the agent's container has exited (it can write nothing any
+ * more). */
+static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, const session_plan_t *plan,
+                     bool *ret_exited)
 {
+    *ret_exited = false;
     bool tty = plan->tty;
     as_error_t *err = NULL;
     attach_io_t io = {
@@ -191,6 +195,7 @@ static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, con
     session_on_egress_lost(s, egress_lost, NULL);
     int r = session_run(s, &io, &res, &err);
     terminal_restore();
+    *ret_exited = r == 0 && res.end == SESSION_AGENT_EXITED;
     if (r == 0)
         return agent_outcome(plan->command[0], &io, &res);
     if (!backend_usable(b)) {
@@ -404,7 +409,11 @@ static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backe
         goto out;
     /* the first refusal of each name, on the desktop (settings) */
     egress_notices_t *notices = ri->settings.notifications && !o->no_notices ? egress_notices_start(b->dir) : NULL;
-    rc = run_agent(o, b, s, plan);
+    bool exited = false;
+    rc = run_agent(o, b, s, plan, &exited);
+    /* the tree as the agent left it, walked while the rest is torn down */
+    if (exited)
+        workspace_check_agent_exited(ws);
     egress_notices_stop(notices);
 out:
     terminal_restore();

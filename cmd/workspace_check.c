@@ -152,6 +152,13 @@ int workspace_check_ready(workspace_t *ws, const char *session_id)
     return journal_begin(ws, session_id);
 }
 
+void workspace_check_agent_exited(workspace_t *ws)
+{
+    as_error_t *err = NULL;
+    if (workspace_end_start(ws, &err) < 0)
+        as_error_free(&err);           /* the end-of-session check walks then */
+}
+
 /* The whole reports kept: the newest REPORTS_KEPT. */
 #define REPORTS_KEPT 50
 

@@ -27,6 +27,10 @@ int workspace_check_begin(workspace_t *ws);
  * CLI is killed. A journal that cannot be written refuses the session. */
 int workspace_check_ready(workspace_t *ws, const char *session_id);
 
+/* The agent's container has exited: the tree is walked from now on, while
+ * the rest of the sandbox is torn down. */
+void workspace_check_agent_exited(workspace_t *ws);
+
 /* Removes the placeholders (only when container_gone), compares, warns;
  * removes the journal once the check ran. Does nothing when begin did not
  * run. */

@@ -123,6 +123,7 @@ typedef struct workspace {
     size_t n_lock_fds;
     workspace_snapshot_t *before;
     workspace_pending_t *pending;   /* the before-state, still being taken */
+    workspace_pending_t *pending_end;   /* the after-state, ditto */
 } workspace_t;
 
 /* Reads the user's file (user_file, an absolute path, symlinks followed) and
@@ -145,6 +146,11 @@ int workspace_begin_start(workspace_t *ws, as_error_t **err);
 int workspace_begin_wait(workspace_t *ws, as_error_t **err);
 /* Both, in a row. */
 int workspace_begin(workspace_t *ws, as_error_t **err);
+
+/* Once the agent's container has exited (nothing of it can write any
+ * more), while the rest of the sandbox is torn down: starts taking the
+ * after-state that workspace_end() then uses. */
+int workspace_end_start(workspace_t *ws, as_error_t **err);
 
 /* The read-only and pin mounts for the agent, parents first, as a plain list
  * (*ret malloc'd, its strings pointing into ws; ws may be NULL: none). */

@@ -85,6 +85,7 @@ typedef struct ws_item {
     dev_t dev;
     ino_t ino;
     struct timespec ctim;
+    struct timespec mtim;   /* not in a journal: only the end's is used */
     char *link;
 } ws_item_t;
 
@@ -113,6 +114,13 @@ struct workspace_snapshot {
     size_t n, cap;
     size_t visited;
     bool incomplete;               /* n_unexamined > 0 */
+    /* At the start: when the walk began, by the coarse clock that file
+     * times come from (a change after this reading gets this time or a
+     * later one; one in the same tick before it counts as later). A regular file whose name is of no interest is not
+     * recorded then (no stat: in a big tree those are nearly all the
+     * calls); at the end, one that is executable counts as news only if
+     * its ctime, which no program can set back, is this or later. */
+    struct timespec started;
     ws_unexamined_t *unexamined;
     size_t n_unexamined;
     ws_opened_t *opened;           /* in the order opened: parents first */
@@ -127,6 +135,12 @@ struct workspace_snapshot {
  * stores existed at the start: only their loose objects are skipped. */
 int ws_snapshot_take(const workspace_t *ws, const workspace_snapshot_t *before, workspace_snapshot_t **ret,
                      as_error_t **err);
+/* The after-state: the one workspace_end_start() took, without the
+ * placeholders removed since, or taken now. */
+int ws_end_snapshot(workspace_t *ws, workspace_snapshot_t **ret, as_error_t **err);
+/* Waits for the walks still running; an after-state no one used has its
+ * modes put back. */
+void ws_walks_cancel(workspace_t *ws);
 /* Puts back the modes of the directories the walk opened up (children
  * first); one disabled meanwhile is left as it is. */
 void ws_snapshot_restore_modes(const workspace_t *ws, workspace_snapshot_t *s);

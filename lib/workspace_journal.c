@@ -92,7 +92,9 @@ static void put_journal(FILE *f, const workspace_t *ws, const char *user_file)
         fputc('\n', f);
     }
     const workspace_snapshot_t *s = ws->before;
-    fputc('S', f), put_num(f, s->visited), put_num(f, s->incomplete), fputc('\n', f);
+    fputc('S', f), put_num(f, s->visited), put_num(f, s->incomplete);
+    put_num(f, (unsigned long long)s->started.tv_sec), put_num(f, (unsigned long long)s->started.tv_nsec);
+    fputc('\n', f);
     for (size_t i = 0; i < s->n; i++)
         put_item(f, &s->v[i]);
     fputs("E\n", f);
@@ -294,7 +296,7 @@ static bool add_item(workspace_snapshot_t *s, const field_t *f, size_t n)
 
 static bool add_record(journal_t *j, char kind, const field_t *f, size_t n)
 {
-    unsigned long long visited, incomplete;
+    unsigned long long visited, incomplete, sec = 0, nsec = 0;
     switch (kind) {
     case 'D': return n == 1 && j->launch_dir == NULL && (j->launch_dir = field_dup(&f[0])) != NULL;
     case 'H': return n == 1 && j->home == NULL && (j->home = field_dup(&f[0])) != NULL;
@@ -302,11 +304,15 @@ static bool add_record(journal_t *j, char kind, const field_t *f, size_t n)
     case 'L': return add_link(j, f, n);
     case 'P': return add_placeholder(j, f, n);
     case 'S':
-        if (n != 2 || j->snap != NULL || !field_num(&f[0], &visited) || !field_num(&f[1], &incomplete) ||
+        /* visited, incomplete, and (since the walk skips plain files at the
+         * start) when it started; without it, every executable is news */
+        if ((n != 2 && n != 4) || j->snap != NULL || !field_num(&f[0], &visited) ||
+            !field_num(&f[1], &incomplete) || (n == 4 && (!field_num(&f[2], &sec) || !field_num(&f[3], &nsec))) ||
             (j->snap = calloc(1, sizeof(*j->snap))) == NULL)
             return false;
         j->snap->visited = visited;
         j->snap->incomplete = incomplete != 0;
+        j->snap->started = (struct timespec){ (time_t)sec, (long)(nsec % 1000000000ULL) };
         return true;
     case 'I': return j->snap != NULL && add_item(j->snap, f, n);
     default:  return false;

@@ -366,7 +366,7 @@ void workspace_free(workspace_t *ws)
 {
     if (ws == NULL)
         return;
-    (void)workspace_begin_wait(ws, NULL);
+    ws_walks_cancel(ws);
     for (size_t i = 0; i < ws->n_lock_fds; i++)
         close(ws->lock_fds[i]);
     free(ws->lock_fds);

@@ -10,7 +10,7 @@
 
 /* ---- the report -------------------------------------------------------- */
 
-typedef enum { CH_CREATED, CH_REMOVED, CH_CHANGED } change_t;
+typedef enum { CH_CREATED, CH_REMOVED, CH_CHANGED, CH_MADE_EXEC } change_t;
 
 typedef struct change {
     const ws_item_t *it;        /* the after item, or the before one when removed */
@@ -56,7 +56,8 @@ static void put_change(FILE *f, const change_entry_t *c)
         if ((c->what & W_EXEC) && c->kind != CH_REMOVED)
             fputs(", executable", f);
     } else {
-        fputs(c->kind == CH_CREATED ? ": new, or made executable" : ": changed, executable", f);
+        fputs(c->kind == CH_MADE_EXEC ? ": made executable"
+              : c->kind == CH_CREATED ? ": new or changed, executable" : ": changed, executable", f);
     }
     fputc('\n', f);
 }
@@ -93,6 +94,24 @@ static bool judged_by_git(const workspace_snapshot_t *after, const ws_item_t *it
     return repo != NULL && (repo->what & W_REPO);
 }
 
+static bool earlier(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec != b->tv_sec ? a->tv_sec < b->tv_sec : a->tv_nsec < b->tv_nsec;
+}
+
+/* An entry the start did not record: news. But a plain executable was not
+ * looked at then (workspace_int.h, `started`): news only if its ctime is
+ * of the session; *kind then says whether only its mode changed. */
+static bool news_at_start(const workspace_snapshot_t *before, const ws_item_t *it, change_t *kind)
+{
+    if ((it->what & W_REPORTED) != W_EXEC)
+        return true;
+    if (earlier(&it->ctim, &before->started))
+        return false;
+    *kind = earlier(&it->mtim, &before->started) ? CH_MADE_EXEC : CH_CREATED;
+    return true;
+}
+
 /* The changes worth reporting between the two snapshots, most important
  * first, none already listed as disabled; *ret_n of them. */
 static int collect_changes(const workspace_snapshot_t *before, const workspace_snapshot_t *after,
@@ -111,6 +130,8 @@ static int collect_changes(const workspace_snapshot_t *before, const workspace_s
         } else if (c > 0) {
             e = (change_entry_t){ &after->v[j], CH_CREATED, after->v[j].what & W_REPORTED };
             j++;
+            if (!news_at_start(before, e.it, &e.kind))
+                continue;
         } else {
             const ws_item_t *a = &before->v[i++], *b = &after->v[j++];
             if (ws_item_same(a, b))
@@ -305,7 +326,7 @@ int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, 
     if (r < 0)
         return r;
     workspace_snapshot_t *after = NULL;
-    if ((r = ws_snapshot_take(ws, ws->before, &after, err)) < 0)
+    if ((r = ws_end_snapshot(ws, &after, err)) < 0)
         return r;
     ws_actions_t acts = { 0 };
     if (remove_placeholders)

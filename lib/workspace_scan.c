@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "git_repo.h"
@@ -151,18 +152,14 @@ static bool git_relevant(const char *path)
 
 #define W_INHERITED (W_PROTECTED | W_WATCHED | W_NESTED)
 
-/* Which of the W_* apply to the entry at path ("/a/b", len bytes), inside
- * a directory that has the W_INHERITED bits `inherited`: what is inside a
- * protected (watched, nested) path is so too, so only the patterns that end
- * at this entry are compared. */
-static unsigned classify(const shared_t *sh, const char *path, size_t len, const struct stat *st,
-                         unsigned inherited)
+/* Which of the W_* apply to the entry at path ("/a/b", len bytes) by its
+ * name, inside a directory that has the W_INHERITED bits `inherited`: what
+ * is inside a protected (watched, nested) path is so too, so only the
+ * patterns that end at this entry are compared. classify_type() adds what
+ * its type and mode say. */
+static unsigned classify_name(const shared_t *sh, const char *path, size_t len, unsigned inherited)
 {
     unsigned what = inherited;
-    if (S_ISREG(st->st_mode) && (st->st_mode & 0111) != 0)
-        what |= W_EXEC;
-    if (S_ISLNK(st->st_mode))
-        what |= W_LINK;
     if (git_relevant(path))
         what |= W_GIT;
     if (ws_python_relevant(path))
@@ -179,6 +176,10 @@ static unsigned classify(const shared_t *sh, const char *path, size_t len, const
     return what;
 }
 
+static unsigned classify_type(const struct stat *st)
+{
+    return (S_ISREG(st->st_mode) && (st->st_mode & 0111) != 0 ? W_EXEC : 0) | (S_ISLNK(st->st_mode) ? W_LINK : 0);
+}
 
 static int record(worker_t *w, int dirfd, const char *name, const char *path, const struct stat *st,
                   unsigned what)
@@ -193,7 +194,7 @@ static int record(worker_t *w, int dirfd, const char *name, const char *path, co
     }
     ws_item_t it = {
         .what = what, .mode = st->st_mode, .size = st->st_size, .dev = st->st_dev,
-        .ino = st->st_ino, .ctim = st->st_ctim,
+        .ino = st->st_ino, .ctim = st->st_ctim, .mtim = st->st_mtim,
     };
     if ((it.rel = strdup(path[0] != '\0' ? path + 1 : ".")) == NULL)
         return -ENOMEM;
@@ -344,19 +345,25 @@ static int queue_dir(worker_t *w, const dir_job_t *parent, int dirfd, const char
 }
 
 /* One entry of the directory being listed. */
-static int visit(worker_t *w, const dir_job_t *job, int dirfd, const char *name, unsigned *git_flags)
+static int visit(worker_t *w, const dir_job_t *job, int dirfd, const struct dirent *e, unsigned *git_flags)
 {
+    const char *name = e->d_name;
     size_t dl = strlen(job->path), nl = strlen(name), len = dl + 1 + nl;
     w->path[dl] = '/';
     memcpy(w->path + dl + 1, name, nl + 1);   /* fits: queue_dir() kept WALK_PATH_ROOM */
+    *git_flags |= git_dir_entry_flag(name);
+    unsigned what = classify_name(w->sh, w->path, len, job->inherited);
+    /* at the start, a plain file of no interest by its name: nothing to
+     * record (see `started`) */
+    if (w->sh->before == NULL && e->d_type == DT_REG && what == 0)
+        return 0;
     struct stat st;
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         /* gone meanwhile, or in a directory we may list but not search */
         return errno == ENOENT ? 0 : unexamined(w->sh, w->path, UNEX_CLOSED);
     if (w->sh->before == NULL && our_placeholder(w->sh->ws, &st))
         return 0;
-    *git_flags |= git_dir_entry_flag(name);
-    unsigned what = classify(w->sh, w->path, len, &st, job->inherited);
+    what |= classify_type(&st);
     if (S_ISDIR(st.st_mode))
         return queue_dir(w, job, dirfd, name, len, &st, what);
     return what != 0 ? record(w, dirfd, name, w->path, &st, what) : 0;
@@ -394,7 +401,7 @@ static int list_dir(worker_t *w, const dir_job_t *job)
     while (r == 0 && (e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
             w->visited++;
-            r = visit(w, job, dirfd(d), e->d_name, &git_flags);
+            r = visit(w, job, dirfd(d), e, &git_flags);
         }
         errno = 0;
     }
@@ -546,6 +553,8 @@ int ws_snapshot_take(const workspace_t *ws, const workspace_snapshot_t *before, 
         patterns_free(sh.pats, sh.n_pats);
         return ws_oom(err);
     }
+    if (before == NULL)
+        clock_gettime(CLOCK_REALTIME_COARSE, &sh.snap->started);
     pthread_mutex_init(&sh.lock, NULL);
     pthread_cond_init(&sh.changed, NULL);
     r = walk_top(&sh);

@@ -26,7 +26,7 @@ WARNING="files that can run on this machine changed in"
     # not a repository today (no HEAD), but a git init there would keep them
     assert "$stderr" contains "  vendor/lib/.git/config: created (a copy of a protected path)"
     assert "$stderr" contains "  vendor/lib/.git/hooks: created (a copy of a protected path)"
-    assert "$stderr" contains "  run.sh: new, or made executable"
+    assert "$stderr" contains "  run.sh: new or changed, executable"
     assert "$stderr" contains "Look at them before you run git, open the project in an editor"
 }
 
@@ -36,8 +36,8 @@ WARNING="files that can run on this machine changed in"
     printf '#!/bin/sh\n' >old.sh
     chmod +x build.sh old.sh
     run_x 0 agent-sandbox --exec sh -c 'chmod +x tool; echo "echo 2" >>build.sh; rm old.sh'
-    assert "$stderr" contains "  tool: new, or made executable"
-    assert "$stderr" contains "  build.sh: changed, executable"
+    assert "$stderr" contains "  tool: made executable"
+    assert "$stderr" contains "  build.sh: new or changed, executable"
     assert "$stderr" !contains "old.sh"
 }
 

@@ -82,7 +82,7 @@ print(len(ids))' "$output"
         'f=$(printf "run\302\233\302\235\342\200\256me\233x"); printf "#!/bin/sh\n" >"$f"; chmod +x "$f"
          openssl s_client -connect 127.0.0.2:443 -servername "$(printf "ev\302\233il\342\200\256\033]0;x.test")" \
              </dev/null >/dev/null 2>&1 || true'
-    assert "$stderr" contains '  run\u{009B}\u{009D}\u{202E}me\x9bx: new, or made executable' \
+    assert "$stderr" contains '  run\u{009B}\u{009D}\u{202E}me\x9bx: new or changed, executable' \
         "the report names the file, escaped"
     assert "$stderr" contains 'egress: 1 blocked: ev\u{009B}il\u{202E}\x1b]0;x.test (1x)' \
         "the egress summary names the refused name, escaped"

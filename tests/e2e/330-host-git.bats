@@ -139,7 +139,7 @@ host_git_everywhere() {
         ln -sfn .git/objects/hk .githooks && echo re-pointed' sh "$MARK"
     assert "$output" == re-pointed
     assert "$stderr" contains "  .githooks: a symlink on the way to the protected .git/hooks, re-pointed during the session; put back to tools/hooks"
-    assert "$stderr" contains "  .git/objects/hk/pre-commit: new, or made executable"
+    assert "$stderr" contains "  .git/objects/hk/pre-commit: new or changed, executable"
     assert "$(readlink .githooks)" == tools/hooks
     git commit -q --allow-empty -m two
     [ ! -e "$MARK" ] || die "host git commit ran the planted hook"
@@ -150,8 +150,8 @@ host_git_everywhere() {
         mkdir -p vendor/.git/objects/ab vendor/x/objects
         printf "#!/bin/sh\n" >vendor/.git/objects/ab/payload && chmod +x vendor/.git/objects/ab/payload
         printf "#!/bin/sh\n" >vendor/x/objects/run && chmod +x vendor/x/objects/run'
-    assert "$stderr" contains "  vendor/.git/objects/ab/payload: new, or made executable"
-    assert "$stderr" contains "  vendor/x/objects/run: new, or made executable"
+    assert "$stderr" contains "  vendor/.git/objects/ab/payload: new or changed, executable"
+    assert "$stderr" contains "  vendor/x/objects/run: new or changed, executable"
 }
 
 # A session whose CLI is killed never reaches its own end-of-session check:

@@ -402,6 +402,9 @@ static workspace_t *plan(const struct real *r, workspace_rules_t *rules)
 {
     workspace_t *ws = NULL;
     as_error_t *err = NULL;
+    /* what the test made so far is older than the start by a clock tick or
+     * more, as in a real session (workspace_int.h, `started`) */
+    usleep(20 * 1000);
     if (workspace_plan(r->launch, r->home, rules, &ws, &err) < 0)
         fail_msg("plan: %s", err->msg);
     return ws;
@@ -588,6 +591,33 @@ static void placeholders_live_for_the_session_only(void **state)
     workspace_free(ws);
 }
 
+static void set_mode(const struct real *r, const char *rel, mode_t mode);
+
+/* The after-state taken early (once the agent exited, during teardown):
+ * the placeholders it saw and that were removed since are not news; one
+ * written on the host is. */
+static void early_after_state_leaves_out_our_placeholders(void **state)
+{
+    struct real *r = *state;
+    make(r, ".git/config", "[core]\n");
+    workspace_t *ws = plan(r, rules_of(r, NULL));
+    as_error_t *err = NULL;
+    assert_int_equal(workspace_begin(ws, &err), 0);
+    make(r, "tool", "#!/bin/sh\n");
+    set_mode(r, "tool", 0755);
+    make(r, ".vscode/tasks.json", "{}");                   /* written on the host */
+    assert_int_equal(workspace_end_start(ws, &err), 0);
+    char *report = NULL;
+    assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
+    assert_contains(report, "  tool: new or changed, executable\n");
+    assert_contains(report, "  .vscode/tasks.json: created (protected)\n");
+    assert_lacks(report, ".envrc");
+    assert_lacks(report, "config.worktree");
+    assert_false(exists(r, ".envrc"));
+    free(report);
+    workspace_free(ws);
+}
+
 static void placeholders_written_on_the_host_are_kept(void **state)
 {
     struct real *r = *state;
@@ -704,8 +734,8 @@ static void report_names_what_changed(void **state)
     /* listed once: disabled, below */
     assert_lacks(report, "  sub/.envrc: created");
     assert_contains(report, "  sub/.git/hooks/post-checkout: created (a copy of a protected path)\n");
-    assert_contains(report, "  run.sh: new, or made executable\n");
-    assert_contains(report, "  tool: new, or made executable\n");
+    assert_contains(report, "  run.sh: new or changed, executable\n");
+    assert_contains(report, "  tool: made executable\n");
     assert_contains(report, "Look at them before you run git");
     assert_lacks(report, "old.sh");
     assert_lacks(report, "kept.sh");
@@ -800,8 +830,8 @@ static void end_disables_what_host_tools_would_run(void **state)
     assert_contains(report, "  .githooks: a symlink on the way to the protected .git/hooks, re-pointed during "
                             "the session; put back to tools/hooks (the session's version is "
                             ".githooks.agent-sandbox-disabled)\n");
-    assert_contains(report, "  .git/objects/hk/pre-commit: new, or made executable\n");
-    assert_contains(report, "  vendor/.git/objects/ab/evil: new, or made executable\n");
+    assert_contains(report, "  .git/objects/hk/pre-commit: new or changed, executable\n");
+    assert_contains(report, "  vendor/.git/objects/ab/evil: new or changed, executable\n");
     assert_lacks(report, "clone/.git/config: a git config");
     assert_lacks(report, "clone/.git/hooks/pre-commit.sample: a git hook");
     assert_lacks(report, "inside");
@@ -1243,6 +1273,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(report_names_what_changed, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(report_is_short, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(end_fails_closed, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(early_after_state_leaves_out_our_placeholders, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(sample_hooks_and_clones_are_not_news, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(end_disables_what_host_tools_would_run, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(sessions_may_not_overlap, real_setup, real_teardown),
