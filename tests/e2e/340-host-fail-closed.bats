@@ -136,3 +136,22 @@ for i in range(300100):
     assert "$(stat -c %a "$file")" == 600
     host_git_in
 }
+
+@test "threat 40, 42: a killed CLI's check, run by the next cleanup, fails closed too; its placeholders go" {
+    bg_start agent-sandbox --exec sh -c '
+        git init -q a && git -C a config core.fsmonitor "touch $1" && chmod 111 a/.git
+        mkdir b && printf "gitdir: /elsewhere/.git\0\n" >b/.git
+        touch .planted && exec sleep 600' sh "$MARK"
+    wait_for_file "$AS_DIR/.planted" 60
+    [ -d .envrc ] || die "no placeholder while the session runs"
+    kill -KILL "$AS_BG_PID"
+    bg_wait 30
+    assert "$status" == 137 "the killed CLI"
+    run_x 0 agent-sandbox cleanup
+    assert "$stderr" contains "ended without its end-of-session check (its CLI was killed); checked now:"
+    assert "$stderr" contains "  a/.git/config: a git config with core.fsmonitor"
+    assert "$stderr" contains "  b/.git: a .git file naming a git directory outside the launch directory"
+    assert "$(stat -c %a a/.git)" == 111 "the mode the agent set, put back"
+    [ ! -e .envrc ] || die "the session's placeholders are left after the check"
+    host_git_in a b
+}

@@ -10,8 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,79 +17,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "real_tree.h"
 #include "util.h"
 #include "workspace_int.h"
 
 #define SP ".venv/lib/python3.11/site-packages"
 
-struct real {
-    char base[PATH_MAX];
-    char home[PATH_MAX + 16];
-    char launch[PATH_MAX + 16];
-};
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static int real_setup(void **state)
-{
-    struct real *r = calloc(1, sizeof(*r));
-    char exe[PATH_MAX], tmpl[PATH_MAX + 32];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (r == NULL || n <= 0)
-        return -1;
-    exe[n] = '\0';
-    snprintf(tmpl, sizeof(tmpl), "%s/wspy-test-XXXXXX", dirname(exe));
-    if (mkdtemp(tmpl) == NULL || realpath(tmpl, r->base) == NULL)
-        return -1;
-    snprintf(r->home, sizeof(r->home), "%s/home", r->base);
-    snprintf(r->launch, sizeof(r->launch), "%s/proj", r->base);
-    if (mkdir(r->home, 0755) < 0 || mkdir(r->launch, 0755) < 0)
-        return -1;
-    *state = r;
-    return 0;
-}
-
-static int real_teardown(void **state)
-{
-    struct real *r = *state;
-    if (r != NULL)
-        nftw(r->base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(r);
-    return 0;
-}
-
-/* Creates r->launch/rel: "dir/" a directory, "a -> b" a symlink (an old one
- * replaced), else a file with `content` (parents made as needed). */
 static void make(const struct real *r, const char *spec, const char *content)
 {
-    char path[PATH_MAX * 2];
-    const char *arrow = strstr(spec, " -> ");
-    size_t n = arrow ? (size_t)(arrow - spec) : strlen(spec);
-    snprintf(path, sizeof(path), "%s/%.*s", r->launch, (int)n, spec);
-    for (char *s = path + strlen(r->launch) + 1; (s = strchr(s, '/')) != NULL; s++) {
-        *s = '\0';
-        mkdir(path, 0755);
-        *s = '/';
-    }
-    size_t l = strlen(path);
-    if (arrow != NULL) {
-        unlink(path);
-        assert_int_equal(symlink(arrow + 4, path), 0);
-    } else if (path[l - 1] == '/') {
-        path[l - 1] = '\0';
-        if (mkdir(path, 0755) < 0 && errno != EEXIST)
-            fail_msg("mkdir %s: %s", path, strerror(errno));
-    } else {
-        FILE *f = fopen(path, "a");
-        assert_non_null(f);
-        fputs(content ? content : "", f);
-        fclose(f);
-    }
+    real_make(r, spec, content, true);
 }
 
 static void make_exec(const struct real *r, const char *rel, const char *content)
