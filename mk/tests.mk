@@ -3,7 +3,8 @@
 #   make e2e              the end-to-end suite: bats tests/e2e against $(BIN),
 #                         after `make images`; run it as the rootless user
 #                         whose podman storage holds the images
-#   make check            all + unit + e2e + check-rpm + check-host-packages,
+#   make check            all + check-conventions + unit + e2e + check-rpm +
+#                         check-host-packages,
 #                         under tests/user-state-guard: it fails if they changed
 #                         the user's own ~/.config/agent-sandbox or
 #                         ~/.local/state/agent-sandbox (XDG rules)
@@ -47,11 +48,16 @@ E2E_ENV += ASAN_OPTIONS=$(or $(ASAN_OPTIONS),detect_leaks=1) \
            UBSAN_OPTIONS=$(or $(UBSAN_OPTIONS),print_stacktrace=1)
 endif
 
-.PHONY: e2e check check-suites check-sanitize check-host-packages
+.PHONY: e2e check check-suites check-sanitize check-host-packages check-conventions
 
 check:
 	@tests/user-state-guard $(MAKE) --no-print-directory check-suites
-check-suites: all unit e2e check-rpm check-host-packages
+check-suites: all check-conventions unit e2e check-rpm check-host-packages
+
+# Conventions that hold for the whole tree, checked, not only reviewed:
+# no C function over 80 lines (scripts/check-function-length).
+check-conventions:
+	@scripts/check-function-length $(wildcard lib/*.c cmd/*.c tests/unit/*.c)
 
 e2e: $(BIN) images
 	@mkdir -p $(BUILD)
