@@ -465,10 +465,10 @@ static int merge(workspace_snapshot_t *s, worker_t *ws, size_t n)
     if (total > 0 && (s->v = malloc(total * sizeof(*s->v))) == NULL)
         r = -ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        if (r == 0) {
+        if (r == 0 && ws[i].n > 0) {
             memcpy(s->v + s->n, ws[i].v, ws[i].n * sizeof(*s->v));
             s->n += ws[i].n;
-        } else {
+        } else if (r < 0) {
             for (size_t k = 0; k < ws[i].n; k++) {
                 free(ws[i].v[k].rel);
                 free(ws[i].v[k].link);
