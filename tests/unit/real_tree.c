@@ -22,6 +22,16 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
+/* A test may leave a directory closed (chmod 111): opened before its turn
+ * (nftw visits a directory before it reads it). */
+static int open_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)ftw;
+    if (flag == FTW_D || flag == FTW_DNR)
+        chmod(path, (st->st_mode & 07777) | 0700);
+    return 0;
+}
+
 int real_setup(void **state)
 {
     struct real *r = calloc(1, sizeof(*r));
@@ -50,8 +60,10 @@ int real_setup(void **state)
 int real_teardown(void **state)
 {
     struct real *r = *state;
-    if (r != NULL)
+    if (r != NULL) {
+        nftw(r->base, open_entry, 16, FTW_PHYS);
         nftw(r->base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
     free(r);
     return 0;
 }
