@@ -52,12 +52,15 @@ static char *join_rel(const char *dir, const char *name)
 }
 
 /* Reads the file at rel, never through a symlink: -ELOOP for one. */
-static int read_rel(const workspace_t *ws, const char *rel, char **ret, size_t *ret_len)
+/* Reads the regular file at rel, at most GIT_FILE_MAX bytes (-EFBIG past
+ * that, as read_gitfile_gently() refuses more); through a symlink only when
+ * follow (as git reads .git files), else -ELOOP for one. */
+static int read_rel(const workspace_t *ws, const char *rel, bool follow, char **ret, size_t *ret_len)
 {
     _cleanup_free_ char *abs = NULL;
     if (asprintf(&abs, "%s/%s", ws->launch_dir, rel) < 0)
         return -ENOMEM;
-    _cleanup_close_ int fd = open(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    _cleanup_close_ int fd = open(abs, O_RDONLY | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     struct stat st;
@@ -65,6 +68,8 @@ static int read_rel(const workspace_t *ws, const char *rel, char **ret, size_t *
         return -errno;
     if (!S_ISREG(st.st_mode))
         return -EINVAL;
+    if (st.st_size > GIT_FILE_MAX)
+        return -EFBIG;
     return read_fd_bounded(fd, GIT_FILE_MAX, ret, ret_len);
 }
 
@@ -122,7 +127,7 @@ static int check_config(const workspace_t *ws, const char *dir_rel, const char *
     if (lstat(abs, &st) < 0 || ws_unchanged(ws, rel))
         return 0;
     size_t len = 0;
-    int r = read_rel(ws, rel, &text, &len);
+    int r = read_rel(ws, rel, false, &text, &len);
     if (r == -ENOMEM)
         return r;
     key_check_t k = { ws, dir_rel, NULL };
@@ -194,7 +199,7 @@ static int check_commondir(const workspace_t *ws, const char *dir_rel, ws_action
         return -ENOMEM;
     *ret_common = NULL;
     size_t len = 0;
-    int r = read_rel(ws, rel, &text, &len);
+    int r = read_rel(ws, rel, false, &text, &len);
     if (r == -ENOENT)
         return 0;
     if (r == -ENOMEM)
@@ -223,21 +228,6 @@ static int check_gitdir(const workspace_t *ws, const char *dir_rel, ws_actions_t
     return check_hooks(ws, common, acts);
 }
 
-/* Reads the file at abs as git does (following links, read_gitfile_gently
- * refuses more than GIT_FILE_MAX). */
-static int read_followed(const char *abs, char **ret, size_t *ret_len)
-{
-    _cleanup_close_ int fd = open(abs, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return -errno;
-    if (!S_ISREG(st.st_mode) || st.st_size > GIT_FILE_MAX)
-        return -EFBIG;
-    return read_fd_bounded(fd, GIT_FILE_MAX, ret, ret_len);
-}
-
 /* A ".git" that is not a directory, new or changed, judged as git's
  * read_gitfile_gently() reads it: followed with stat(); a directory there
  * is walked where it is (and a link out of the tree was made a note); a
@@ -260,7 +250,7 @@ static int check_dot_git(const workspace_t *ws, const char *rel, ws_actions_t *a
     if (stat(abs, &st) < 0 || !S_ISREG(st.st_mode))
         return 0;                /* git looks further up, or uses the directory */
     size_t len = 0;
-    int r = read_followed(abs, &text, &len);
+    int r = read_rel(ws, rel, true, &text, &len);
     if (r == -ENOMEM)
         return r;
     if (r < 0)

@@ -94,3 +94,11 @@ void real_make(const struct real *r, const char *spec, const char *content, bool
         fclose(f);
     }
 }
+
+bool real_exists(const struct real *r, const char *rel)
+{
+    char path[PATH_MAX * 2];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", r->launch, rel);
+    return lstat(path, &st) == 0;
+}

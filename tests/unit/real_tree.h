@@ -21,4 +21,7 @@ int real_teardown(void **state);
  * (parents made as needed). */
 void real_make(const struct real *r, const char *spec, const char *content, bool append);
 
+/* Is there anything at r->launch/rel (not following a last symlink)? */
+bool real_exists(const struct real *r, const char *rel);
+
 #endif

@@ -293,13 +293,6 @@ static void make(const struct real *r, const char *spec, const char *content)
     real_make(r, spec, content, false);
 }
 
-static bool exists(const struct real *r, const char *rel)
-{
-    char path[PATH_MAX * 2];
-    struct stat st;
-    snprintf(path, sizeof(path), "%s/%s", r->launch, rel);
-    return lstat(path, &st) == 0;
-}
 
 static workspace_rules_t *rules_of(const struct real *r, const char *user)
 {
@@ -403,8 +396,8 @@ static void plan_of_a_git_checkout(void **state)
         assert_true(a <= b);
     }
     /* planning changes nothing on disk */
-    assert_false(exists(r, ".envrc"));
-    assert_false(exists(r, ".git/modules"));
+    assert_false(real_exists(r, ".envrc"));
+    assert_false(real_exists(r, ".git/modules"));
 
     char *text = NULL;
     as_error_t *err = NULL;
@@ -501,9 +494,9 @@ static void placeholders_live_for_the_session_only(void **state)
     workspace_t *ws = plan(r, rules_of(r, NULL));
     as_error_t *err = NULL;
     assert_int_equal(workspace_begin(ws, &err), 0);
-    assert_true(exists(r, ".envrc"));
-    assert_true(exists(r, ".vscode"));
-    assert_true(exists(r, ".git/config.worktree"));
+    assert_true(real_exists(r, ".envrc"));
+    assert_true(real_exists(r, ".vscode"));
+    assert_true(real_exists(r, ".git/config.worktree"));
     const workspace_mount_t *m = mount_of(ws, ".git/config.worktree");
     assert_true(m->created);
     struct stat st;
@@ -518,10 +511,10 @@ static void placeholders_live_for_the_session_only(void **state)
     char *report = (char *)"unset";
     assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_null(report);                     /* nothing changed */
-    assert_false(exists(r, ".envrc"));
-    assert_false(exists(r, ".vscode"));
-    assert_false(exists(r, ".git/config.worktree"));
-    assert_true(exists(r, ".git/config"));   /* never ours */
+    assert_false(real_exists(r, ".envrc"));
+    assert_false(real_exists(r, ".vscode"));
+    assert_false(real_exists(r, ".git/config.worktree"));
+    assert_true(real_exists(r, ".git/config"));   /* never ours */
     workspace_free(ws);
 }
 
@@ -547,7 +540,7 @@ static void early_after_state_leaves_out_our_placeholders(void **state)
     assert_contains(report, "  .vscode/tasks.json: created (protected)\n");
     assert_lacks(report, ".envrc");
     assert_lacks(report, "config.worktree");
-    assert_false(exists(r, ".envrc"));
+    assert_false(real_exists(r, ".envrc"));
     free(report);
     workspace_free(ws);
 }
@@ -563,9 +556,9 @@ static void placeholders_written_on_the_host_are_kept(void **state)
     make(r, ".vscode/tasks.json", "{}");
     char *report = NULL;
     assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
-    assert_true(exists(r, ".git/config.worktree"));
-    assert_true(exists(r, ".vscode/tasks.json"));
-    assert_false(exists(r, ".idea"));
+    assert_true(real_exists(r, ".git/config.worktree"));
+    assert_true(real_exists(r, ".vscode/tasks.json"));
+    assert_false(real_exists(r, ".idea"));
     assert_contains(report, "left in place, the placeholders made for the session: .vscode, .git/config.worktree");
     assert_contains(report, "no longer empty");
     assert_contains(report, "  .git/config.worktree: created (protected)");
@@ -582,7 +575,7 @@ static void placeholders_stay_while_the_sandbox_may_run(void **state)
     assert_int_equal(workspace_begin(ws, &err), 0);
     char *report = NULL;
     assert_int_equal(workspace_end(ws, false, &report, NULL, &err), 0);
-    assert_true(exists(r, ".envrc"));
+    assert_true(real_exists(r, ".envrc"));
     assert_contains(report, "the sandbox may still be running");
     free(report);
     workspace_free(ws);
@@ -600,7 +593,7 @@ static void placeholders_stay_while_the_sandbox_may_run(void **state)
     }
     assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_null(report);
-    assert_int_equal(exists(r, ".envrc"), !marked);
+    assert_int_equal(real_exists(r, ".envrc"), !marked);
     workspace_free(ws);
     if (!marked)
         print_message("no user xattrs here: the sweep of left placeholders was not exercised\n");
@@ -621,7 +614,7 @@ static void a_marked_file_with_content_is_never_removed(void **state)
     char *report = NULL;
     assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_null(report);
-    assert_true(exists(r, ".envrc"));
+    assert_true(real_exists(r, ".envrc"));
     workspace_free(ws);
 }
 
@@ -787,8 +780,8 @@ static void end_disables_what_host_tools_would_run(void **state)
     for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
         assert_lacks(report, kept[i]);
     /* the re-pointed old repository's config is the bare one: disabled above */
-    assert_true(exists(r, "bare/config.agent-sandbox-disabled") && !exists(r, "bare/config"));
-    assert_true(exists(r, "clone/.git/config") && exists(r, "old/.git/config"));
+    assert_true(real_exists(r, "bare/config.agent-sandbox-disabled") && !real_exists(r, "bare/config"));
+    assert_true(real_exists(r, "clone/.git/config") && real_exists(r, "old/.git/config"));
     assert_int_equal(access(tmpl, F_OK), 0);                        /* never touched */
     links_as_disabled(r);
     free(report);
@@ -871,7 +864,7 @@ static void end_fails_closed(void **state)
     assert_contains(report, "  b/.git: a .git file naming a git directory outside the launch directory");
     assert_contains(report, "  notes.txt: a symlink made or re-pointed during the session, to "
                             "/proc/self/cwd/.target, outside the launch directory");
-    assert_true(exists(r, "a/.git.agent-sandbox-disabled") && exists(r, "b/.git.agent-sandbox-disabled"));
+    assert_true(real_exists(r, "a/.git.agent-sandbox-disabled") && real_exists(r, "b/.git.agent-sandbox-disabled"));
     assert_contains(whole, "closed/.git/config");
     free(report);
     free(whole);
@@ -1180,7 +1173,7 @@ static void journal_checks_a_killed_session(void **state)
     assert_string_equal(c.dir, r->launch);
     assert_non_null(c.report);
     assert_contains(c.report, "  bare/config: a git config with core.fsmonitor");
-    assert_true(exists(r, "bare/config.agent-sandbox-disabled") && !exists(r, "bare/config"));
+    assert_true(real_exists(r, "bare/config.agent-sandbox-disabled") && !real_exists(r, "bare/config"));
     assert_int_equal(access(journal, F_OK), -1);               /* checked once */
 
     write_file(journal, "agent-sandbox-journal 1\nD3:/x,\n");  /* cut short */

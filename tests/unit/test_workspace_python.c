@@ -43,13 +43,6 @@ static void remove_rel(const struct real *r, const char *rel)
     assert_int_equal(unlink(path), 0);
 }
 
-static bool exists(const struct real *r, const char *rel)
-{
-    char path[PATH_MAX * 2];
-    struct stat st;
-    snprintf(path, sizeof(path), "%s/%s", r->launch, rel);
-    return lstat(path, &st) == 0;
-}
 
 /* The defaults, all removed, and `lines`: no placeholder in the way. */
 static workspace_t *begin(const struct real *r, const char *lines)
@@ -262,8 +255,8 @@ static void disables_what_python_runs_at_start(void **state)
     assert_lacks(out, "bin/python3");
     assert_lacks(out, "activate.fish");
     assert_lacks(out, "plain/");
-    assert_true(exists(r, ".venv/bin/activate" DISABLED_SUFFIX) && !exists(r, ".venv/bin/activate"));
-    assert_true(exists(r, SP "/evil.pth" DISABLED_SUFFIX) && !exists(r, SP "/evil.pth"));
+    assert_true(real_exists(r, ".venv/bin/activate" DISABLED_SUFFIX) && !real_exists(r, ".venv/bin/activate"));
+    assert_true(real_exists(r, SP "/evil.pth" DISABLED_SUFFIX) && !real_exists(r, SP "/evil.pth"));
     free(out);
     workspace_free(ws);
 }
@@ -332,8 +325,8 @@ static void configs_created_during_the_session_are_disabled(void **state)
     assert_lacks(out, "gradle/wrapper:");
     assert_lacks(out, ".cursor");
     assert_lacks(out, ".git/commondir");
-    assert_true(exists(r, ".gemini" DISABLED_SUFFIX "/settings.json") && !exists(r, ".gemini"));
-    assert_true(exists(r, ".cursor/mcp.json"));
+    assert_true(real_exists(r, ".gemini" DISABLED_SUFFIX "/settings.json") && !real_exists(r, ".gemini"));
+    assert_true(real_exists(r, ".cursor/mcp.json"));
     free(out);
     workspace_free(ws);
 }
