@@ -1,7 +1,7 @@
 # agent-sandbox build. `make` builds the CLI, `make images` the two container
 # images, `make check` runs the unit and end-to-end suites.
-# Sources are found by wildcard: a new lib/*.c or tests/unit/test_*.c needs
-# no edit here. Images, tests and packaging live in mk/*.mk.
+# Sources are found by wildcard: a new lib/FOLDER/*.c or tests/unit/test_*.c
+# needs no edit here (docs/architecture.md: what each folder of lib/ holds). Images, tests and packaging live in mk/*.mk.
 
 VERSION := $(shell cat VERSION)
 PREFIX  ?= /usr/local
@@ -26,7 +26,7 @@ else
 BUILD   := build
 endif
 
-LIB_SRCS  := $(sort $(wildcard lib/*.c))
+LIB_SRCS  := $(sort $(wildcard lib/*/*.c))
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -42,15 +42,15 @@ BIN       := $(BUILD)/agent-sandbox
 all: $(BIN) $(UNIT_BINS)
 
 # The verify probe script, compiled into the CLI as a string.
-$(BUILD)/gen/verify_probe.inc: lib/verify_probe.sh
+$(BUILD)/gen/verify_probe.inc: lib/session/verify_probe.sh
 	@mkdir -p $(@D)
 	sed -e 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< >$@
-$(BUILD)/obj/lib/verify.o: $(BUILD)/gen/verify_probe.inc
-# The agents' pins and images, compiled in (lib/agent_pins.h).
+$(BUILD)/obj/lib/session/verify.o: $(BUILD)/gen/verify_probe.inc
+# The agents' pins and images, compiled in (lib/config/agent_pins.h).
 $(BUILD)/gen/agent_pins.inc: scripts/gen-agent-pins $(wildcard sandbox-image/agents/*.version) $(wildcard config/agents/*)
 	@mkdir -p $(@D)
 	scripts/gen-agent-pins sandbox-image/agents config/agents >$@.tmp && mv $@.tmp $@
-$(BUILD)/obj/lib/agent_pins.o: $(BUILD)/gen/agent_pins.inc
+$(BUILD)/obj/lib/config/agent_pins.o: $(BUILD)/gen/agent_pins.inc
 CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/obj/%.o: %.c

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_profile.h"
+#include "config/agent_profile.h"
 #include "cli.h"
-#include "file_read.h"
-#include "paths.h"
-#include "user_dirs.h"
-#include "user_settings.h"
-#include "util.h"
+#include "base/file_read.h"
+#include "base/paths.h"
+#include "config/user_dirs.h"
+#include "config/user_settings.h"
+#include "base/util.h"
 
 static int only_agents(const struct dirent *d)
 {

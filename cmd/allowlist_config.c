@@ -1,5 +1,5 @@
 /* Which allowlist a session uses: AGENT_SANDBOX_ALLOWLIST as is, else
- * allowed-hosts in the config directory (lib/user_dirs.h) with the agent's
+ * allowed-hosts in the config directory (lib/config/user_dirs.h) with the agent's
  * allowed-hosts.d/NAME merged in, each copied from the packaged default on
  * first use. A missing override or a bad file refuses the session. */
 #include <errno.h>
@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent_profile.h"
-#include "allowlist.h"
-#include "allowlist_merge.h"
+#include "config/agent_profile.h"
+#include "config/allowlist.h"
+#include "config/allowlist_merge.h"
 #include "cli.h"
-#include "session_dir.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "session/session_dir.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 /* Copies the packaged `name` (allowed-hosts, allowed-hosts.d/AGENT) to
  * dest in the config directory, unless a file is there already. */

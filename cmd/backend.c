@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "labels.h"
-#include "paths.h"
-#include "stale.h"
-#include "terminal.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "session/labels.h"
+#include "base/paths.h"
+#include "session/stale.h"
+#include "base/terminal.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 void report(const char *fmt, ...)
 {

@@ -6,11 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "podman_api.h"
-#include "service.h"
-#include "session_dir.h"
-#include "signal_source.h"
+#include "base/error.h"
+#include "podman/podman_api.h"
+#include "podman/service.h"
+#include "session/session_dir.h"
+#include "base/signal_source.h"
 
 /* The CLI's own failures; the agent's exit code is passed through as is.
  * Kept apart from the shell's 126/127 and 128+N, and documented in README
@@ -145,7 +145,7 @@ int run_session(const run_request_t *req);
 
 /* Limits from the defaults, the limits file and the command line (NULL when
  * not given); says which cannot be enforced here. 0 or an exit code. */
-#include "resource_limits.h"
+#include "config/resource_limits.h"
 int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
                        cgroup_caps_t *ret_caps);
 
@@ -175,17 +175,17 @@ typedef struct egress_notices egress_notices_t;
 egress_notices_t *egress_notices_start(const session_dir_t *dir);
 void egress_notices_stop(egress_notices_t *n);
 
-/* The settings file (lib/user_settings.h), or its defaults when there is
+/* The settings file (lib/config/user_settings.h), or its defaults when there is
  * none, and its path. A session reads it once (read_inputs) and hands it
  * on. settings_config_load: 0, or an exit code after reporting.
  * settings_config_read: the same without a report, for doctor: -ENOENT
  * (defaults filled in) when there is no file, ret_path set when known. */
-#include "user_settings.h"
+#include "config/user_settings.h"
 int settings_config_load(user_settings_t *ret, char **ret_path);
 int settings_config_read(user_settings_t *ret, char **ret_path, as_error_t **err);
-/* The running sessions (lib/session_registry.h), oldest first. 0 or an
+/* The running sessions (lib/session/session_registry.h), oldest first. 0 or an
  * exit code, reported. */
-#include "session_registry.h"
+#include "session/session_registry.h"
 int sessions_load(session_entry_t ***ret, size_t *ret_n);
 /* How the commands show a session's parts, escaped: the launch directory
  * ("~" for $HOME), the command, the age ("5m03s"); and the whole session

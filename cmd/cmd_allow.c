@@ -1,8 +1,8 @@
 /* `agent-sandbox allow NAME[:PORT]... [--session ID] [--save]` and
  * `agent-sandbox deny NAME... [--session ID]`: change what a running
- * session may reach, without restarting its agent (lib/egress_live.h);
+ * session may reach, without restarting its agent (lib/egress/egress_live.h);
  * --save also adds the names to the allowlist file the session started
- * with (lib/allowlist_save.h). Only the user runs these: nothing of the
+ * with (lib/config/allowlist_save.h). Only the user runs these: nothing of the
  * control path is inside the sandbox (docs/threat-model.md). */
 #include <errno.h>
 #include <stdio.h>
@@ -10,14 +10,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "allowlist.h"
-#include "allowlist_save.h"
+#include "config/allowlist.h"
+#include "config/allowlist_save.h"
 #include "cli.h"
-#include "egress_live.h"
-#include "msg.h"
-#include "paths.h"
-#include "session_find.h"
-#include "util.h"
+#include "egress/egress_live.h"
+#include "base/msg.h"
+#include "base/paths.h"
+#include "session/session_find.h"
+#include "base/util.h"
 
 /* The synopsis for an error; `--help` prints the whole (cmd/main.c's table). */
 #define ALLOW_SYNOPSIS "usage: agent-sandbox allow NAME[:PORT]... [--session ID] [--save] (see --help)"

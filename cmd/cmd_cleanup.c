@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "home_volume.h"
+#include "session/home_volume.h"
 #include "workspace_check.h"
-#include "paths.h"
-#include "util.h"
+#include "base/paths.h"
+#include "base/util.h"
 
 /* Removes each per-project home whose launch directory no longer exists;
  * one in use by a running session is kept. The login volume, a home named

@@ -1,6 +1,6 @@
 /* `agent-sandbox doctor`: one line per check of what sessions need of this
  * host, OK, WARN or FAIL, each problem followed by the command that fixes
- * it (the checks: lib/host_check.h, lib/host_git.h, and here those that
+ * it (the checks: lib/config/host_check.h, lib/config/host_git.h, and here those that
  * ask podman). Exit status 1 on any FAIL. The config files and the home
  * volumes are cmd/doctor_config.c's. */
 #include <errno.h>
@@ -10,16 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent_pins.h"
+#include "config/agent_pins.h"
 #include "cli.h"
 #include "doctor.h"
-#include "host_git.h"
-#include "paths.h"
-#include "resolv_conf.h"
+#include "config/host_git.h"
+#include "base/paths.h"
+#include "egress/resolv_conf.h"
 #include "run_options.h"
-#include "strv.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "base/strv.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 static const char *const level_names[] = { [CHECK_OK] = "OK", [CHECK_WARN] = "WARN", [CHECK_FAIL] = "FAIL" };
 

@@ -1,6 +1,6 @@
 /* `agent-sandbox log [ID] [--denied] [--follow] [--json]`: every DNS query
- * and connection of a session (lib/egress_log.h), from a running
- * session's router or from the logs kept after it (lib/session_logs.h).
+ * and connection of a session (lib/egress/egress_log.h), from a running
+ * session's router or from the logs kept after it (lib/egress/session_logs.h).
  * Names are the agent's: escaped, in the JSON too. */
 #include <dirent.h>
 #include <errno.h>
@@ -11,12 +11,12 @@
 #include <time.h>
 
 #include "cli.h"
-#include "egress_log.h"
-#include "json.h"
-#include "paths.h"
-#include "session_find.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "egress/egress_log.h"
+#include "base/json.h"
+#include "base/paths.h"
+#include "session/session_find.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 #define FOLLOW_INTERVAL_MS 250
 

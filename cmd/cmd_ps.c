@@ -1,5 +1,5 @@
 /* `agent-sandbox ps [--json | -q]`: the running sessions, from the registry
- * in their directories (lib/session_registry.h), with the connections the
+ * in their directories (lib/session/session_registry.h), with the connections the
  * router denied so far, from its log in the session directory. Needs no
  * podman. Everything a session's text holds is escaped, in JSON too. */
 #include <stdio.h>
@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json.h"
-#include "paths.h"
-#include "session_logs.h"
-#include "util.h"
+#include "base/json.h"
+#include "base/paths.h"
+#include "egress/session_logs.h"
+#include "base/util.h"
 
 /* Denied connections so far, or -1 when the log cannot be read. */
 static long long denied_so_far(const session_entry_t *e)

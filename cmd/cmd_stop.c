@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "util.h"
+#include "base/util.h"
 
 #define STOP_GRACE_MS    10000L
 #define STOP_TIMEOUT_MS  60000L

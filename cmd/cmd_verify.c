@@ -10,13 +10,13 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "agent_profile.h"
-#include "allowlist.h"
+#include "config/agent_profile.h"
+#include "config/allowlist.h"
 #include "cli.h"
-#include "session_plan.h"
-#include "strv.h"
-#include "util.h"
-#include "verify.h"
+#include "session/session_plan.h"
+#include "base/strv.h"
+#include "base/util.h"
+#include "session/verify.h"
 
 extern char **environ;
 

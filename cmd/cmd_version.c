@@ -1,18 +1,18 @@
 /* `agent-sandbox --version`: the tool's version on the first line (scripts
  * read that one), then the images it would run, with the version each was
  * built for as podman's storage has it, and the agents' pins of this build
- * (lib/agent_pins.h). Asking podman takes its private service; when that
+ * (lib/config/agent_pins.h). Asking podman takes its private service; when that
  * cannot start, the lines say so and the exit status is still 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "agent_pins.h"
+#include "config/agent_pins.h"
 #include "cli.h"
 #include "run_options.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 static const char *env_or(const char *name, const char *fallback)
 {

@@ -4,7 +4,7 @@
 #define AS_DOCTOR_H
 
 #include "cli.h"
-#include "host_check.h"
+#include "config/host_check.h"
 
 typedef struct doctor {
     unsigned count[3];       /* by check_level_t */

@@ -10,16 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "allowlist.h"
+#include "config/allowlist.h"
 #include "doctor.h"
-#include "file_read.h"
-#include "home_volume.h"
-#include "launch_policy.h"
-#include "resource_limits.h"
-#include "user_dirs.h"
-#include "user_settings.h"
-#include "util.h"
-#include "workspace.h"
+#include "base/file_read.h"
+#include "session/home_volume.h"
+#include "config/launch_policy.h"
+#include "config/resource_limits.h"
+#include "config/user_dirs.h"
+#include "config/user_settings.h"
+#include "base/util.h"
+#include "workspace/workspace.h"
 
 #define LIMITS_FILE_MAX (64 * 1024)
 

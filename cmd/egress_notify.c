@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allowlist.h"
+#include "config/allowlist.h"
 #include "cli.h"
-#include "desktop_notify.h"
-#include "egress_watch.h"
-#include "util.h"
+#include "base/desktop_notify.h"
+#include "egress/egress_watch.h"
+#include "base/util.h"
 
 #define NOTICES_MAX 5
 

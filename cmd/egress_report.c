@@ -5,13 +5,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "allowlist.h"
+#include "config/allowlist.h"
 #include "cli.h"
-#include "msg.h"
-#include "paths.h"
-#include "session_logs.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "base/msg.h"
+#include "base/paths.h"
+#include "egress/session_logs.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 #define NAMES_SHOWN 3
 

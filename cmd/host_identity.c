@@ -1,6 +1,6 @@
 /* What a session gets of the host user besides the launch directory: the
  * user's name (the agent's passwd entry) and, unless the settings file says
- * `git-identity off`, the git identity (lib/git_identity.h), read from the
+ * `git-identity off`, the git identity (lib/config/git_identity.h), read from the
  * global git config files without running git. An identity that cannot be
  * read is a warning, not a refusal: the confinement does not depend on it. */
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "git_identity.h"
-#include "strv.h"
-#include "user_settings.h"
-#include "util.h"
+#include "config/git_identity.h"
+#include "base/strv.h"
+#include "config/user_settings.h"
+#include "base/util.h"
 
 void host_identity_clear(host_identity_t *h)
 {

@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "paths.h"
-#include "graphroot_cache.h"
-#include "launch_policy.h"
-#include "mount_view.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "base/paths.h"
+#include "podman/graphroot_cache.h"
+#include "config/launch_policy.h"
+#include "podman/mount_view.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 /* The service failed to start: an interrupted start is the signal's exit. */
 static int service_failed(const cli_backend_t *b, as_error_t **err)
@@ -97,7 +97,7 @@ static int refuse_long(const char *cwd)
 }
 
 /* Podman must see the launch directory itself, not what lies under a mount
- * it does not know of (lib/mount_view.h). A check it cannot make is skipped:
+ * it does not know of (lib/podman/mount_view.h). A check it cannot make is skipped:
  * it guards against a wrong directory, not against the agent. */
 static int check_reachable(const cli_backend_t *b, const char *dir)
 {

@@ -1,8 +1,8 @@
 /* The session's resource limits: defaults, then the limits file in the config
- * directory (lib/user_dirs.h), then --memory/--pids/--cpus. A limit you set
+ * directory (lib/config/user_dirs.h), then --memory/--pids/--cpus. A limit you set
  * (on the command line or in the file) that this host cannot enforce
  * refuses the session (fail closed); a default it cannot enforce is noted
- * once per host (lib/host_note.h), and `doctor` repeats it. */
+ * once per host (lib/config/host_note.h), and `doctor` repeats it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "file_read.h"
-#include "host_note.h"
-#include "resource_limits.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "base/file_read.h"
+#include "config/host_note.h"
+#include "config/resource_limits.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 #define LIMITS_FILE_MAX (64 * 1024)
 #define UNSET (-1)

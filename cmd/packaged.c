@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "util.h"
+#include "base/util.h"
 
 char *packaged_file(const char *rel)
 {

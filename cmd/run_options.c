@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "strv.h"
-#include "util.h"
+#include "base/strv.h"
+#include "base/util.h"
 
 typedef enum opt_id {
     OPT_EXEC, OPT_AGENT, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_PUBLISH, OPT_HELP,

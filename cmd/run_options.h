@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "publish.h"
+#include "config/publish.h"
 
 #ifndef AS_IMAGE_TAG
 #define AS_IMAGE_TAG "dev"

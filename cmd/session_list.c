@@ -9,9 +9,9 @@
 #include <time.h>
 
 #include "cli.h"
-#include "msg.h"
-#include "paths.h"
-#include "util.h"
+#include "base/msg.h"
+#include "base/paths.h"
+#include "base/util.h"
 
 int sessions_load(session_entry_t ***ret, size_t *ret_n)
 {

@@ -1,14 +1,14 @@
-/* The settings file of the config directory (lib/user_settings.h), and
+/* The settings file of the config directory (lib/config/user_settings.h), and
  * the path of any file there. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 
 #include "cli.h"
-#include "file_read.h"
-#include "user_settings.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "base/file_read.h"
+#include "config/user_settings.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 int user_config_path(const char *name, char **ret_path)
 {

@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "run_options.h"
-#include "util.h"
+#include "base/util.h"
 
 static const struct {
     const char *name, *meaning;

@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "labels.h"
-#include "podman_api.h"
-#include "paths.h"
-#include "session_dir.h"
-#include "user_dirs.h"
-#include "util.h"
+#include "session/labels.h"
+#include "podman/podman_api.h"
+#include "base/paths.h"
+#include "session/session_dir.h"
+#include "config/user_dirs.h"
+#include "base/util.h"
 
 static int fail(as_error_t **err, const char *context)
 {
@@ -68,7 +68,7 @@ static int refuse_unwritable(const char *dir, as_error_t **err)
     return EXIT_REFUSED;
 }
 
-/* The sessions whose tree overlaps `dir` (lib/session_registry.h): the
+/* The sessions whose tree overlaps `dir` (lib/session/session_registry.h): the
  * one holding the lock that refused this one is among them. */
 static void name_busy_sessions(const char *dir)
 {

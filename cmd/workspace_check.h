@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "workspace.h"
+#include "workspace/workspace.h"
 
 /* Reads the config files and plans the mounts; a malformed or unreadable
  * file gives EXIT_CONFIG with FILE:LINE and the rule. */
@@ -23,7 +23,7 @@ void workspace_check_describe(const workspace_t *ws, FILE *out);
 int workspace_check_begin(workspace_t *ws);
 
 /* Before the agent starts: waits for the before-state and writes the
- * session's journal (lib/workspace.h), so that the check runs even if this
+ * session's journal (lib/workspace/workspace.h), so that the check runs even if this
  * CLI is killed. A journal that cannot be written refuses the session. */
 int workspace_check_ready(workspace_t *ws, const char *session_id);
 

@@ -5,12 +5,12 @@
 FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 60
 FUZZ_BUILD := build/fuzz
-FUZZ_LIB   := lib/allowlist.c lib/router_render.c lib/error.c lib/file_read.c lib/paths.c lib/ipv4_net.c lib/config_lines.c lib/msg.c
+FUZZ_LIB   := lib/config/allowlist.c lib/egress/router_render.c lib/base/error.c lib/base/file_read.c lib/base/paths.c lib/config/ipv4_net.c lib/base/config_lines.c lib/base/msg.c
 FUZZ_FLAGS := -g -O1 -std=gnu17 -D_GNU_SOURCE -Ilib -Wall -Wextra -Werror \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 .PHONY: fuzz
-$(FUZZ_BUILD)/fuzz_allowlist: tests/fuzz/fuzz_allowlist.c $(FUZZ_LIB) $(wildcard lib/*.h)
+$(FUZZ_BUILD)/fuzz_allowlist: tests/fuzz/fuzz_allowlist.c $(FUZZ_LIB) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_allowlist.c $(FUZZ_LIB)
 

@@ -53,7 +53,7 @@ signal_test() {
 @test "an agent that ignores the SIGHUP of a closed terminal is killed after a grace: no CLI waits for ever" {
     # A closed terminal sends one SIGHUP and no second signal; the CLI
     # passes it on, and kills the agent when it is still there 10 s later
-    # (lib/attach_stream.h ATTACH_SIGNAL_GRACE_MS).
+    # (lib/podman/attach_stream.h ATTACH_SIGNAL_GRACE_MS).
     bg_start agent-sandbox --exec sh -c 'trap "" HUP; touch .running; exec sleep 100'
     wait_for_file "$AS_DIR/.running" 120
     local start=$SECONDS

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Running sessions seen and steered from outside (issue 15, "Sessions"):
 # `ps` and `stop` with two sessions at once, from the registry each one
-# writes in its session directory (lib/session_registry.h); the refusal of
+# writes in its session directory (lib/session/session_registry.h); the refusal of
 # a second session in a tree names the first (exit 77); the limits this
 # host cannot enforce: a note once per host, an error when you set one.
 

@@ -126,7 +126,7 @@ print("\n".join(sorted(p["id"] + " " + p["result"] for p in r["probes"])))' "$1"
 }
 
 @test "threat 39: a flood of DNS queries for 20 s leaves no more than the ceiling in the runtime and state directories" {
-    # ceiling: 3 logs of 2 MiB each (lib/session_logs.h), plus their counts
+    # ceiling: 3 logs of 2 MiB each (lib/egress/session_logs.h), plus their counts
     local ceiling=$((3 * 2097152 + 4096)) state=$AS_RUN_DIR/state
     mkdir -p "$state"
     XDG_STATE_HOME=$state bg_start agent-sandbox --exec perl -e '

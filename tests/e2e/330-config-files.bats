@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Every config file is read by one reader with one policy (lib/file_read.h;
+# Every config file is read by one reader with one policy (lib/base/file_read.h;
 # issue 17 bugs 6 and 7, issue 12 "a FIFO hangs the CLI"): a regular file
 # only, so a FIFO is refused at once; a symlink to a missing file is a
 # configuration error, not an absent file; a NUL byte or a UTF-8 byte-order

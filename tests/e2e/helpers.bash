@@ -379,7 +379,7 @@ allow_nothing() {
 
 # host_enforces_limits: rootless podman can enforce memory and CPU limits
 # here (cgroup v2, both controllers delegated to the user), as
-# lib/resource_limits.c finds out; elsewhere a limit you set is refused.
+# lib/config/resource_limits.c finds out; elsewhere a limit you set is refused.
 host_enforces_limits() {
     local f=/sys/fs/cgroup/user.slice/user-$(id -u).slice/user@$(id -u).service/cgroup.controllers
     [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && grep -qw memory "$f" 2>/dev/null && grep -qw cpu "$f"

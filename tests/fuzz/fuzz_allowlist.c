@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allowlist.h"
-#include "router_render.h"
+#include "config/allowlist.h"
+#include "egress/router_render.h"
 
 static const router_layout_t layout = {
     .router_ip = "10.89.3.2",

@@ -3,7 +3,7 @@
 #ifndef AS_TEST_ALLOWLIST_OF_H
 #define AS_TEST_ALLOWLIST_OF_H
 
-#include "allowlist.h"
+#include "config/allowlist.h"
 
 allowlist_t *allowlist_of(const char *text);
 

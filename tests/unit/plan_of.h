@@ -3,7 +3,7 @@
 #ifndef AS_TEST_PLAN_OF_H
 #define AS_TEST_PLAN_OF_H
 
-#include "session_plan.h"
+#include "session/session_plan.h"
 
 session_plan_t *plan_of(session_inputs_t in);
 

@@ -16,15 +16,15 @@
 #include <string.h>
 
 #include "allowlist_of.h"
-#include "agent_profile.h"
-#include "agent_spec.h"
-#include "allowlist.h"
-#include "allowlist_merge.h"
+#include "config/agent_profile.h"
+#include "session/agent_spec.h"
+#include "config/allowlist.h"
+#include "config/allowlist_merge.h"
 #include "plan_of.h"
-#include "session_plan.h"
-#include "strv.h"
-#include "user_settings.h"
-#include "workspace.h"
+#include "session/session_plan.h"
+#include "base/strv.h"
+#include "config/user_settings.h"
+#include "workspace/workspace.h"
 
 static const char *source_dir = AS_SOURCE_DIR;
 
@@ -241,7 +241,7 @@ static void every_agent_project_config_is_protected(void **state)
         for (size_t i = 0; p->project_config[i] != NULL; i++)
             if (!workspace_default_covers(p->project_config[i]))
                 fail_msg("config/agents/%s: project-config %s is not in the default protected set "
-                         "(lib/workspace_rules.c)", e->d_name, p->project_config[i]);
+                         "(lib/workspace/workspace_rules.c)", e->d_name, p->project_config[i]);
         agent_profile_free(p);
         n++;
     }

@@ -10,11 +10,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agent_spec.h"
-#include "home_volume.h"
+#include "session/agent_spec.h"
+#include "session/home_volume.h"
 #include "plan_of.h"
-#include "session_plan.h"
-#include "strv.h"
+#include "session/session_plan.h"
+#include "base/strv.h"
 
 static char *cmd[] = { "claude", "--continue", NULL };
 static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "allowlist.h"
+#include "config/allowlist.h"
 
 static allowlist_t *parse_ok(const char *text)
 {
@@ -118,7 +118,7 @@ static void test_entries_and_normalisation(void **state)
     allowlist_free(al);
 }
 
-/* The comment rule of every config file (lib/config_lines.h): a # starts a
+/* The comment rule of every config file (lib/base/config_lines.h): a # starts a
  * comment at the start of a line or after a blank, nowhere else. */
 static void test_comment_rule(void **state)
 {

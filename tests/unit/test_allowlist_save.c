@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "allowlist_of.h"
-#include "allowlist.h"
-#include "allowlist_save.h"
+#include "config/allowlist.h"
+#include "config/allowlist_save.h"
 
 static char dir[] = "/tmp/test_allowlist_save.XXXXXX";
 static char path[128], link_path[128];

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "attach_stream.h"
+#include "podman/attach_stream.h"
 
 typedef struct {
     char out[256], err[256];

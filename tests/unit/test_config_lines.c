@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config_lines.h"
+#include "base/config_lines.h"
 
 /* The lines of `text` as "N:content" or "N!problem", joined by '|'. */
 static void lines_are(const char *text, size_t len, const char *want)

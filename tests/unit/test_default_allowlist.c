@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allowlist.h"
+#include "config/allowlist.h"
 
 #define HEADER "## opt-in: "
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "egress_log.h"
-#include "name_counts.h"
-#include "session_logs.h"
+#include "egress/egress_log.h"
+#include "base/name_counts.h"
+#include "egress/session_logs.h"
 
 /* 2026-12-01 00:10:15 UTC */
 #define NOW 1796083815L

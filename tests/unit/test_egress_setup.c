@@ -9,11 +9,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "allowlist.h"
-#include "ipv4_net.h"
-#include "resolv_conf.h"
-#include "router_firewall.h"
-#include "session_router.h"
+#include "config/allowlist.h"
+#include "config/ipv4_net.h"
+#include "egress/resolv_conf.h"
+#include "egress/router_firewall.h"
+#include "session/session_router.h"
 
 static void router_ip_is_last_usable_address(void **state)
 {
@@ -51,7 +51,7 @@ static void firewall_refuses_private_ranges_after_allowed_nets(void **state)
     assert_non_null(allowed);
     assert_non_null(refused);
     assert_true(allowed < refused);
-    /* every range of the one table (lib/ipv4_net.h), in its order, and no other */
+    /* every range of the one table (lib/config/ipv4_net.h), in its order, and no other */
     size_t n = 0, rejects = 0;
     const refused_range_t *ranges = refused_ranges(&n);
     const char *at = rules;

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allowlist.h"
-#include "egress_state.h"
-#include "session_find.h"
+#include "config/allowlist.h"
+#include "egress/egress_state.h"
+#include "session/session_find.h"
 
 static const egress_state_t good = {
     .id = "0123456789ab", .router = "agent-sandbox-0123456789ab-router",

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "podman_api.h"
+#include "base/error.h"
+#include "podman/podman_api.h"
 
 static void make_and_prefix(void **state)
 {

@@ -1,4 +1,4 @@
-/* The one escaper (lib/paths.c): what the host prints of the agent's text,
+/* The one escaper (lib/base/paths.c): what the host prints of the agent's text,
  * checked byte by byte. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "paths.h"
+#include "base/paths.h"
 
 static char *escape(const char *s, size_t n, bool keep_newlines)
 {

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "exec_failure.h"
+#include "podman/exec_failure.h"
 
 static const char REPORT[] = "ERROR (catatonit:6): failed to exec pid1: No such file or directory\n";
 

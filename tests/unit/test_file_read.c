@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_read.h"
+#include "base/file_read.h"
 
 static char dir[64];
 

@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "git_config.h"
-#include "git_repo.h"
-#include "link_resolve.h"
-#include "util.h"
+#include "config/git_config.h"
+#include "workspace/git_repo.h"
+#include "workspace/link_resolve.h"
+#include "base/util.h"
 
 /* ---- git config -------------------------------------------------------- */
 

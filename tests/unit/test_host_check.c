@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host_check.h"
-#include "host_git.h"
-#include "host_note.h"
+#include "config/host_check.h"
+#include "config/host_git.h"
+#include "config/host_note.h"
 
 static char dir[] = "/tmp/test-host-check-XXXXXX";
 

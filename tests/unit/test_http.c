@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "http.h"
-#include "http_head.h"
-#include "podman_api.h"
+#include "base/http.h"
+#include "base/http_head.h"
+#include "podman/podman_api.h"
 
 /* ---- the head parser ---- */
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipv4_net.h"
+#include "config/ipv4_net.h"
 
 static ipv4_net_t parsed(const char *s)
 {
@@ -121,7 +121,7 @@ static void docs_list_the_refused_table(void **state)
         assert_non_null(end);
         *end = '\0';
         if (row >= n)
-            fail_msg("docs/allowlist.md lists more refused ranges than lib/ipv4_net.c: %s", line);
+            fail_msg("docs/allowlist.md lists more refused ranges than lib/config/ipv4_net.c: %s", line);
         char want[160], net[IPV4_NET_TEXT_MAX];
         ipv4_net_format(r[row].net, net, sizeof(net));
         snprintf(want, sizeof(want), "| `%s` | %s |", net, r[row].why);
@@ -130,7 +130,7 @@ static void docs_list_the_refused_table(void **state)
         line = end + 1;
     }
     if (row != n)
-        fail_msg("docs/allowlist.md lists %zu refused ranges, lib/ipv4_net.c %zu", row, n);
+        fail_msg("docs/allowlist.md lists %zu refused ranges, lib/config/ipv4_net.c %zu", row, n);
     free(doc);
 }
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json.h"
+#include "base/json.h"
 
 static void generates_nested_document(void **state)
 {

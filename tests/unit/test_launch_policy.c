@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launch_policy.h"
-#include "paths.h"
-#include "util.h"
+#include "config/launch_policy.h"
+#include "base/paths.h"
+#include "base/util.h"
 
 /* ---- a fake filesystem ------------------------------------------------- */
 

@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "allowlist.h"
-#include "egress_spec.h"
-#include "publish.h"
-#include "session_plan.h"
+#include "config/allowlist.h"
+#include "session/egress_spec.h"
+#include "config/publish.h"
+#include "session/session_plan.h"
 
 static void parse_forms(void **state)
 {

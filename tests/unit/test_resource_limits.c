@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "resource_limits.h"
+#include "config/resource_limits.h"
 
 static void sizes(void **state)
 {
@@ -81,7 +81,7 @@ static void file_overrides_and_names_lines(void **state)
     as_error_free(&err);
 }
 
-/* The comment rule of every config file (lib/config_lines.h): a # starts a
+/* The comment rule of every config file (lib/base/config_lines.h): a # starts a
  * comment at the start of a line or after a blank, nowhere else. */
 static void limits_comment_rule(void **state)
 {

@@ -1,5 +1,5 @@
 /* The C side and the router image's scripts speak one protocol
- * (lib/router_protocol.h, docs/router-protocol.md): each string the CLI
+ * (lib/egress/router_protocol.h, docs/router-protocol.md): each string the CLI
  * relies on is checked in the script that must carry it, read from the
  * source tree (AS_SOURCE_DIR, or the directory given as argv[1]). */
 #include <setjmp.h>
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "router_protocol.h"
-#include "router_render.h"
-#include "session_logs.h"
+#include "egress/router_protocol.h"
+#include "egress/router_render.h"
+#include "egress/session_logs.h"
 
 static const char *source_dir = AS_SOURCE_DIR;
 

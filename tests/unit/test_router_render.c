@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "allowlist_of.h"
-#include "allowlist.h"
-#include "router_render.h"
+#include "config/allowlist.h"
+#include "egress/router_render.h"
 
 /* ---- golden files ---- */
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "agent_spec.h"
-#include "session_plan.h"
+#include "session/agent_spec.h"
+#include "session/session_plan.h"
 
 static char *cmd[] = { "sh", "-c", "exit 42", NULL };
 static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };

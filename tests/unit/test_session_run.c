@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "session.h"
-#include "session_plan.h"
+#include "session/session.h"
+#include "session/session_plan.h"
 #include "stub_libpod.h"
 
 static stub_libpod_t *stub;

@@ -1,4 +1,4 @@
-/* The settings file's `git-identity` and `notifications` switches (lib/user_settings.h; its
+/* The settings file's `git-identity` and `notifications` switches (lib/config/user_settings.h; its
  * `agent` key: test_agent_profile.c), its errors with file:line, and the
  * comment rule of every config file. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "user_settings.h"
+#include "config/user_settings.h"
 
 /* The two switches of a settings text: bit 0 notifications, bit 1 git-identity. */
 static unsigned switches_of(const char *text)

@@ -19,9 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "service.h"
-#include "session_dir.h"
-#include "stale.h"
+#include "podman/service.h"
+#include "session/session_dir.h"
+#include "session/stale.h"
 #include "stub_libpod.h"
 
 /* ---- the fake podman ---------------------------------------------------- */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "strv.h"
+#include "base/strv.h"
 
 static void copy_is_deep_and_terminated(void **state)
 {

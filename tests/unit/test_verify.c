@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "verify.h"
+#include "session/verify.h"
 
 /* What the probe prints in a well-confined session. */
 static const char confined[] =

@@ -17,12 +17,12 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "agent_spec.h"
-#include "session_plan.h"
+#include "session/agent_spec.h"
+#include "session/session_plan.h"
 #include "real_tree.h"
-#include "util.h"
-#include "workspace.h"
-#include "workspace_int.h"
+#include "base/util.h"
+#include "workspace/workspace.h"
+#include "workspace/workspace_int.h"
 
 #define HOME "/home/u"
 #define LAUNCH "/home/u/src/p"

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "real_tree.h"
-#include "util.h"
-#include "workspace_int.h"
+#include "base/util.h"
+#include "workspace/workspace_int.h"
 
 #define SP ".venv/lib/python3.11/site-packages"
 

@@ -1,0 +1,54 @@
+/* An agent's profile (config/agents/NAME, installed as DATADIR/agents/NAME):
+ * which image runs it, its default command, the variables it gets, where
+ * it keeps its state and its login, and which allowlist file it adds.
+ * One `KEY VALUE` per line in the one line syntax (config_lines.h); the
+ * keys and what they mean: docs/agents.md. Everything stored here has been
+ * validated, so the plan can use it as is. Pure: the caller reads the file
+ * (file_read.h). */
+#ifndef AS_AGENT_PROFILE_H
+#define AS_AGENT_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+
+#define AGENT_PROFILE_MAX (64 * 1024)   /* bytes of a profile file */
+#define AGENT_NAME_MAX 32
+#define AGENT_DEFAULT "claude"
+
+typedef struct agent_profile {
+    char *name;
+    char *image;             /* repository without a tag: the CLI adds its own */
+    char **command;          /* the default command, NULL-terminated, non-empty */
+    char *login;             /* how to log in, in words; may be NULL */
+    char **credentials;      /* variables that hold a credential: passed only when named */
+    char **env;              /* NAME=VALUE set in the agent's environment */
+    char **telemetry_off;    /* NAME=VALUE set too: the switches that turn telemetry off */
+    char **home;             /* where it keeps its state, relative to the home */
+    char *credentials_file;  /* where its login lands; may be NULL */
+    char *login_env;         /* the variable that points it at the shared login
+                              * directory (AGENT_LOGIN_DIR); NULL: its login is in the home */
+    char *allowlist;         /* relative to the config directory: "allowed-hosts" or
+                              * "allowed-hosts.d/NAME" */
+    char **project_config;   /* its configs in a project, relative to the launch directory
+                              * ("dir/" for a directory); each must be in the workspace's
+                              * default protected set (test_agent_profile checks) */
+} agent_profile_t;
+
+/* [a-z0-9][a-z0-9-]*, at most AGENT_NAME_MAX bytes: safe in a file name. */
+bool agent_name_valid(const char *name);
+
+/* Parses the profile of agent `name` from `text` (len bytes, need not be
+ * NUL-terminated); `filename` is for messages ("FILE:LINE: ..."). Any
+ * error refuses the whole profile. */
+int agent_profile_parse(const char *filename, const char *name, const char *text, size_t len,
+                        agent_profile_t **ret, as_error_t **err);
+
+/* Whether the profile's allowlist is the user's allowed-hosts itself
+ * (nothing to merge). */
+bool agent_profile_allowlist_is_default(const agent_profile_t *p);
+
+void agent_profile_free(agent_profile_t *p);
+
+#endif

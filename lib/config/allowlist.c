@@ -1,0 +1,794 @@
+#include "allowlist.h"
+
+#include "base/config_lines.h"
+#include "base/file_read.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/msg.h"
+#include "base/util.h"
+
+#define DIRECTIVE_UPSTREAM_NET "allow-upstream-net"
+#define SHOW_MAX 80   /* bytes of an offending entry quoted in a message */
+#define SHOW(len) (int)((len) < SHOW_MAX ? (len) : SHOW_MAX)   /* for "%.*s" */
+#define MORE(len) ((len) > SHOW_MAX ? "..." : "")
+
+typedef struct warning {
+    unsigned line;
+    char *msg;
+} warning_t;
+
+typedef struct parser {
+    const char *file;      /* NULL: one entry from the command line, no file or line */
+    config_lines_t it;
+    config_line_t cur;     /* the line being parsed */
+    unsigned line;         /* its number */
+    allowlist_t *al;
+    warning_t *warnings;
+    size_t n_warnings;
+    /* Every error of the file, each "file:line: message", so that the user
+     * fixes them in one go; the list is refused if there is any. */
+    char **errors;
+    size_t n_errors;       /* kept, at most MAX_ERRORS_SHOWN */
+    size_t n_errors_more;  /* found past that */
+    bool stop;             /* an error after which the rest cannot be judged */
+} parser_t;
+
+#define MAX_ERRORS_SHOWN 50
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static bool is_hostchar(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+           || c == '-' || c == '.';
+}
+
+static char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool has_char(const char *s, size_t len, char c)
+{
+    return memchr(s, c, len) != NULL;
+}
+
+static bool has_str(const char *s, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Every parse error goes through here: "file:line: message" (the bare
+ * message for an entry from the command line) is added to the parser's
+ * list, and -EINVAL makes the caller skip the rest of the line. *err is
+ * filled only when memory runs out. */
+static int perr(parser_t *p, as_error_t **err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    int r;
+    if (p->file != NULL) {
+        as_error_t *line_err = NULL;
+        r = config_line_verror(&p->it, &p->cur, &line_err, fmt, ap);
+        if (r == -EINVAL)
+            msg = steal_pointer(&line_err->msg);
+        as_error_free(&line_err);
+    } else {
+        r = vasprintf(&msg, fmt, ap) < 0 ? -ENOMEM : -EINVAL;
+    }
+    va_end(ap);
+    if (r == -EINVAL && msg == NULL)
+        r = -ENOMEM;
+    if (r == -ENOMEM)
+        return as_error_make(err, ENOMEM, "out of memory");
+    if (p->n_errors >= MAX_ERRORS_SHOWN) {
+        p->n_errors_more++;
+        free(msg);
+        return -EINVAL;
+    }
+    char **v = reallocarray(p->errors, p->n_errors + 1, sizeof(*v));
+    if (v == NULL) {
+        free(msg);
+        return as_error_make(err, ENOMEM, "out of memory");
+    }
+    p->errors = v;
+    p->errors[p->n_errors++] = msg;
+    return -EINVAL;
+}
+
+/* All the errors found, one per line, as one error. */
+static int errors_result(parser_t *p, as_error_t **err)
+{
+    msg_t m;
+    int r = msg_open(&m, err);
+    if (r < 0)
+        return r;
+    for (size_t i = 0; i < p->n_errors; i++)
+        fprintf(m.f, "%s%s", i > 0 ? "\n" : "", p->errors[i]);
+    if (p->n_errors_more > 0)
+        fprintf(m.f, "\n... and %zu more error(s)", p->n_errors_more);
+    return msg_fail(&m, EINVAL, err);
+}
+
+static void free_errors(parser_t *p)
+{
+    for (size_t i = 0; i < p->n_errors; i++)
+        free(p->errors[i]);
+    free(p->errors);
+}
+
+static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, ...)
+{
+    _cleanup_free_ char *msg = NULL;
+    char *full = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (p->file != NULL ? asprintf(&full, "%s:%u: %s", p->file, line, msg)
+                                  : asprintf(&full, "%s", msg)) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    warning_t *w = reallocarray(p->warnings, p->n_warnings + 1, sizeof(*w));
+    if (w == NULL) {
+        free(full);
+        return as_error_make(err, ENOMEM, "out of memory");
+    }
+    p->warnings = w;
+    p->warnings[p->n_warnings++] = (warning_t){ .line = line, .msg = full };
+    return 0;
+}
+
+/* ---- host names ------------------------------------------------------- */
+
+/* The last label decides whether a name is an IPv4 address in disguise:
+ * inet_aton() accepts "127.1", "2130706433", "0x7f000001", "0177.0.0.1",
+ * and in all of them the last part is decimal digits or 0x + hex digits.
+ * No real top-level domain looks like that. */
+static bool last_label_is_numeric(const char *name, size_t len)
+{
+    size_t start = len;
+    while (start > 0 && name[start - 1] != '.')
+        start--;
+    const char *l = name + start;
+    size_t n = len - start;
+    if (n == 0)
+        return false;
+    size_t i = 0;
+    if (n >= 2 && l[0] == '0' && (l[1] == 'x' || l[1] == 'X')) {
+        for (i = 2; i < n; i++)
+            if (!isxdigit((unsigned char)l[i]))
+                return false;
+        return true;
+    }
+    for (i = 0; i < n; i++)
+        if (l[i] < '0' || l[i] > '9')
+            return false;
+    return true;
+}
+
+typedef enum {
+    NAME_OK = 0,
+    NAME_EMPTY,
+    NAME_BAD_CHAR,
+    NAME_TOO_LONG,
+    NAME_EMPTY_LABEL,
+    NAME_LONG_LABEL,
+    NAME_HYPHEN,
+    NAME_NUMERIC,
+    NAME_SINGLE_LABEL,
+} name_check_t;
+
+/* Checks a host name without a trailing dot. On failure *where points at the
+ * offending character or label. */
+static name_check_t check_name(const char *s, size_t len, size_t *where, size_t *where_len)
+{
+    *where = 0;
+    *where_len = 0;
+    if (len == 0)
+        return NAME_EMPTY;
+    for (size_t i = 0; i < len; i++)
+        if (!is_hostchar(s[i])) {
+            *where = i;
+            *where_len = 1;
+            return NAME_BAD_CHAR;
+        }
+    if (len > ALLOWLIST_NAME_MAX)
+        return NAME_TOO_LONG;
+    size_t labels = 0;
+    for (size_t start = 0; start <= len;) {
+        const char *dot = memchr(s + start, '.', len - start);
+        size_t end = dot != NULL ? (size_t)(dot - s) : len;
+        size_t n = end - start;
+        *where = start;
+        *where_len = n;
+        if (n == 0)
+            return NAME_EMPTY_LABEL;
+        if (n > 63)
+            return NAME_LONG_LABEL;
+        if (s[start] == '-' || s[end - 1] == '-')
+            return NAME_HYPHEN;
+        labels++;
+        start = end + 1;
+    }
+    *where = 0;
+    *where_len = len;
+    if (last_label_is_numeric(s, len))
+        return NAME_NUMERIC;
+    if (labels < 2)
+        return NAME_SINGLE_LABEL;
+    return NAME_OK;
+}
+
+bool allowlist_name_is_canonical(const char *name)
+{
+    if (name == NULL)
+        return false;
+    size_t len = strlen(name);
+    size_t w, wl;
+    if (check_name(name, len, &w, &wl) != NAME_OK)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (name[i] >= 'A' && name[i] <= 'Z')
+            return false;
+    return true;
+}
+
+/* ---- entries ---------------------------------------------------------- */
+
+static allowlist_entry_t *find_entry(const allowlist_t *al, const char *name, bool wildcard)
+{
+    for (size_t i = 0; i < al->n_entries; i++)
+        if (al->entries[i].wildcard == wildcard && strcmp(al->entries[i].name, name) == 0)
+            return &al->entries[i];
+    return NULL;
+}
+
+/* Whether `name` is `apex` or a subdomain of it. */
+static bool covered_by(const char *name, const char *apex)
+{
+    size_t n = strlen(name), a = strlen(apex);
+    if (n == a)
+        return strcmp(name, apex) == 0;
+    return n > a && name[n - a - 1] == '.' && strcmp(name + n - a, apex) == 0;
+}
+
+static int add_entry(parser_t *p, const char *name, bool wildcard, unsigned port,
+                     as_error_t **err)
+{
+    allowlist_t *al = p->al;
+    allowlist_entry_t *e = find_entry(al, name, wildcard);
+
+    if (e != NULL) {
+        if (port == 0)
+            return pwarn(p, p->line, err, "%s%s is already listed on line %u",
+                         wildcard ? "." : "", name, e->line);
+        for (size_t i = 0; i < e->n_ports; i++)
+            if (e->ports[i].port == port)
+                return pwarn(p, p->line, err, "%s:%u is already listed on line %u",
+                             name, port, e->ports[i].line);
+    } else {
+        if (al->n_entries >= ALLOWLIST_MAX_ENTRIES) {
+            p->stop = true;
+            return perr(p, err, "too many entries (the limit is %d)", ALLOWLIST_MAX_ENTRIES);
+        }
+        allowlist_entry_t *v = reallocarray(al->entries, al->n_entries + 1, sizeof(*v));
+        if (v == NULL)
+            return as_error_make(err, ENOMEM, "out of memory");
+        al->entries = v;
+        char *copy = strdup(name);
+        if (copy == NULL)
+            return as_error_make(err, ENOMEM, "out of memory");
+        e = &al->entries[al->n_entries++];
+        *e = (allowlist_entry_t){ .name = copy, .wildcard = wildcard, .line = p->line };
+    }
+    if (port == 0)
+        return 0;
+
+    allowlist_port_t *ports = reallocarray(e->ports, e->n_ports + 1, sizeof(*ports));
+    if (ports == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    e->ports = ports;
+    e->ports[e->n_ports++] = (allowlist_port_t){ .port = (uint16_t)port, .line = p->line };
+    return 0;
+}
+
+/* Parses "digits" into 1..65535. */
+static int parse_port(parser_t *p, const char *s, size_t len, unsigned *ret, as_error_t **err)
+{
+    if (len == 0)
+        return perr(p, err, "missing port number after ':'");
+    unsigned long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return perr(p, err, "port `%.*s` is not a number (expected 1-65535)",
+                        SHOW(len), s);
+        if (v <= 65535)
+            v = v * 10 + (unsigned long)(s[i] - '0');
+    }
+    if (v == 0 || v > 65535)
+        return perr(p, err, "port %.*s is out of range (expected 1-65535)",
+                    SHOW(len), s);
+    *ret = (unsigned)v;
+    return 0;
+}
+
+/* What is plainly not a host name: a URL, a path, a glob, user info, IPv6. */
+static int check_entry_shape(parser_t *p, const char *tok, size_t len, as_error_t **err)
+{
+    int show = SHOW(len);
+    const char *more = MORE(len);
+    if (len == 1 && tok[0] == '*')
+        return perr(p, err, "`*` would allow every host; list the host names instead");
+    if (has_str(tok, len, "://"))
+        return perr(p, err, "`%.*s%s` is a URL; write only the host name (e.g. api.example.com)",
+                    show, tok, more);
+    if (has_char(tok, len, '/'))
+        return perr(p, err, "`%.*s%s` contains a path or a '/'; write only the host name",
+                    show, tok, more);
+    if (has_char(tok, len, '*'))
+        return perr(p, err, "`%.*s%s`: `*` is not supported; write .example.com to allow "
+                    "example.com and all its subdomains", show, tok, more);
+    if (has_char(tok, len, '@'))
+        return perr(p, err, "`%.*s%s` contains '@'; write only the host name", show, tok, more);
+    if (tok[0] == '[')
+        return perr(p, err, "`%.*s%s` is an IPv6 address; only host names are allowed",
+                    show, tok, more);
+    const char *colon = memchr(tok, ':', len);
+    if (colon != NULL && memchr(colon + 1, ':', len - (size_t)(colon - tok) - 1) != NULL)
+        return perr(p, err, "`%.*s%s` looks like an IPv6 address; only host names are allowed",
+                    show, tok, more);
+    return 0;
+}
+
+/* An entry as written, and the host name in it. */
+typedef struct entry {
+    const char *tok;
+    size_t len;
+    const char *host;      /* without the wildcard's dot and the trailing dot */
+    size_t hlen;
+    bool wildcard;
+} entry_t;
+
+/* The message for a host name check_name() refused at w (wl bytes). */
+static int name_error(parser_t *p, const entry_t *e, name_check_t check, size_t w, size_t wl,
+                      as_error_t **err)
+{
+    const char *tok = e->tok, *host = e->host;
+    size_t hlen = e->hlen;
+    int show = SHOW(e->len);
+    const char *more = MORE(e->len);
+    switch (check) {
+    case NAME_OK:
+        return 0;
+    case NAME_EMPTY:
+        return perr(p, err, "empty host name in `%.*s%s`", show, tok, more);
+    case NAME_BAD_CHAR: {
+        unsigned char c = (unsigned char)host[w];
+        if (c == '_')
+            return perr(p, err, "invalid character '_' in host name `%.*s%s` "
+                        "(RFC 1123 allows letters, digits, '-' and '.')", show, tok, more);
+        if (isprint(c))
+            return perr(p, err, "invalid character '%c' in host name `%.*s%s` "
+                        "(allowed: letters, digits, '-' and '.')", c, show, tok, more);
+        return perr(p, err, "invalid byte 0x%02x in host name", c);
+    }
+    case NAME_TOO_LONG:
+        return perr(p, err, "host name `%.*s...` is %zu bytes long; the limit is %d",
+                    40, host, hlen, ALLOWLIST_NAME_MAX);
+    case NAME_EMPTY_LABEL:
+        return perr(p, err, "empty label in `%.*s%s` (two dots in a row, or a stray dot)",
+                    show, tok, more);
+    case NAME_LONG_LABEL:
+        return perr(p, err, "label `%.*s...` in `%.*s%s` is %zu bytes long; the limit is 63",
+                    20, host + w, show, tok, more, wl);
+    case NAME_HYPHEN:
+        return perr(p, err, "label `%.*s` in `%.*s%s` starts or ends with '-'",
+                    (int)wl, host + w, show, tok, more);
+    case NAME_NUMERIC:
+        return perr(p, err, "`%.*s%s` is an IP address (or has an all-numeric top-level label); "
+                    "only host names are allowed", show, tok, more);
+    case NAME_SINGLE_LABEL:
+        if (e->wildcard)
+            return perr(p, err, "`%.*s%s` would allow a whole top-level domain; "
+                        "a wildcard needs at least two labels (.example.com)", show, tok, more);
+        return perr(p, err, "`%.*s%s` is a single-label name; write the fully qualified name",
+                    show, tok, more);
+    }
+    return perr(p, err, "invalid host name `%.*s%s`", show, tok, more);
+}
+
+/* "name", ".name" or "name:port". */
+static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **err)
+{
+    int r = check_entry_shape(p, tok, len, err);
+    if (r < 0)
+        return r;
+    const char *colon = memchr(tok, ':', len);
+    size_t hlen = colon != NULL ? (size_t)(colon - tok) : len;
+    unsigned port = 0;
+    if (colon != NULL && (r = parse_port(p, colon + 1, len - hlen - 1, &port, err)) < 0)
+        return r;
+
+    const char *host = tok;
+    bool wildcard = false;
+    if (hlen > 0 && host[0] == '.') {
+        wildcard = true;
+        host++;
+        hlen--;
+    }
+    if (hlen > 0 && host[hlen - 1] == '.')
+        hlen--;                          /* one trailing dot: the root, dropped */
+    if (wildcard && port != 0)
+        return perr(p, err, "`%.*s%s`: a port can only follow an exact host name, "
+                    "not a wildcard", SHOW(len), tok, MORE(len));
+    size_t w, wl;
+    name_check_t check = check_name(host, hlen, &w, &wl);
+    if (check != NAME_OK) {
+        const entry_t e = { tok, len, host, hlen, wildcard };
+        return name_error(p, &e, check, w, wl, err);
+    }
+
+    char name[ALLOWLIST_NAME_MAX + 1];
+    for (size_t i = 0; i < hlen; i++)
+        name[i] = lower(host[i]);
+    name[hlen] = '\0';
+
+    if (port == 80 || port == 443) {
+        r = pwarn(p, p->line, err, "%s:%u: ports 80 and 443 are always allowed for a listed "
+                  "name; the port is redundant", name, port);
+        if (r < 0)
+            return r;
+        port = 0;
+    }
+    return add_entry(p, name, wildcard, port, err);
+}
+
+/* ---- allow-upstream-net ----------------------------------------------- */
+
+static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
+{
+    int show = SHOW(len);
+    if (has_char(s, len, ':'))
+        return perr(p, err, "%s `%.*s`: IPv6 networks are not supported (the sandbox has no "
+                    "IPv6 route)", DIRECTIVE_UPSTREAM_NET, show, s);
+    ipv4_net_t net;
+    if (!ipv4_net_parse(s, len, &net))
+        return perr(p, err, "%s `%.*s`: expected an IPv4 network in CIDR form "
+                    "(e.g. 10.1.0.0/16; decimal, no leading zeros)",
+                    DIRECTIVE_UPSTREAM_NET, show, s);
+    if ((net.addr & ~ipv4_prefix_mask(net.prefix)) != 0) {
+        char fixed[IPV4_NET_TEXT_MAX];
+        net.addr &= ipv4_prefix_mask(net.prefix);
+        ipv4_net_format(net, fixed, sizeof(fixed));
+        return perr(p, err, "%s `%.*s` has host bits set; did you mean %s?",
+                    DIRECTIVE_UPSTREAM_NET, show, s, fixed);
+    }
+
+    allowlist_t *al = p->al;
+    for (size_t i = 0; i < al->n_nets; i++)
+        if (al->nets[i].net.addr == net.addr && al->nets[i].net.prefix == net.prefix)
+            return pwarn(p, p->line, err, "%s %.*s is already listed on line %u",
+                         DIRECTIVE_UPSTREAM_NET, show, s, al->nets[i].line);
+
+    int r = 0;
+    if (net.prefix == 0)
+        r = pwarn(p, p->line, err, "%s %.*s turns off the refusal of private upstream "
+                  "addresses entirely", DIRECTIVE_UPSTREAM_NET, show, s);
+    else if (!refused_ranges_overlap(net))
+        r = pwarn(p, p->line, err, "%s %.*s: this network is public; the router does not "
+                  "refuse it in the first place", DIRECTIVE_UPSTREAM_NET, show, s);
+    if (r < 0)
+        return r;
+
+    if (al->n_nets >= ALLOWLIST_MAX_NETS) {
+        p->stop = true;
+        return perr(p, err, "too many %s lines (the limit is %d)", DIRECTIVE_UPSTREAM_NET,
+                    ALLOWLIST_MAX_NETS);
+    }
+    allowlist_net_t *v = reallocarray(al->nets, al->n_nets + 1, sizeof(*v));
+    if (v == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    al->nets = v;
+    al->nets[al->n_nets++] = (allowlist_net_t){ .net = net, .line = p->line };
+    return 0;
+}
+
+/* ---- lines ------------------------------------------------------------ */
+
+static int parse_line(parser_t *p, as_error_t **err)
+{
+    const config_line_t *l = &p->cur;
+    if (l->problem != NULL)
+        return perr(p, err, "%s", l->problem);
+    for (size_t i = 0; i < l->len; i++)
+        if ((unsigned char)l->text[i] >= 0x80)
+            return perr(p, err, "non-ASCII character; write internationalised names in "
+                        "punycode (xn--..., as `idn2 NAME` prints them)");
+
+    config_word_t w[3];
+    size_t n = config_line_words(l, w, ARRAY_SIZE(w));
+    for (size_t i = 0; i < n && i < ARRAY_SIZE(w); i++)
+        if (has_char(w[i].text, w[i].len, '#'))
+            return perr(p, err, "`%.*s`: a comment starts with a # at the start of a line or "
+                        "after a blank; put a space before it",
+                        SHOW(w[i].len), w[i].text);
+
+    bool directive = w[0].len == strlen(DIRECTIVE_UPSTREAM_NET)
+                     && memcmp(w[0].text, DIRECTIVE_UPSTREAM_NET, w[0].len) == 0;
+    if (directive) {
+        if (n != 2)
+            return perr(p, err, "%s expects exactly one IPv4 network (e.g. 10.1.0.0/16)",
+                        DIRECTIVE_UPSTREAM_NET);
+        return parse_net(p, w[1].text, w[1].len, err);
+    }
+    if (n > 1)
+        return perr(p, err, "whitespace inside an entry; write one host or host:port per line "
+                    "(`%.*s ...`)", SHOW(w[0].len), w[0].text);
+    return parse_entry(p, w[0].text, w[0].len, err);
+}
+
+/* Overlaps are only known once the whole file is read. */
+static int find_overlaps(parser_t *p, as_error_t **err)
+{
+    const allowlist_t *al = p->al;
+    for (size_t i = 0; i < al->n_entries; i++) {
+        const allowlist_entry_t *e = &al->entries[i];
+        if (!e->wildcard && e->n_ports > 0)
+            continue;            /* its extra ports are not covered by any wildcard */
+        const allowlist_entry_t *best = NULL;
+        for (size_t j = 0; j < al->n_entries; j++) {
+            const allowlist_entry_t *w = &al->entries[j];
+            if (j == i || !w->wildcard || !covered_by(e->name, w->name))
+                continue;
+            if (e->wildcard && strcmp(e->name, w->name) == 0)
+                continue;
+            if (best == NULL || strlen(w->name) > strlen(best->name))
+                best = w;
+        }
+        if (best == NULL)
+            continue;
+        int r = pwarn(p, e->line, err, "%s%s is already covered by .%s (line %u)",
+                      e->wildcard ? "." : "", e->name, best->name, best->line);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+static void free_warnings(warning_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(w[i].msg);
+    free(w);
+}
+
+/* Warnings in line order (overlaps are found last); a stable insertion
+ * sort keeps the emission order of warnings on the same line. Moves them
+ * into the list. */
+static int take_warnings(parser_t *p, allowlist_t *al, as_error_t **err)
+{
+    for (size_t i = 1; i < p->n_warnings; i++)
+        for (size_t j = i; j > 0 && p->warnings[j - 1].line > p->warnings[j].line; j--) {
+            warning_t t = p->warnings[j];
+            p->warnings[j] = p->warnings[j - 1];
+            p->warnings[j - 1] = t;
+        }
+    if (p->n_warnings == 0)
+        return 0;
+    al->warnings = calloc(p->n_warnings, sizeof(char *));
+    if (al->warnings == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n_warnings; i++)
+        al->warnings[i] = steal_pointer(&p->warnings[i].msg);
+    al->n_warnings = p->n_warnings;
+    return 0;
+}
+
+/* Every line, then the overlaps; an error on a line skips that line and
+ * parsing goes on, so that all of them are reported at once. */
+static int parse_all(parser_t *p, const char *text, size_t len, as_error_t **err)
+{
+    config_lines_init(&p->it, p->file != NULL ? p->file : "", text, len);
+    while (!p->stop && config_lines_next(&p->it, &p->cur)) {
+        p->line = p->cur.number;
+        int r = parse_line(p, err);
+        if (r < 0 && r != -EINVAL)
+            return r;
+    }
+    if (p->n_errors > 0)
+        return errors_result(p, err);
+    return find_overlaps(p, err);
+}
+
+int allowlist_parse(const char *filename, const char *text, size_t len,
+                    allowlist_t **ret, as_error_t **err)
+{
+    if (filename == NULL)
+        filename = "allowed-hosts";
+    if (text == NULL && len > 0)
+        return as_error_make(err, EINVAL, "%s: no text", filename);
+
+    allowlist_t *al = calloc(1, sizeof(*al));
+    if (al == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    parser_t p = { .file = filename, .al = al };
+    int r = parse_all(&p, text, len, err);
+    if (r == 0)
+        r = take_warnings(&p, al, err);
+    free_warnings(p.warnings, p.n_warnings);
+    free_errors(&p);
+    if (r < 0) {
+        allowlist_free(al);
+        return r;
+    }
+    *ret = al;
+    return 0;
+}
+
+int allowlist_parse_entry(const char *text, allowlist_t **ret, as_error_t **err)
+{
+    if (text == NULL || text[0] == '\0')
+        return as_error_make(err, EINVAL, "an empty entry");
+    if (strchr(text, '\n') != NULL)
+        return as_error_make(err, EINVAL, "an entry is one line");
+    allowlist_t *al = calloc(1, sizeof(*al));
+    if (al == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    parser_t p = { .file = NULL, .al = al };
+    int r = parse_all(&p, text, strlen(text), err);
+    if (r == 0)
+        r = take_warnings(&p, al, err);
+    if (r == 0 && al->n_nets > 0)
+        r = as_error_make(err, EINVAL, "%s is a line of the file, not a host name; "
+                          "edit the file to allow a network", DIRECTIVE_UPSTREAM_NET);
+    if (r == 0 && al->n_entries != 1)
+        r = as_error_make(err, EINVAL, "expected one host name, .domain or host:port");
+    free_warnings(p.warnings, p.n_warnings);
+    free_errors(&p);
+    if (r < 0) {
+        allowlist_free(al);
+        return r;
+    }
+    *ret = al;
+    return 0;
+}
+
+/* ---- changes, and the list as text ------------------------------------ */
+
+const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name, bool wildcard)
+{
+    return find_entry(al, name, wildcard);
+}
+
+const allowlist_entry_t *allowlist_covering(const allowlist_t *al, const char *name)
+{
+    const allowlist_entry_t *best = NULL;
+    for (size_t i = 0; i < al->n_entries; i++) {
+        const allowlist_entry_t *w = &al->entries[i];
+        if (w->wildcard && covered_by(name, w->name) &&
+            (best == NULL || strlen(w->name) > strlen(best->name)))
+            best = w;
+    }
+    return best;
+}
+
+int allowlist_append(allowlist_t *al, const allowlist_entry_t *e, as_error_t **err)
+{
+    if (!allowlist_name_is_canonical(e->name) || (e->wildcard && e->n_ports > 0))
+        return as_error_make(err, EINVAL, "internal error: not an entry of an allowlist");
+    if (find_entry(al, e->name, e->wildcard) != NULL)
+        return as_error_make(err, EEXIST, "%s%s is listed already", e->wildcard ? "." : "", e->name);
+    if (al->n_entries >= ALLOWLIST_MAX_ENTRIES)
+        return as_error_make(err, E2BIG, "the allowlist has %d entries, its limit",
+                             ALLOWLIST_MAX_ENTRIES);
+    allowlist_entry_t *v = reallocarray(al->entries, al->n_entries + 1, sizeof(*v));
+    if (v == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    al->entries = v;
+    allowlist_entry_t copy = { .wildcard = e->wildcard, .line = 0, .n_ports = e->n_ports };
+    copy.name = strdup(e->name);
+    copy.ports = e->n_ports > 0 ? calloc(e->n_ports, sizeof(*copy.ports)) : NULL;
+    if (copy.name == NULL || (e->n_ports > 0 && copy.ports == NULL)) {
+        free(copy.name);
+        free(copy.ports);
+        return as_error_make(err, ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < e->n_ports; i++)
+        copy.ports[i] = (allowlist_port_t){ .port = e->ports[i].port, .line = 0 };
+    al->entries[al->n_entries++] = copy;
+    return 0;
+}
+
+bool allowlist_remove(allowlist_t *al, const char *name, bool wildcard)
+{
+    allowlist_entry_t *e = find_entry(al, name, wildcard);
+    if (e == NULL)
+        return false;
+    free(e->name);
+    free(e->ports);
+    size_t i = (size_t)(e - al->entries);
+    memmove(e, e + 1, (al->n_entries - i - 1) * sizeof(*e));
+    al->n_entries--;
+    return true;
+}
+
+void allowlist_put_entry(FILE *f, const allowlist_entry_t *e)
+{
+    if (e->n_ports == 0) {
+        fprintf(f, "%s%s\n", e->wildcard ? "." : "", e->name);
+        return;
+    }
+    for (size_t j = 0; j < e->n_ports; j++)
+        fprintf(f, "%s:%u\n", e->name, e->ports[j].port);
+}
+
+int allowlist_format(const allowlist_t *al, char **ret_text, as_error_t **err)
+{
+    msg_t m;
+    int r = msg_open(&m, err);
+    if (r < 0)
+        return r;
+    for (size_t i = 0; i < al->n_entries; i++)
+        allowlist_put_entry(m.f, &al->entries[i]);
+    for (size_t i = 0; i < al->n_nets; i++) {
+        char net[IPV4_NET_TEXT_MAX];
+        ipv4_net_format(al->nets[i].net, net, sizeof(net));
+        fprintf(m.f, "%s %s\n", DIRECTIVE_UPSTREAM_NET, net);
+    }
+    return msg_close(&m, ret_text, err);
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+int allowlist_read_file(const char *path, char **ret_text, size_t *ret_len, as_error_t **err)
+{
+    int r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, ALLOWLIST_FILE_MAX, ret_text, ret_len, err);
+    if (r < 0)
+        return config_error_name(err, "cannot read ", path);
+    return 0;
+}
+
+int allowlist_load(const char *path, allowlist_t **ret, as_error_t **err)
+{
+    _cleanup_free_ char *text = NULL;
+    size_t len = 0;
+    int r = allowlist_read_file(path, &text, &len, err);
+    if (r < 0)
+        return r;
+    return allowlist_parse(path, text, len, ret, err);
+}
+
+void allowlist_free(allowlist_t *al)
+{
+    if (al == NULL)
+        return;
+    for (size_t i = 0; i < al->n_entries; i++) {
+        free(al->entries[i].name);
+        free(al->entries[i].ports);
+    }
+    free(al->entries);
+    free(al->nets);
+    for (size_t i = 0; i < al->n_warnings; i++)
+        free(al->warnings[i]);
+    free(al->warnings);
+    free(al);
+}

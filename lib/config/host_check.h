@@ -1,0 +1,68 @@
+/* What `agent-sandbox doctor` finds on this host: each check is a verdict
+ * (OK, WARN, FAIL), what was found, and the exact command that fixes it.
+ * The checks that need podman's answers take them as arguments (cmd/ asks
+ * the private service); those that read files take their paths, so that
+ * tests can point them elsewhere. Nothing here prints. */
+#ifndef AS_HOST_CHECK_H
+#define AS_HOST_CHECK_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "base/error.h"
+#include "resource_limits.h"
+
+typedef enum check_level {
+    CHECK_OK,
+    CHECK_WARN,      /* sessions run, but worse than they could */
+    CHECK_FAIL,      /* sessions fail, or run with less than they should */
+} check_level_t;
+
+typedef struct check {
+    check_level_t level;
+    char *detail;    /* what was found */
+    char *fix;       /* the command that fixes it; NULL when nothing needs fixing */
+} check_t;
+
+/* Fills c (which must be clear); -ENOMEM only. */
+int check_set(check_t *c, check_level_t level, const char *fix, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void check_clear(check_t *c);
+
+/* Whether `program` is an executable in a PATH directory. */
+bool host_on_path(const char *program);
+
+/* The command that installs a package: apt-get where there is apt-get,
+ * dnf where there is dnf (each distribution's name for it). NULL: no memory. */
+char *host_install_command(const char *debian_package, const char *fedora_package);
+
+/* The user's subordinate uid and gid ranges (by name or uid, as shadow's
+ * tools read them) cover 65536 ids each, and newuidmap and newgidmap are
+ * on PATH. The fix adds a range past every one in use. */
+int host_check_subids(const char *user, uid_t uid, const char *subuid_file, const char *subgid_file,
+                      check_t *ret);
+
+/* An unprivileged process may create a user namespace (tried in a child). */
+int host_check_userns(check_t *ret);
+
+/* `path` (/dev/net/tun) is a device the user can open read-write:
+ * rootless networking (slirp4netns, pasta) needs it. */
+int host_check_tun(const char *path, check_t *ret);
+
+/* podman's OCI runtime can run on this cgroup set-up: crun refuses a cgroup
+ * v1 host whose cgroup2 hierarchy (cgroup_root/unified) holds a controller;
+ * runc runs there. `containers_conf` is the user's containers.conf, for
+ * the fix. */
+int host_check_cgroup_runtime(const char *cgroup_root, const char *cgroup_version, const char *oci_runtime,
+                              const char *containers_conf, check_t *ret);
+
+/* The limits a session gets and whether this host enforces them: the note
+ * sessions print once per host, until `memory none` (and `cpus none`) in
+ * the limits file. */
+int host_check_limits(const limits_t *lim, const cgroup_caps_t *caps, const char *limits_file, check_t *ret);
+
+/* vfs copies the whole image for every container: each session starts
+ * seconds slower. `storage_conf` is the user's storage.conf, for the fix. */
+int host_check_storage(const char *driver, const char *storage_conf, check_t *ret);
+
+#endif

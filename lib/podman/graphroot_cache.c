@@ -1,0 +1,123 @@
+#include "graphroot_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+#define CACHE_NAME "graphroot"
+
+static void key_line(FILE *f, const char *path)
+{
+    struct stat st;
+    if (path == NULL)
+        return;
+    if (stat(path, &st) < 0)
+        fprintf(f, "%s -\n", path);
+    else
+        fprintf(f, "%s %lu %lld %lld.%09ld\n", path, (unsigned long)st.st_ino, (long long)st.st_size,
+                (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+int graphroot_cache_key(char **ret, as_error_t **err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return as_error_errno(err, errno, "computing the storage cache key");
+    /* the files containers-storage reads, in its order of precedence */
+    const char *env = getenv("CONTAINERS_STORAGE_CONF");
+    fprintf(f, "env %s\n", env != NULL ? env : "-");
+    /* without a graphroot in storage.conf, podman's default is under these */
+    const char *data = getenv("XDG_DATA_HOME"), *home_env = getenv("HOME");
+    fprintf(f, "data %s\nhome %s\n", data != NULL ? data : "-", home_env != NULL ? home_env : "-");
+    key_line(f, env);
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    _cleanup_free_ char *user = NULL;
+    if (xdg != NULL && xdg[0] == '/')
+        user = asprintf(&user, "%s/containers/storage.conf", xdg) < 0 ? NULL : user;
+    else if (home != NULL)
+        user = asprintf(&user, "%s/.config/containers/storage.conf", home) < 0 ? NULL : user;
+    key_line(f, user);
+    key_line(f, "/etc/containers/storage.conf");
+    key_line(f, "/usr/share/containers/storage.conf");
+    if (fclose(f) != 0) {
+        free(text);
+        return as_error_make(err, ENOMEM, "computing the storage cache key: out of memory");
+    }
+    *ret = text;
+    return 0;
+}
+
+/* The stored line: "<dev> <ino> <graphroot>", the directory's identity
+ * when it was stored. */
+int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err)
+{
+    _cleanup_free_ char *path = NULL, *key = NULL;
+    if (asprintf(&path, "%s/" CACHE_NAME, base_dir) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    int r = graphroot_cache_key(&key, err);
+    if (r < 0)
+        return r;
+    _cleanup_fclose_ FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return -ENOENT;
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    size_t klen = strlen(key);
+    if (n <= klen || strncmp(buf, key, klen) != 0)
+        return -ENOENT;
+    char *line = buf + klen;
+    line[strcspn(line, "\n")] = '\0';
+    unsigned long long dev, ino;
+    int root_at = 0;
+    if (sscanf(line, "%llu %llu %n", &dev, &ino, &root_at) != 2 || root_at == 0 || line[root_at] != '/')
+        return -ENOENT;
+    /* A key cannot cover everything (a storage reset, a moved home): the
+     * directory must still be the one that was stored. */
+    struct stat st;
+    if (stat(line + root_at, &st) < 0 || !S_ISDIR(st.st_mode) ||
+        (unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)
+        return -ENOENT;
+    if ((*ret = strdup(line + root_at)) == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    return 0;
+}
+
+int graphroot_cache_put(const char *base_dir, const char *graphroot, as_error_t **err)
+{
+    _cleanup_free_ char *path = NULL, *tmp = NULL, *key = NULL;
+    struct stat st;
+    if (stat(graphroot, &st) < 0)
+        return as_error_errno(err, errno, "podman's storage %s", graphroot);
+    if (asprintf(&path, "%s/" CACHE_NAME, base_dir) < 0 ||
+        asprintf(&tmp, "%s/." CACHE_NAME ".%ld", base_dir, (long)getpid()) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    int r = graphroot_cache_key(&key, err);
+    if (r < 0)
+        return r;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return as_error_errno(err, errno, "writing %s", tmp);
+    FILE *f = fdopen(fd, "w");
+    if (f == NULL) {
+        close(fd);
+        unlink(tmp);
+        return as_error_errno(err, errno, "writing %s", tmp);
+    }
+    fprintf(f, "%s%llu %llu %s\n", key, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+            graphroot);
+    if (fclose(f) != 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return as_error_errno(err, e, "writing %s", path);
+    }
+    return 0;
+}

@@ -1,0 +1,56 @@
+/* The per-session directory under <runtime dir>/agent-sandbox/ (the runtime
+ * directory is $XDG_RUNTIME_DIR or its fallback, lib/config/user_dirs.h): private
+ * (0700, never mounted anywhere), holding the service socket and a lock that
+ * the CLI keeps for its whole life. A directory whose lock nobody holds
+ * belongs to a session whose CLI is gone. */
+#ifndef AS_SESSION_DIR_H
+#define AS_SESSION_DIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/error.h"
+
+#define SESSION_ID_LEN 12
+
+typedef struct session_dir {
+    char id[SESSION_ID_LEN + 1];
+    char *base;          /* <runtime dir>/agent-sandbox */
+    char *path;          /* base/<id> */
+    char *socket_path;   /* path/podman.sock */
+    int lock_fd;
+} session_dir_t;
+
+/* Random lower-case hex id of SESSION_ID_LEN digits. */
+int session_id_generate(char ret[SESSION_ID_LEN + 1], as_error_t **err);
+
+/* Whether s is an id as session_id_generate makes them. */
+bool session_id_valid(const char *s);
+
+/* The base directory, created 0700 if missing; refuses one that is not a
+ * directory owned by us with mode 0700. */
+int session_base_dir(char **ret, as_error_t **err);
+
+/* Creates base/<id> atomically with its lock held (made under a temporary
+ * name, locked, then renamed), so no sweeper ever sees it unlocked. */
+int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err);
+/* Removes the directory and everything in it, then releases the lock. */
+int session_dir_remove(session_dir_t *d, as_error_t **err);
+void session_dir_free(session_dir_t *d);
+
+/* Writes `text` to dir/name with `mode` (the router reads its files as
+ * another uid), through a temporary file and rename. `name` may have one
+ * directory level ("router/nginx.conf"). */
+int session_dir_write_file_mode(const char *dir, const char *name, const char *text, mode_t mode,
+                                as_error_t **err);
+
+/* Whether a live CLI holds the lock of base/<id> (base_fd is base, opened
+ * as a directory): the session is running. */
+bool session_dir_lock_held(int base_fd, const char *id);
+
+/* Removes a directory tree that holds only files and directories (no
+ * following of symlinks). Exposed for the sweeper. */
+int remove_tree(const char *path, as_error_t **err);
+
+#endif

@@ -1,0 +1,297 @@
+#include "session_plan.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/agent_profile.h"
+#include "agent_spec.h"
+#include "egress_spec.h"
+#include "session_dir.h"
+#include "base/strv.h"
+#include "base/util.h"
+
+bool image_ref_valid(const char *ref)
+{
+    if (ref == NULL || ref[0] == '\0' || strlen(ref) > 255 || ref[0] == '-' || ref[0] == '/')
+        return false;
+    for (const char *c = ref; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("._/:@-", *c) != NULL))
+            return false;
+    return strstr(ref, "..") == NULL;
+}
+
+bool network_name_valid(const char *name)
+{
+    if (name == NULL || name[0] == '\0' || strlen(name) > 200 || !isalnum((unsigned char)name[0]))
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && strchr("_.-", *c) == NULL)
+            return false;
+    return true;
+}
+
+/* Copies s unless it is NULL; false only when out of memory. */
+static bool dup_or_null(const char *s, char **ret)
+{
+    *ret = s != NULL ? strdup(s) : NULL;
+    return s == NULL || *ret != NULL;
+}
+
+void session_plan_free(session_plan_t *p)
+{
+    if (p == NULL)
+        return;
+    free(p->id);
+    free(p->pid);
+    free(p->network);
+    free(p->pod);
+    free(p->agent);
+    free(p->image);
+    free(p->workdir);
+    free(p->session_dir);
+    free(p->home_volume);
+    free(p->home_project);
+    free(p->login_volume);
+    free(p->legacy_home);
+    free(p->router);
+    free(p->forwarder);
+    free(p->router_image);
+    free(p->egress_network);
+    free(p->resolver);
+    free(p->user_name);
+    free(p->git_config);
+    free(p->git_config_path);
+    free(p->allowlist_path);
+    strv_free(p->command);
+    strv_free(p->env);
+    egress_spec_free(p->egress);
+    free(p->agent_spec);
+    free(p);
+}
+
+static bool env_sets(char *const *env, const char *entry)
+{
+    size_t n = strcspn(entry, "=");
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        if (strncmp(env[i], entry, n) == 0 && env[i][n] == '=')
+            return true;
+    return false;
+}
+
+/* The agent's command with the request's as its arguments, or the
+ * request's own. */
+static char **compose_command(const session_inputs_t *in)
+{
+    char **v = strv_copy(in->agent_args ? in->agent->command : in->command);
+    for (size_t i = 0; v != NULL && in->agent_args && in->command != NULL && in->command[i] != NULL; i++)
+        if (strv_push(&v, in->command[i]) < 0) {
+            strv_free(v);
+            return NULL;
+        }
+    return v;
+}
+
+/* The agent's variables (its telemetry switches among them) unless the
+ * request sets the name itself, then the request's; then, with the login
+ * volume, the variable that points the agent at it. */
+static char **compose_env(const session_inputs_t *in, bool login)
+{
+    const struct agent_profile *a = in->agent;
+    char **v = strv_copy(NULL);
+    char *const *sets[] = { a != NULL ? a->env : NULL, a != NULL ? a->telemetry_off : NULL };
+    for (size_t k = 0; v != NULL && k < ARRAY_SIZE(sets); k++)
+        for (size_t i = 0; sets[k] != NULL && sets[k][i] != NULL; i++)
+            if (!env_sets(in->env, sets[k][i]) && strv_push(&v, sets[k][i]) < 0)
+                goto oom;
+    for (size_t i = 0; v != NULL && in->env != NULL && in->env[i] != NULL; i++)
+        if (strv_push(&v, in->env[i]) < 0)
+            goto oom;
+    _cleanup_free_ char *login_env = NULL;
+    if (v != NULL && login && (asprintf(&login_env, "%s=" AGENT_LOGIN_DIR, a->login_env) < 0 ||
+                               strv_push(&v, login_env) < 0))
+        goto oom;
+    return v;
+oom:
+    strv_free(v);
+    return NULL;
+}
+
+/* No IPv6 at all in the pod, not even link-local. */
+static const podman_label_t pod_sysctls[] = {
+    { "net.ipv6.conf.all.disable_ipv6", "1" },
+    { "net.ipv6.conf.default.disable_ipv6", "1" },
+};
+
+/* The network, the pod, the egress path and the agent. */
+static int build_specs(session_plan_t *p, as_error_t **err)
+{
+    bool egress = p->router_image != NULL;
+    p->network_spec = (podman_network_spec_t){
+        .name = p->network, .internal = true, .dns_enabled = false,
+        .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
+    };
+    /* with a router, its address is the one DNS server: bound from the subnet */
+    p->pod_spec = (podman_pod_spec_t){
+        .name = p->pod, .network = p->network, .userns_keep_id = true, .no_manage_hosts = egress,
+        .sysctls = pod_sysctls, .n_sysctls = ARRAY_SIZE(pod_sysctls),
+        .ports = p->pod_ports, .n_ports = p->n_publish,
+        .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
+    };
+    int r;
+    if (egress && (r = egress_spec_build(p, &p->egress, err)) < 0)
+        return r;
+    if ((p->agent_spec = calloc(1, sizeof(*p->agent_spec))) == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    return agent_spec_build(p, p->agent_spec, err);
+}
+
+/* Everything the plan takes from the inputs, checked before any of it is used. */
+static int check_inputs(const session_inputs_t *in, as_error_t **err)
+{
+    if (in->id == NULL || !session_id_valid(in->id))
+        return as_error_make(err, EINVAL, "session id \"%s\" is not 12 lower-case hex digits",
+                             in->id ? in->id : "");
+    if (!image_ref_valid(in->image))
+        return as_error_make(err, EINVAL, "image name \"%s\" is not a valid image reference",
+                             in->image ? in->image : "");
+    if (in->workdir == NULL || in->workdir[0] != '/')
+        return as_error_make(err, EINVAL, "the launch directory must be an absolute path");
+    const char *volumes[] = { in->home_volume, in->login_volume, in->legacy_home };
+    for (size_t i = 0; i < ARRAY_SIZE(volumes); i++)
+        if (volumes[i] != NULL && !network_name_valid(volumes[i]))
+            return as_error_make(err, EINVAL, "%s volume name \"%s\" is not a valid volume name "
+                                 "([a-zA-Z0-9][a-zA-Z0-9_.-]*)", i == 1 ? "login" : "home", volumes[i]);
+    if (in->private_home && (in->home_volume != NULL || in->login_volume != NULL))
+        return as_error_make(err, EINVAL, "a private home takes no volume");
+    if (in->agent_args && in->agent == NULL)
+        return as_error_make(err, EINVAL, "arguments for an agent, but no agent");
+    char *const *command = in->agent_args ? in->agent->command : in->command;
+    if (command == NULL || command[0] == NULL || command[0][0] == '\0')
+        return as_error_make(err, EINVAL, "no command to run in the sandbox");
+    if (in->router_image != NULL && !image_ref_valid(in->router_image))
+        return as_error_make(err, EINVAL, "router image name \"%s\" is not a valid image reference",
+                             in->router_image);
+    if (in->egress_network != NULL && !network_name_valid(in->egress_network))
+        return as_error_make(err, EINVAL, "egress network name \"%s\" is not a valid network name "
+                             "([a-zA-Z0-9][a-zA-Z0-9_.-]*)", in->egress_network);
+    struct in_addr resolver;
+    if (in->resolver != NULL && inet_pton(AF_INET, in->resolver, &resolver) != 1)
+        return as_error_make(err, EINVAL, "resolver \"%s\" is not an IPv4 address", in->resolver);
+    for (size_t i = 0; in->env != NULL && in->env[i] != NULL; i++) {
+        const char *eq = strchr(in->env[i], '=');
+        if (eq == NULL || eq == in->env[i])
+            return as_error_make(err, EINVAL, "environment entry \"%s\" is not NAME=VALUE", in->env[i]);
+    }
+    if (in->n_publish > 0 && in->router_image == NULL)
+        return as_error_make(err, EINVAL, "publishing a port needs the router's forwarder");
+    int r;
+    if (in->n_publish > 0 && (r = publish_list_check(in->publish, in->n_publish, err)) < 0)
+        return r;
+    if (in->git_config != NULL && in->session_dir == NULL)
+        return as_error_make(err, EINVAL, "the git identity needs a session directory");
+    return 0;
+}
+
+/* Published ports, the user's name and ids, and the git config: copied. */
+static int daily_work_copy(session_plan_t *p, const session_inputs_t *in)
+{
+    p->n_publish = in->n_publish;
+    for (size_t i = 0; i < in->n_publish; i++) {
+        p->publish[i] = in->publish[i];
+        p->pod_ports[i] = (podman_port_t){ .host_ip = PUBLISH_HOST_IP, .host_port = in->publish[i].host_port,
+                                           .container_port = publish_relay_port(i) };
+    }
+    p->uid = in->uid;
+    p->gid = in->gid;
+    if (!dup_or_null(in->user_name, &p->user_name) || !dup_or_null(in->git_config, &p->git_config))
+        return -ENOMEM;
+    if (in->git_config != NULL && asprintf(&p->git_config_path, "%s/" SESSION_GIT_CONFIG_FILE, in->session_dir) < 0) {
+        p->git_config_path = NULL;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
+{
+    int r = check_inputs(in, err);
+    if (r < 0)
+        return r;
+    session_plan_t *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    p->tty = in->tty;
+    p->private_home = in->private_home;
+    p->profile = in->agent;
+    /* Only an agent that reads its login from a directory of its own gets
+     * the shared login volume: no other agent's session holds that login. */
+    bool login = in->login_volume != NULL && in->agent != NULL && in->agent->login_env != NULL;
+    if ((p->id = strdup(in->id)) == NULL ||
+        asprintf(&p->pid, "%ld", (long)in->cli_pid) < 0 ||
+        asprintf(&p->network, "agent-sandbox-%s-net", in->id) < 0 ||
+        asprintf(&p->pod, "agent-sandbox-%s", in->id) < 0 ||
+        asprintf(&p->agent, "agent-sandbox-%s-agent", in->id) < 0 ||
+        (p->image = strdup(in->image)) == NULL ||
+        (p->workdir = strdup(in->workdir)) == NULL ||
+        (in->session_dir != NULL && (p->session_dir = strdup(in->session_dir)) == NULL) ||
+        !dup_or_null(in->home_volume, &p->home_volume) ||
+        !dup_or_null(in->home_project, &p->home_project) ||
+        !dup_or_null(login ? in->login_volume : NULL, &p->login_volume) ||
+        !dup_or_null(login ? in->legacy_home : NULL, &p->legacy_home) ||
+        !dup_or_null(in->allowlist_path, &p->allowlist_path) ||
+        (p->command = compose_command(in)) == NULL ||
+        (p->env = compose_env(in, login)) == NULL ||
+        asprintf(&p->router, "agent-sandbox-%s-router", in->id) < 0 ||
+        asprintf(&p->forwarder, "agent-sandbox-%s-forwarder", in->id) < 0 ||
+        (in->router_image != NULL && (p->router_image = strdup(in->router_image)) == NULL) ||
+        (in->egress_network != NULL && (p->egress_network = strdup(in->egress_network)) == NULL) ||
+        (in->resolver != NULL && (p->resolver = strdup(in->resolver)) == NULL) ||
+        daily_work_copy(p, in) < 0) {
+        session_plan_free(p);
+        return as_error_make(err, ENOMEM, "out of memory");
+    }
+    p->allowlist = in->allowlist;
+    p->limits = in->limits;
+    p->cgroups = in->cgroups;
+    p->workspace = in->workspace;
+    p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
+    p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
+    r = build_specs(p, err);
+    if (r < 0) {
+        session_plan_free(p);
+        return r;
+    }
+    *ret = p;
+    return 0;
+}
+
+int session_plan_bind(session_plan_t *p, const char *subnet, as_error_t **err)
+{
+    if (p->egress == NULL)
+        return 0;
+    int r = egress_spec_bind(p->egress, p, subnet, err);
+    if (r < 0)
+        return r;
+    p->pod_dns[0] = p->egress->router_ip;
+    p->pod_spec.dns_servers = p->pod_dns;
+    return 0;
+}
+
+int session_plan_host_mounts(const session_plan_t *p, const char ***ret, as_error_t **err)
+{
+    const agent_spec_t *a = p->agent_spec;
+    const char **v = calloc(a->n_mounts + 1, sizeof(char *));
+    if (v == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_mounts; i++)
+        if (strcmp(a->mounts[i].type, "bind") == 0)
+            v[n++] = a->mounts[i].destination;
+    *ret = v;
+    return 0;
+}

@@ -1,0 +1,170 @@
+/* The agent's run: attached, started (only after set-up proved the egress
+ * path), its I/O pumped, signals forwarded, its end told apart. */
+#include "session_int.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/terminal.h"
+#include "base/util.h"
+
+void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx)
+{
+    s->egress_lost = fn;
+    s->egress_lost_ctx = ctx;
+}
+
+/* The router or the forwarder stopped: stop the other too, so that nothing
+ * of the egress path is left half up (the router is reachable from the pod
+ * without the forwarder), then tell the user. */
+static void on_watch(void *ctx)
+{
+    session_t *s = ctx;
+    const char *parts[] = { s->plan->router, s->plan->forwarder };
+    for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+        as_error_t *e = NULL;
+        podman_container_kill(s->api, parts[i], SIGKILL, &e);
+        as_error_free(&e);        /* the one that died is gone already */
+    }
+    if (s->egress_lost != NULL)
+        s->egress_lost(s->egress_lost_ctx);
+}
+
+static void resize_agent(session_t *s)
+{
+    unsigned rows, cols;
+    if (s->agent_id != NULL && s->io != NULL && terminal_size(s->io->in_fd, &rows, &cols)) {
+        as_error_t *e = NULL;
+        podman_container_resize(s->api, s->agent_id, rows, cols, &e);
+        as_error_free(&e);       /* a lost resize only misdraws the screen */
+    }
+}
+
+static void on_signal(int signo, void *ctx)
+{
+    session_t *s = ctx;
+    if (signo == SIGWINCH) {
+        if (s->plan->tty)
+            resize_agent(s);
+        return;
+    }
+    /* First: pass it on, so the agent can finish in order. Again: kill. */
+    as_error_t *e = NULL;
+    podman_container_kill(s->api, s->agent_id, s->forwarded++ == 0 ? signo : SIGKILL, &e);
+    as_error_free(&e);           /* the agent may already be gone */
+}
+
+/* The agent outlived the grace after the signal it was passed: an agent
+ * that ignores SIGHUP would otherwise keep the CLI of a closed terminal,
+ * which sends no second signal, waiting for ever. */
+static void on_signal_overdue(void *ctx)
+{
+    session_t *s = ctx;
+    s->forwarded++;
+    as_error_t *e = NULL;
+    podman_container_kill(s->api, s->agent_id, SIGKILL, &e);
+    as_error_free(&e);           /* the agent may already be gone */
+}
+
+/* The agent's output cannot be written: end it, as a shell pipeline ends
+ * a writer whose reader went away (SIGPIPE), or as a lost output should
+ * (SIGTERM); SIGKILL when it is still there after the grace. */
+static void on_output_lost(int errnum, bool again, void *ctx)
+{
+    session_t *s = ctx;
+    s->output_lost = true;
+    as_error_t *e = NULL;
+    podman_container_kill(s->api, s->agent_id, again ? SIGKILL : errnum == EPIPE ? SIGPIPE : SIGTERM, &e);
+    as_error_free(&e);           /* the agent may already be gone */
+}
+
+/* How long a removal from outside may take to finish after the exit it caused. */
+#define REMOVAL_WAIT_MS 3000L
+
+/* The container is gone, or is within wait_ms: a `podman rm` from outside
+ * stops the agent first and removes it only after we hear of its exit. */
+static bool container_removed(session_t *s, long wait_ms)
+{
+    long deadline = monotonic_ms() + wait_ms;
+    for (;;) {
+        bool running = false;
+        as_error_t *e = NULL;
+        int r = podman_container_running(s->api, s->agent_id, &running, &e);
+        as_error_free(&e);
+        if (r == -ENOENT)
+            return true;
+        if (r < 0 || monotonic_ms() >= deadline)
+            return false;
+        struct timespec pause = { .tv_nsec = 50 * 1000000L };
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* Its exit status, or why there is none. A SIGTERM or SIGKILL the CLI did
+ * not send is what `podman rm` or `stop` from outside gives. */
+static int agent_end(session_t *s, session_result_t *res, as_error_t **err)
+{
+    int r = podman_container_wait(s->api, s->agent_id, &res->exit_code, err);
+    if (r == -ENOENT) {
+        /* no exit code: removed and forgotten, or its monitor died before writing one */
+        as_error_free(err);
+        res->end = container_removed(s, 0) ? SESSION_AGENT_REMOVED : SESSION_MONITOR_DIED;
+        return 0;
+    }
+    if (r < 0)
+        return r;
+    bool outside = s->forwarded == 0 && !s->output_lost &&
+                   (res->exit_code == 128 + SIGTERM || res->exit_code == 128 + SIGKILL);
+    res->end = outside && container_removed(s, REMOVAL_WAIT_MS) ? SESSION_AGENT_REMOVED
+                                                                : SESSION_AGENT_EXITED;
+    return 0;
+}
+
+int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_error_t **err)
+{
+    /* attached during set-up, before its start: no output is missed */
+    int r = s->agent_out == NULL ? session_attach_agent(s->api, s, err) : 0;
+    if (r < 0)
+        return r;
+    http_stream_t *stream = steal_pointer(&s->agent_out), *input = steal_pointer(&s->agent_in);
+    r = podman_container_start(s->api, s->agent_id, err);
+    if (r < 0) {
+        http_stream_free(stream);
+        http_stream_free(input);
+        return r;
+    }
+    s->io = io;
+    if (s->plan->tty)
+        resize_agent(s);
+    /* A signal that came between set-up and start is forwarded now. */
+    int sig = signal_source_terminating(s->signals);
+    if (sig != 0)
+        on_signal(sig, s);
+
+    /* Watch the egress path: if it dies, egress is closed (nothing falls
+     * back to another route) and the user is told. */
+    http_stream_t *events = NULL;
+    if (s->plan->router_image != NULL) {
+        char *watched[] = { s->plan->router, s->plan->forwarder, NULL };
+        as_error_t *werr = NULL;
+        if (podman_events_died(s->api, watched, &events, &werr) < 0)
+            as_error_free(&werr);     /* only the notice is lost, not the confinement */
+    }
+    attach_hooks_t hooks = { .signals = s->signals, .on_signal = on_signal, .watch = events, .on_watch = on_watch,
+                             .on_output_lost = on_output_lost, .on_signal_overdue = on_signal_overdue,
+                             .ctx = s };
+    session_result_t res = {0};
+    r = attach_pump(stream, input, io, &hooks, &res.io, err);
+    http_stream_free(stream);
+    http_stream_free(input);
+    http_stream_free(events);
+    s->io = NULL;
+    if (r < 0 || (r = agent_end(s, &res, err)) < 0)
+        return r;
+    *ret = res;
+    return 0;
+}

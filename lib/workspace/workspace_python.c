@@ -1,0 +1,330 @@
+/* After the session: Python virtual environments in the tree. Host python
+ * run from one (.venv/bin/python, its pip, `. .venv/bin/activate`) reads, at
+ * start and without anyone choosing to run the project's code: pyvenv.cfg
+ * (which python runs, with which stdlib), every .pth file of its
+ * site-packages (site.py runs a line that starts with `import` and adds the
+ * directory each other line names to sys.path), sitecustomize and
+ * usercustomize, and the scripts and modules beside the interpreter in bin/
+ * (sys.path[0] for a script there). What of that is new or changed since the
+ * start is disabled; what a plain `pip install` of a wheel writes (a package
+ * directory, its dist-info, console scripts without a suffix) is not. See
+ * "Python environments" in docs/workspace-protection.md. */
+#include "workspace_int.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/file_read.h"
+#include "base/paths.h"
+#include "base/strv.h"
+#include "base/util.h"
+
+#define PTH_MAX (1024 * 1024)
+
+#define WHY_CFG       "a virtual environment's pyvenv.cfg, which says which python runs and with which " \
+                      "standard library"
+#define WHY_CUSTOMIZE "a sitecustomize or usercustomize module of a virtual environment, which python " \
+                      "imports when it starts"
+#define WHY_PTH_EXEC  "a .pth file with a line python runs when it starts (import ...)"
+#define WHY_PTH_PATH  "a .pth file naming a directory outside its site-packages, which python puts on " \
+                      "sys.path when it starts"
+#define WHY_PTH_READ  "a .pth file that cannot be read (not a regular file, unreadable or over 1 MiB), " \
+                      "which python would read when it starts"
+#define WHY_PTH_TEXT  "a .pth file that is not plain ASCII text, which python versions split and " \
+                      "decode differently"
+#define WHY_ACTIVATE  "an activate script of a virtual environment, which your shell runs when you " \
+                      "activate it"
+#define WHY_PYTHON    "an interpreter of a virtual environment (changed or re-pointed, it runs " \
+                      "something else)"
+#define WHY_BIN_MOD   "a Python module in a virtual environment's bin directory, which shadows what " \
+                      "the scripts there import (it is first on their sys.path)"
+#define WHY_LINK      "a symlink on the way to a virtual environment's bin or site-packages"
+
+static const char *base_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s != NULL ? s + 1 : path;
+}
+
+/* Is the directory holding path ("a/b/c" or "/a/b/c") named `name`? */
+static bool parent_named(const char *path, const char *name)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = strlen(name);
+    if (slash == NULL || (size_t)(slash - path) < n)
+        return false;
+    const char *p = slash - n;
+    return strncmp(p, name, n) == 0 && (p == path || p[-1] == '/');
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), l = strlen(suffix);
+    return n >= l && strcmp(s + n - l, suffix) == 0;
+}
+
+/* sitecustomize or usercustomize: the module, a package, a .py, .pyc, .so... */
+static bool customize_name(const char *base)
+{
+    static const char *const names[] = { "sitecustomize", "usercustomize" };
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        size_t l = strlen(names[i]);
+        if (strncmp(base, names[i], l) == 0 && (base[l] == '\0' || base[l] == '.'))
+            return true;
+    }
+    return false;
+}
+
+static bool pth_path(const char *path)
+{
+    return has_suffix(base_of(path), ".pth") &&
+           (parent_named(path, "site-packages") || parent_named(path, "dist-packages"));
+}
+
+bool ws_python_relevant(const char *path)
+{
+    const char *base = base_of(path);
+    return strcmp(base, "pyvenv.cfg") == 0 || customize_name(base) || parent_named(path, "bin") ||
+           pth_path(path);
+}
+
+/* ---- the environments ------------------------------------------------- */
+
+/* Adds the directory of each pyvenv.cfg in s (a file or a link: python
+ * follows one) to *roots, once. */
+static int add_roots(const workspace_snapshot_t *s, char ***roots)
+{
+    for (size_t i = 0; s != NULL && i < s->n; i++) {
+        const ws_item_t *it = &s->v[i];
+        if (!(it->what & W_PYTHON) || strcmp(base_of(it->rel), "pyvenv.cfg") != 0 ||
+            !(S_ISREG(it->mode) || S_ISLNK(it->mode)))
+            continue;
+        _cleanup_free_ char *dir = strdup(it->rel);
+        if (dir == NULL)
+            return -ENOMEM;
+        char *slash = strrchr(dir, '/');
+        if (slash != NULL)
+            *slash = '\0';
+        const char *root = slash != NULL ? dir : ".";
+        if (!strv_contains(*roots, root) && strv_push(roots, root) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* rel below root: the part after it, or NULL when rel is not inside. */
+static const char *below(const char *root, const char *rel)
+{
+    if (strcmp(root, ".") == 0)
+        return rel;
+    size_t l = strlen(root);
+    return strncmp(rel, root, l) == 0 && rel[l] == '/' ? rel + l + 1 : NULL;
+}
+
+/* The deepest environment holding rel: its path below it, or NULL. */
+static const char *in_env(char *const *roots, const char *rel)
+{
+    const char *best = NULL;
+    for (size_t i = 0; roots != NULL && roots[i] != NULL; i++) {
+        const char *sub = below(roots[i], rel);
+        if (sub != NULL && (best == NULL || strlen(sub) < strlen(best)))
+            best = sub;
+    }
+    return best;
+}
+
+/* ---- .pth files --------------------------------------------------------- */
+
+/* Only printable ASCII, tabs and line ends: python 3.11 reads a .pth in the
+ * locale's encoding and splits it at \n and \r, 3.13 decodes UTF-8 first
+ * and also splits at \v, \f, \x1c-\x1e, U+0085, U+2028 and U+2029, so a
+ * comment line could hide an import line from one of them. */
+static bool plain_text(const char *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c >= 0x7f)
+            return false;
+    }
+    return true;
+}
+
+/* Does a path line lead outside the site directory `site` (absolute and
+ * physical)? site.py joins it to the site directory and normalizes it by
+ * name; a link inside could still lead out. */
+static int leads_outside(const char *site, const char *line, size_t n, bool *ret)
+{
+    _cleanup_free_ char *joined = NULL, *norm = NULL, *real = NULL, *real_site = NULL;
+    if ((line[0] == '/' ? asprintf(&joined, "%.*s", (int)n, line)
+                        : asprintf(&joined, "%s/%.*s", site, (int)n, line)) < 0)
+        return -ENOMEM;
+    as_error_t *e = NULL;
+    if (path_normalize(joined, &norm, &e) < 0) {
+        as_error_free(&e);
+        return -ENOMEM;
+    }
+    path_relation_t rel = path_relation(norm, site);
+    *ret = true;
+    if (rel != PATH_SAME && rel != PATH_INSIDE)
+        return 0;
+    if ((real = realpath(norm, NULL)) == NULL) {
+        *ret = errno != ENOENT;      /* python adds only what exists */
+        return errno == ENOMEM ? -ENOMEM : 0;
+    }
+    if ((real_site = realpath(site, NULL)) == NULL)
+        return errno == ENOMEM ? -ENOMEM : 0;
+    rel = path_relation(real, real_site);
+    *ret = rel != PATH_SAME && rel != PATH_INSIDE;
+    return 0;
+}
+
+/* One line, as site.py's addpackage() takes it. */
+static int pth_line(const char *site, const char *s, size_t n, const char **ret_why)
+{
+    size_t b = 0;
+    while (b < n && (s[b] == ' ' || s[b] == '\t'))
+        b++;
+    if (b == n || s[0] == '#')
+        return 0;
+    if (n > 6 && memcmp(s, "import", 6) == 0 && (s[6] == ' ' || s[6] == '\t')) {
+        *ret_why = WHY_PTH_EXEC;
+        return 0;
+    }
+    while (s[n - 1] == ' ' || s[n - 1] == '\t')
+        n--;
+    bool out = false;
+    int r = leads_outside(site, s, n, &out);
+    if (r == 0 && out)
+        *ret_why = WHY_PTH_PATH;
+    return r;
+}
+
+static int pth_text(const char *site, const char *t, size_t n, const char **ret_why)
+{
+    if (n >= 3 && memcmp(t, "\xef\xbb\xbf", 3) == 0) {   /* 3.13 drops it (utf-8-sig) */
+        t += 3;
+        n -= 3;
+    }
+    if (!plain_text(t, n)) {
+        *ret_why = WHY_PTH_TEXT;
+        return 0;
+    }
+    for (size_t i = 0; i < n && *ret_why == NULL;) {
+        size_t e = i;
+        while (e < n && t[e] != '\n' && t[e] != '\r')
+            e++;
+        int r = pth_line(site, t + i, e - i, ret_why);
+        if (r < 0)
+            return r;
+        i = e + (e + 1 < n && t[e] == '\r' && t[e + 1] == '\n' ? 2 : 1);
+    }
+    return 0;
+}
+
+/* Reads the .pth at rel (never through a link): *ret_why says what is
+ * wrong with it, or stays NULL. */
+static int pth_check(const workspace_t *ws, const char *rel, const char **ret_why)
+{
+    _cleanup_free_ char *abs = NULL, *text = NULL;
+    if (asprintf(&abs, "%s/%s", ws->launch_dir, rel) < 0)
+        return -ENOMEM;
+    _cleanup_close_ int fd = open(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    size_t len = 0;
+    int r = fd < 0 || fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL
+          : read_fd_bounded(fd, PTH_MAX, &text, &len);
+    if (r == -ENOMEM)
+        return r;
+    if (r < 0) {
+        *ret_why = WHY_PTH_READ;
+        return 0;
+    }
+    *strrchr(abs, '/') = '\0';
+    return pth_text(abs, text, len, ret_why);
+}
+
+/* ---- what runs ---------------------------------------------------------- */
+
+/* An entry of the environment's bin/ (by its name and type). */
+static const char *bin_verdict(const char *base, mode_t mode)
+{
+    if (strncmp(base, "activate", 8) == 0 || strcmp(base, "Activate.ps1") == 0)
+        return WHY_ACTIVATE;
+    if (strncmp(base, "python", 6) == 0)
+        return WHY_PYTHON;
+    if (S_ISDIR(mode) || has_suffix(base, ".py") || has_suffix(base, ".pyc") || has_suffix(base, ".so"))
+        return WHY_BIN_MOD;
+    return NULL;
+}
+
+/* A link python follows to reach bin/ or site-packages: bin itself, or in
+ * lib/, lib64/ (Fedora's platlibdir) ... down to lib/pythonX.Y/site-packages. */
+static bool on_the_way(const char *sub)
+{
+    if (strcmp(sub, "bin") == 0)
+        return true;
+    size_t depth = 1;
+    for (const char *c = sub; *c != '\0'; c++)
+        depth += *c == '/';
+    return (strncmp(sub, "lib", 3) == 0 || strncmp(sub, "Lib", 3) == 0) && depth <= 3;
+}
+
+/* Why the new or changed entry `it`, at `sub` below its environment, is
+ * to be disabled; *ret_why stays NULL when it is harmless. */
+static int verdict(const workspace_t *ws, const ws_item_t *it, const char *sub, const char **ret_why)
+{
+    const char *base = base_of(it->rel);
+    *ret_why = NULL;
+    if (strcmp(base, "pyvenv.cfg") == 0)
+        *ret_why = WHY_CFG;
+    else if (customize_name(base))
+        *ret_why = WHY_CUSTOMIZE;
+    else if (strcmp(base, "activate_this.py") == 0)
+        *ret_why = WHY_ACTIVATE;
+    else if (pth_path(it->rel))
+        return pth_check(ws, it->rel, ret_why);
+    else if (strncmp(sub, "bin/", 4) == 0 && strchr(sub + 4, '/') == NULL)
+        *ret_why = bin_verdict(base, it->mode);
+    if (*ret_why == NULL && S_ISLNK(it->mode) && on_the_way(sub))
+        *ret_why = WHY_LINK;
+    return 0;
+}
+
+static bool present(const workspace_t *ws, const char *rel)
+{
+    _cleanup_free_ char *abs = NULL;
+    struct stat st;
+    return asprintf(&abs, "%s/%s", ws->launch_dir, rel) >= 0 && lstat(abs, &st) == 0;
+}
+
+static int check_item(const workspace_t *ws, char *const *roots, const ws_item_t *it, ws_actions_t *acts)
+{
+    if (!(it->what & (W_PYTHON | W_LINK)))
+        return 0;
+    const char *sub = in_env(roots, it->rel);
+    /* gone (inside something disabled already) or disabled already: nothing
+     * to do; the user's own, unchanged: never touched */
+    if (sub == NULL || ws_acted_on(acts, it->rel) || !present(ws, it->rel) || ws_unchanged(ws, it->rel))
+        return 0;
+    const char *why = NULL;
+    int r = verdict(ws, it, sub, &why);
+    return r < 0 || why == NULL ? r : ws_disable(ws, it->rel, why, acts);
+}
+
+int ws_python_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+                    as_error_t **err)
+{
+    /* An environment of the start counts even if its pyvenv.cfg is gone:
+     * its activate script still runs when sourced. */
+    char **roots = NULL;
+    int r = add_roots(ws->before, &roots);
+    if (r == 0)
+        r = add_roots(after, &roots);
+    for (size_t i = 0; r == 0 && roots != NULL && i < after->n; i++)
+        r = check_item(ws, roots, &after->v[i], acts);
+    strv_free(roots);
+    return r == -ENOMEM ? ws_oom(err) : r < 0 ? as_error_errno(err, -r, "checking the Python environments") : 0;
+}
