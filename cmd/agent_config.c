@@ -11,7 +11,7 @@
 #include "config/agent_profile.h"
 #include "cli.h"
 #include "base/file_read.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "config/user_dirs.h"
 #include "config/user_settings.h"
 #include "base/util.h"

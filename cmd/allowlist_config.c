@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config/agent_profile.h"
+#include "base/file_write.h"
 #include "config/allowlist.h"
 #include "config/allowlist_merge.h"
 #include "cli.h"
@@ -41,7 +42,7 @@ static int install_default(const char *name, const char *dest)
         return EXIT_INTERNAL;
     }
     if (user_dir_create(dir, &err) < 0 ||
-        session_dir_write_file_mode(dir, strrchr(tmp, '/') + 1, text, 0644, &err) < 0) {
+        file_write_atomic(dir, strrchr(tmp, '/') + 1, text, 0644, &err) < 0) {
         free(text);
         report_error(&err);
         return EXIT_CONFIG;

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "session/labels.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "session/stale.h"
 #include "base/terminal.h"
 #include "config/user_dirs.h"

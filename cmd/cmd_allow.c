@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "egress/egress_live.h"
 #include "base/msg.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "session/session_find.h"
 #include "base/util.h"
 

@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "session/home_volume.h"
 #include "workspace_check.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "base/util.h"
 
 /* Removes each per-project home whose launch directory no longer exists;

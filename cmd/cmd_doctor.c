@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "doctor.h"
 #include "config/host_git.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "egress/resolv_conf.h"
 #include "run_options.h"
 #include "base/strv.h"

@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "egress/egress_log.h"
 #include "base/json.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "session/session_find.h"
 #include "config/user_dirs.h"
 #include "base/util.h"

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "base/json.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "egress/session_logs.h"
 #include "base/util.h"
 

@@ -17,7 +17,7 @@
 #include "egress/resolv_conf.h"
 #include "cli.h"
 #include "run_options.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "config/publish.h"
 #include "podman/exec_failure.h"
 #include "session/session.h"

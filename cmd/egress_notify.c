@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config/allowlist.h"
+#include "base/hostname.h"
 #include "cli.h"
 #include "base/desktop_notify.h"
 #include "egress/egress_watch.h"
@@ -44,7 +45,7 @@ static bool on_refused(const char *name, void *ctx)
             notify(n, "agent-sandbox blocked more names", body);
         return false;
     }
-    bool allowable = allowlist_name_is_canonical(name);
+    bool allowable = hostname_is_canonical(name);
     if (asprintf(&summary, "agent-sandbox blocked %s", name) < 0 ||
         (allowable ? asprintf(&body, "The agent in session %s tried to reach %s. To allow it, run: "
                               "agent-sandbox allow %s --session %s", n->id, name, name, n->id)

@@ -6,9 +6,10 @@
 #include <unistd.h>
 
 #include "config/allowlist.h"
+#include "base/hostname.h"
 #include "cli.h"
 #include "base/msg.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "egress/session_logs.h"
 #include "config/user_dirs.h"
 #include "base/util.h"
@@ -40,7 +41,7 @@ static void report_blocked(const egress_summary_t *s, const char *id)
         fprintf(m.f, " (agent-sandbox log %s --denied)", id);
     /* the one blocked most that an allowlist can hold */
     for (size_t i = 0; i < s->n_blocked; i++)
-        if (allowlist_name_is_canonical(s->blocked[i].name)) {
+        if (hostname_is_canonical(s->blocked[i].name)) {
             fprintf(m.f, "; allow with: agent-sandbox allow %s --save", s->blocked[i].name);
             break;
         }

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "podman/graphroot_cache.h"
 #include "config/launch_policy.h"
 #include "podman/mount_view.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "base/paths.h"
+#include "base/escape.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bool shown;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_write.h"
 #include "cli.h"
 #include "session/labels.h"
 #include "podman/podman_api.h"
@@ -217,7 +218,7 @@ static char *save_whole_report(const char *id, const char *whole)
         return NULL;
     }
     if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
-        session_dir_write_file_mode(dir, name, whole, 0600, &err) < 0) {
+        file_write_atomic(dir, name, whole, 0600, &err) < 0) {
         if (err == NULL)
             as_error_errno(&err, errno, "creating %s", dir);
         as_error_prefix(&err, "keeping the whole workspace report");

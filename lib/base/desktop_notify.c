@@ -6,7 +6,7 @@
 #include <systemd/sd-bus.h>
 
 #include "msg.h"
-#include "paths.h"
+#include "escape.h"
 
 struct desktop_notifier {
     sd_bus *bus;

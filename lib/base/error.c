@@ -101,3 +101,20 @@ void as_error_free(as_error_t **err)
     free(*err);
     *err = NULL;
 }
+
+void as_error_add(as_error_t **into, as_error_t **more)
+{
+    if (more == NULL || *more == NULL)
+        return;
+    if (*into == NULL) {
+        *into = *more;
+        *more = NULL;
+        return;
+    }
+    char *msg = NULL;
+    if (asprintf(&msg, "%s; %s", (*into)->msg, (*more)->msg) >= 0) {
+        free((*into)->msg);
+        (*into)->msg = msg;
+    }
+    as_error_free(more);
+}

@@ -32,6 +32,10 @@ int as_error_prefix(as_error_t **err, const char *fmt, ...)
 /* Negative code of an error, as the failing call returned it. */
 int as_error_rc(const as_error_t *err);
 
+/* Adds *more to *into ("first; second") and frees *more, so that no
+ * failure of several is dropped; *into may be NULL. */
+void as_error_add(as_error_t **into, as_error_t **more);
+
 void as_error_free(as_error_t **err);
 
 #endif

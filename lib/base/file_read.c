@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "paths.h"
+#include "escape.h"
 #include "util.h"
 
 int read_fd_bounded(int fd, size_t max, char **ret_buf, size_t *ret_len)

@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session/agent_spec.h"
 #include "base/config_lines.h"
-#include "session/session_plan.h"
 #include "base/strv.h"
 #include "base/util.h"
+#include "podman/names.h"
 
 #define ALLOWLIST_DEFAULT "allowed-hosts"
 #define ALLOWLIST_DIR "allowed-hosts.d/"

@@ -17,6 +17,16 @@
 #define AGENT_NAME_MAX 32
 #define AGENT_DEFAULT "claude"
 
+/* The sandbox's layout that a profile is checked against (its HOME and
+ * state paths), which the agent's spec (session/agent_spec.h) mounts. */
+/* Where the home volume is mounted; HOME inside. */
+#define AGENT_HOME "/home/agent"
+/* Where the login volume is mounted, outside the home, for an agent whose
+ * profile names the variable that points it there (login-env: Claude Code
+ * keeps its credentials file in CLAUDE_SECURESTORAGE_CONFIG_DIR, checked
+ * against the pinned version in tests/e2e/200-agent-home.bats). */
+#define AGENT_LOGIN_DIR "/var/lib/agent-sandbox-login"
+
 typedef struct agent_profile {
     char *name;
     char *image;             /* repository without a tag: the CLI adds its own */

@@ -1,5 +1,6 @@
 #include "allowlist.h"
 
+#include "base/hostname.h"
 #include "base/config_lines.h"
 #include "base/file_read.h"
 
@@ -44,12 +45,6 @@ typedef struct parser {
 #define MAX_ERRORS_SHOWN 50
 
 /* ---- small helpers ---------------------------------------------------- */
-
-static bool is_hostchar(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-           || c == '-' || c == '.';
-}
 
 static char lower(char c)
 {
@@ -158,99 +153,6 @@ static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, 
 }
 
 /* ---- host names ------------------------------------------------------- */
-
-/* The last label decides whether a name is an IPv4 address in disguise:
- * inet_aton() accepts "127.1", "2130706433", "0x7f000001", "0177.0.0.1",
- * and in all of them the last part is decimal digits or 0x + hex digits.
- * No real top-level domain looks like that. */
-static bool last_label_is_numeric(const char *name, size_t len)
-{
-    size_t start = len;
-    while (start > 0 && name[start - 1] != '.')
-        start--;
-    const char *l = name + start;
-    size_t n = len - start;
-    if (n == 0)
-        return false;
-    size_t i = 0;
-    if (n >= 2 && l[0] == '0' && (l[1] == 'x' || l[1] == 'X')) {
-        for (i = 2; i < n; i++)
-            if (!isxdigit((unsigned char)l[i]))
-                return false;
-        return true;
-    }
-    for (i = 0; i < n; i++)
-        if (l[i] < '0' || l[i] > '9')
-            return false;
-    return true;
-}
-
-typedef enum {
-    NAME_OK = 0,
-    NAME_EMPTY,
-    NAME_BAD_CHAR,
-    NAME_TOO_LONG,
-    NAME_EMPTY_LABEL,
-    NAME_LONG_LABEL,
-    NAME_HYPHEN,
-    NAME_NUMERIC,
-    NAME_SINGLE_LABEL,
-} name_check_t;
-
-/* Checks a host name without a trailing dot. On failure *where points at the
- * offending character or label. */
-static name_check_t check_name(const char *s, size_t len, size_t *where, size_t *where_len)
-{
-    *where = 0;
-    *where_len = 0;
-    if (len == 0)
-        return NAME_EMPTY;
-    for (size_t i = 0; i < len; i++)
-        if (!is_hostchar(s[i])) {
-            *where = i;
-            *where_len = 1;
-            return NAME_BAD_CHAR;
-        }
-    if (len > ALLOWLIST_NAME_MAX)
-        return NAME_TOO_LONG;
-    size_t labels = 0;
-    for (size_t start = 0; start <= len;) {
-        const char *dot = memchr(s + start, '.', len - start);
-        size_t end = dot != NULL ? (size_t)(dot - s) : len;
-        size_t n = end - start;
-        *where = start;
-        *where_len = n;
-        if (n == 0)
-            return NAME_EMPTY_LABEL;
-        if (n > 63)
-            return NAME_LONG_LABEL;
-        if (s[start] == '-' || s[end - 1] == '-')
-            return NAME_HYPHEN;
-        labels++;
-        start = end + 1;
-    }
-    *where = 0;
-    *where_len = len;
-    if (last_label_is_numeric(s, len))
-        return NAME_NUMERIC;
-    if (labels < 2)
-        return NAME_SINGLE_LABEL;
-    return NAME_OK;
-}
-
-bool allowlist_name_is_canonical(const char *name)
-{
-    if (name == NULL)
-        return false;
-    size_t len = strlen(name);
-    size_t w, wl;
-    if (check_name(name, len, &w, &wl) != NAME_OK)
-        return false;
-    for (size_t i = 0; i < len; i++)
-        if (name[i] >= 'A' && name[i] <= 'Z')
-            return false;
-    return true;
-}
 
 /* ---- entries ---------------------------------------------------------- */
 
@@ -368,8 +270,8 @@ typedef struct entry {
     bool wildcard;
 } entry_t;
 
-/* The message for a host name check_name() refused at w (wl bytes). */
-static int name_error(parser_t *p, const entry_t *e, name_check_t check, size_t w, size_t wl,
+/* The message for a host name hostname_check() refused at w (wl bytes). */
+static int name_error(parser_t *p, const entry_t *e, hostname_check_t check, size_t w, size_t wl,
                       as_error_t **err)
 {
     const char *tok = e->tok, *host = e->host;
@@ -377,11 +279,11 @@ static int name_error(parser_t *p, const entry_t *e, name_check_t check, size_t 
     int show = SHOW(e->len);
     const char *more = MORE(e->len);
     switch (check) {
-    case NAME_OK:
+    case HOSTNAME_OK:
         return 0;
-    case NAME_EMPTY:
+    case HOSTNAME_EMPTY:
         return perr(p, err, "empty host name in `%.*s%s`", show, tok, more);
-    case NAME_BAD_CHAR: {
+    case HOSTNAME_BAD_CHAR: {
         unsigned char c = (unsigned char)host[w];
         if (c == '_')
             return perr(p, err, "invalid character '_' in host name `%.*s%s` "
@@ -391,22 +293,22 @@ static int name_error(parser_t *p, const entry_t *e, name_check_t check, size_t 
                         "(allowed: letters, digits, '-' and '.')", c, show, tok, more);
         return perr(p, err, "invalid byte 0x%02x in host name", c);
     }
-    case NAME_TOO_LONG:
+    case HOSTNAME_TOO_LONG:
         return perr(p, err, "host name `%.*s...` is %zu bytes long; the limit is %d",
                     40, host, hlen, ALLOWLIST_NAME_MAX);
-    case NAME_EMPTY_LABEL:
+    case HOSTNAME_EMPTY_LABEL:
         return perr(p, err, "empty label in `%.*s%s` (two dots in a row, or a stray dot)",
                     show, tok, more);
-    case NAME_LONG_LABEL:
+    case HOSTNAME_LONG_LABEL:
         return perr(p, err, "label `%.*s...` in `%.*s%s` is %zu bytes long; the limit is 63",
                     20, host + w, show, tok, more, wl);
-    case NAME_HYPHEN:
+    case HOSTNAME_HYPHEN:
         return perr(p, err, "label `%.*s` in `%.*s%s` starts or ends with '-'",
                     (int)wl, host + w, show, tok, more);
-    case NAME_NUMERIC:
+    case HOSTNAME_NUMERIC:
         return perr(p, err, "`%.*s%s` is an IP address (or has an all-numeric top-level label); "
                     "only host names are allowed", show, tok, more);
-    case NAME_SINGLE_LABEL:
+    case HOSTNAME_SINGLE_LABEL:
         if (e->wildcard)
             return perr(p, err, "`%.*s%s` would allow a whole top-level domain; "
                         "a wildcard needs at least two labels (.example.com)", show, tok, more);
@@ -441,8 +343,8 @@ static int parse_entry(parser_t *p, const char *tok, size_t len, as_error_t **er
         return perr(p, err, "`%.*s%s`: a port can only follow an exact host name, "
                     "not a wildcard", SHOW(len), tok, MORE(len));
     size_t w, wl;
-    name_check_t check = check_name(host, hlen, &w, &wl);
-    if (check != NAME_OK) {
+    hostname_check_t check = hostname_check(host, hlen, &w, &wl);
+    if (check != HOSTNAME_OK) {
         const entry_t e = { tok, len, host, hlen, wildcard };
         return name_error(p, &e, check, w, wl, err);
     }
@@ -693,7 +595,7 @@ const allowlist_entry_t *allowlist_covering(const allowlist_t *al, const char *n
 
 int allowlist_append(allowlist_t *al, const allowlist_entry_t *e, as_error_t **err)
 {
-    if (!allowlist_name_is_canonical(e->name) || (e->wildcard && e->n_ports > 0))
+    if (!hostname_is_canonical(e->name) || (e->wildcard && e->n_ports > 0))
         return as_error_make(err, EINVAL, "internal error: not an entry of an allowlist");
     if (find_entry(al, e->name, e->wildcard) != NULL)
         return as_error_make(err, EEXIST, "%s%s is listed already", e->wildcard ? "." : "", e->name);

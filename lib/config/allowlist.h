@@ -15,9 +15,10 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "base/hostname.h"
 #include "ipv4_net.h"
 
-#define ALLOWLIST_NAME_MAX 253          /* bytes, without a trailing dot */
+#define ALLOWLIST_NAME_MAX HOSTNAME_MAX
 #define ALLOWLIST_FILE_MAX (1024 * 1024) /* allowlist_read_file refuses bigger files */
 
 #define ALLOWLIST_MAX_ENTRIES 4096
@@ -90,9 +91,5 @@ int allowlist_read_file(const char *path, char **ret_text, size_t *ret_len, as_e
 int allowlist_load(const char *path, allowlist_t **ret, as_error_t **err);
 
 void allowlist_free(allowlist_t *al);
-
-/* Whether `name` is a host name in the canonical form stored in an
- * allowlist_entry_t (what renderers re-check before writing it out). */
-bool allowlist_name_is_canonical(const char *name);
 
 #endif

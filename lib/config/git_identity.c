@@ -10,7 +10,7 @@
 #include "base/file_read.h"
 #include "git_config.h"
 #include "base/msg.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "base/strv.h"
 #include "base/util.h"
 

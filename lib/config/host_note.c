@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file_write.h"
 #include "base/file_read.h"
-#include "session/session_dir.h"
 #include "user_dirs.h"
 #include "base/util.h"
 
@@ -52,5 +52,5 @@ int host_note_first(const char *state_dir, const char *name, const char *text, b
     int r = user_dir_create(dir, err);
     if (r < 0)
         return r;
-    return session_dir_write_file_mode(dir, file, content, 0600, err);
+    return file_write_atomic(dir, file, content, 0600, err);
 }

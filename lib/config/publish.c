@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 
 #include "base/decimal.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "base/util.h"
 
 /* 1-65535 in plain decimal. */

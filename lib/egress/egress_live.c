@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file_write.h"
 #include "base/file_read.h"
 #include "podman/podman_api.h"
 #include "router_protocol.h"
@@ -140,12 +141,12 @@ static int write_router_files(const egress_live_t *l, const egress_names_t *n, u
     if (asprintf(&conf, "%s/router", l->dir) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
     int r;
-    if ((r = session_dir_write_file_mode(conf, ROUTER_FILE_NGINX, n->nginx_conf, 0644, err)) < 0 ||
-        (r = session_dir_write_file_mode(conf, ROUTER_FILE_DNSMASQ, n->dnsmasq_conf, 0644, err)) < 0 ||
-        (r = session_dir_write_file_mode(conf, ROUTER_FILE_DNS_HOSTS, n->dns_hosts, 0644, err)) < 0 ||
-        (r = session_dir_write_file_mode(conf, ROUTER_FILE_DNS_WILDCARDS, n->dns_wildcards, 0644,
+    if ((r = file_write_atomic(conf, ROUTER_FILE_NGINX, n->nginx_conf, 0644, err)) < 0 ||
+        (r = file_write_atomic(conf, ROUTER_FILE_DNSMASQ, n->dnsmasq_conf, 0644, err)) < 0 ||
+        (r = file_write_atomic(conf, ROUTER_FILE_DNS_HOSTS, n->dns_hosts, 0644, err)) < 0 ||
+        (r = file_write_atomic(conf, ROUTER_FILE_DNS_WILDCARDS, n->dns_wildcards, 0644,
                                          err)) < 0 ||
-        (r = session_dir_write_file_mode(conf, ROUTER_FILE_GENERATION, number, 0644, err)) < 0)
+        (r = file_write_atomic(conf, ROUTER_FILE_GENERATION, number, 0644, err)) < 0)
         return r;
     return 0;
 }
@@ -160,9 +161,9 @@ static int write_agent_files(const egress_live_t *l, const egress_names_t *n, as
         return as_error_make(err, ENOMEM, "out of memory");
     int r;
     if ((r = write_in_place(hosts, n->agent_hosts, err)) < 0 ||
-        (r = session_dir_write_file_mode(view, EGRESS_AGENT_VIEW_FILE, n->agent_view, 0644, err)) < 0)
+        (r = file_write_atomic(view, EGRESS_AGENT_VIEW_FILE, n->agent_view, 0644, err)) < 0)
         return r;
-    return session_dir_write_file_mode(state, EGRESS_STATE_ALLOWLIST, n->allowlist, 0644, err);
+    return file_write_atomic(state, EGRESS_STATE_ALLOWLIST, n->allowlist, 0644, err);
 }
 
 /* The generation the last change was given (0 at the start). */

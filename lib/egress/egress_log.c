@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "config/allowlist.h"
+#include "base/hostname.h"
 #include "router_protocol.h"
 #include "base/util.h"
 
@@ -41,7 +42,7 @@ char *egress_event_allowable(const egress_event_t *e)
         n[--len] = '\0';
     for (char *c = n; *c != '\0'; c++)
         *c = (char)tolower((unsigned char)*c);
-    if (!allowlist_name_is_canonical(n)) {
+    if (!hostname_is_canonical(n)) {
         free(n);
         return NULL;
     }

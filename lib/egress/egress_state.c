@@ -9,8 +9,8 @@
 #include "config/ipv4_net.h"
 #include "base/msg.h"
 #include "router_protocol.h"
-#include "session/session_plan.h"
 #include "base/util.h"
+#include "podman/names.h"
 
 static bool valid_ipv4(const char *s)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/msg.h"
+#include "base/hostname.h"
 #include "router_protocol.h"
 #include "base/util.h"
 
@@ -137,7 +138,7 @@ static int check_allowlist(const allowlist_t *al, as_error_t **err)
         return as_error_make(err, EINVAL, "allowlist: entries missing");
     for (size_t i = 0; i < al->n_entries; i++) {
         const allowlist_entry_t *e = &al->entries[i];
-        if (!allowlist_name_is_canonical(e->name))
+        if (!hostname_is_canonical(e->name))
             return as_error_make(err, EINVAL, "allowlist: entry %zu is not a canonical host name",
                                  i);
         if (e->n_ports > 0 && (e->wildcard || e->ports == NULL))

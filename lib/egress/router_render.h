@@ -15,7 +15,7 @@
  * router_forwards() computes this; the forwarder and every renderer use it.
  *
  * Every string that reaches a config is re-checked here (host names via
- * allowlist_name_is_canonical, addresses, ports, paths), so a caller cannot
+ * hostname_is_canonical, addresses, ports, paths), so a caller cannot
  * smuggle a newline, quote, ';' or '{' into a config. */
 #ifndef AS_ROUTER_RENDER_H
 #define AS_ROUTER_RENDER_H

@@ -10,11 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_write.h"
 #include "config/allowlist.h"
 #include "egress_log.h"
 #include "egress_state.h"
-#include "session/session_dir.h"
-#include "session/session_router.h"
 #include "config/user_dirs.h"
 #include "base/util.h"
 

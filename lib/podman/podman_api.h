@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/http.h"
+#include "podman_mount.h"
 
 typedef struct podman_api podman_api_t;
 
@@ -87,12 +88,6 @@ typedef struct podman_pod_spec {
 int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error_t **err);
 int podman_pod_remove(podman_api_t *api, const char *name, as_error_t **err);
 
-typedef struct podman_mount {
-    const char *source;
-    const char *destination;
-    const char *type;                   /* "bind", "volume", "tmpfs" */
-    char *const *options;               /* NULL-terminated, may be NULL */
-} podman_mount_t;
 
 typedef struct podman_named_volume {
     const char *name;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "config/agent_profile.h"
 #include "podman/podman_api.h"
 #include "session_plan.h"
 
@@ -19,13 +20,6 @@
 #define AGENT_MAX_VOLUMES 4
 #define AGENT_MAX_ENV 256
 
-/* Where the home volume is mounted; HOME inside. */
-#define AGENT_HOME "/home/agent"
-/* Where the login volume is mounted, outside the home, for an agent whose
- * profile names the variable that points it there (login-env: Claude Code
- * keeps its credentials file in CLAUDE_SECURESTORAGE_CONFIG_DIR, checked
- * against the pinned version in tests/e2e/200-agent-home.bats). */
-#define AGENT_LOGIN_DIR "/var/lib/agent-sandbox-login"
 /* Where the git identity is mounted (git_identity.h): git's system config,
  * below the agent's own global config and every repository's. */
 #define AGENT_GIT_CONFIG "/etc/gitconfig"

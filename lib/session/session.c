@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file_write.h"
 #include "agent_spec.h"
 #include "egress_spec.h"
 #include "home_volume.h"
@@ -53,22 +54,6 @@ void session_set_api(session_t *s, podman_api_t *api)
     s->api = api;
 }
 
-void session_error_add(as_error_t **into, as_error_t **more)
-{
-    if (more == NULL || *more == NULL)
-        return;
-    if (*into == NULL) {
-        *into = steal_pointer(more);
-        return;
-    }
-    char *msg = NULL;
-    if (asprintf(&msg, "%s; %s", (*into)->msg, (*more)->msg) >= 0) {
-        free((*into)->msg);
-        (*into)->msg = msg;
-    }
-    as_error_free(more);
-}
-
 static void *bg_main(void *p)
 {
     bg_job_t *j = p;
@@ -104,7 +89,7 @@ int bg_join(bg_job_t *j, as_error_t **err)
     if (j->rc < 0 && j->what != NULL)
         as_error_prefix(&j->err, "%s", j->what);
     if (err != NULL)
-        session_error_add(err, &j->err);
+        as_error_add(err, &j->err);
     as_error_free(&j->err);
     return j->rc;
 }
@@ -219,7 +204,7 @@ static int homes_and_agent(podman_api_t *api, void *arg, as_error_t **err)
             return r;
     }
     if (p->git_config != NULL &&
-        (r = session_dir_write_file_mode(p->session_dir, SESSION_GIT_CONFIG_FILE, p->git_config, 0644, err)) < 0)
+        (r = file_write_atomic(p->session_dir, SESSION_GIT_CONFIG_FILE, p->git_config, 0644, err)) < 0)
         return as_error_prefix(err, "writing the git identity for the sandbox");
     if ((r = podman_container_create(api, &p->agent_spec->spec, &s->agent_id, err)) < 0)
         return r;

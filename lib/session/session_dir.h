@@ -39,18 +39,8 @@ int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err);
 int session_dir_remove(session_dir_t *d, as_error_t **err);
 void session_dir_free(session_dir_t *d);
 
-/* Writes `text` to dir/name with `mode` (the router reads its files as
- * another uid), through a temporary file and rename. `name` may have one
- * directory level ("router/nginx.conf"). */
-int session_dir_write_file_mode(const char *dir, const char *name, const char *text, mode_t mode,
-                                as_error_t **err);
-
 /* Whether a live CLI holds the lock of base/<id> (base_fd is base, opened
  * as a directory): the session is running. */
 bool session_dir_lock_held(int base_fd, const char *id);
-
-/* Removes a directory tree that holds only files and directories (no
- * following of symlinks). Exposed for the sweeper. */
-int remove_tree(const char *path, as_error_t **err);
 
 #endif

@@ -63,7 +63,4 @@ int bg_join(bg_job_t *j, as_error_t **err);
  * without a TTY its stdin on a connection of its own (attach_pump). */
 int session_attach_agent(podman_api_t *api, session_t *s, as_error_t **err);
 
-/* Adds *more to *into ("first; second"), so that no failure is dropped. */
-void session_error_add(as_error_t **into, as_error_t **more);
-
 #endif

@@ -8,32 +8,12 @@
 #include <string.h>
 
 #include "config/agent_profile.h"
+#include "podman/names.h"
 #include "agent_spec.h"
 #include "egress_spec.h"
 #include "session_dir.h"
 #include "base/strv.h"
 #include "base/util.h"
-
-bool image_ref_valid(const char *ref)
-{
-    if (ref == NULL || ref[0] == '\0' || strlen(ref) > 255 || ref[0] == '-' || ref[0] == '/')
-        return false;
-    for (const char *c = ref; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              strchr("._/:@-", *c) != NULL))
-            return false;
-    return strstr(ref, "..") == NULL;
-}
-
-bool network_name_valid(const char *name)
-{
-    if (name == NULL || name[0] == '\0' || strlen(name) > 200 || !isalnum((unsigned char)name[0]))
-        return false;
-    for (const char *c = name; *c; c++)
-        if (!isalnum((unsigned char)*c) && strchr("_.-", *c) == NULL)
-            return false;
-    return true;
-}
 
 /* Copies s unless it is NULL; false only when out of memory. */
 static bool dup_or_null(const char *s, char **ret)

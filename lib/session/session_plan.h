@@ -127,10 +127,4 @@ int session_plan_host_mounts(const session_plan_t *p, const char ***ret, as_erro
 /* Human-readable description, for --dry-run. */
 int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err);
 
-/* A podman network name: [a-zA-Z0-9][a-zA-Z0-9_.-]*. */
-bool network_name_valid(const char *name);
-
-/* An image reference we pass through URLs unescaped: [A-Za-z0-9._/:@-]. */
-bool image_ref_valid(const char *ref);
-
 #endif

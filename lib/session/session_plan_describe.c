@@ -11,7 +11,7 @@
 #include "config/agent_profile.h"
 #include "agent_spec.h"
 #include "egress_spec.h"
-#include "base/paths.h"
+#include "base/escape.h"
 #include "base/util.h"
 
 static void put_path(FILE *f, const char *s)

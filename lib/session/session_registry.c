@@ -10,6 +10,7 @@
 #include <sys/pidfd.h>
 #include <unistd.h>
 
+#include "base/file_write.h"
 #include "base/file_read.h"
 #include "base/json.h"
 #include "base/strv.h"
@@ -132,7 +133,7 @@ int session_registry_write(const char *dir, const session_entry_t *e, as_error_t
     json_gen_free(g);
     if (r < 0)
         return as_error_prefix(err, "writing the session's registry entry");
-    return session_dir_write_file_mode(dir, REGISTRY_FILE, text, 0600, err);
+    return file_write_atomic(dir, REGISTRY_FILE, text, 0600, err);
 }
 
 void session_entry_free(session_entry_t *e)

@@ -1,4 +1,5 @@
 #include "session_router.h"
+#include "base/file_write.h"
 #include "egress/session_logs.h"
 
 #include <errno.h>
@@ -41,15 +42,15 @@ int egress_files_write(const egress_spec_t *e, as_error_t **err)
         _cleanup_free_ char *dropped = NULL;
         if (asprintf(&dropped, "%s" LOG_DROPPED_SUFFIX, router_log_files[i]) < 0)
             return as_error_make(err, ENOMEM, "out of memory");
-        if ((r = session_dir_write_file_mode(e->log_dir, router_log_files[i], "", 0666, err)) < 0 ||
-            (r = session_dir_write_file_mode(e->log_dir, dropped, "", 0666, err)) < 0)
+        if ((r = file_write_atomic(e->log_dir, router_log_files[i], "", 0666, err)) < 0 ||
+            (r = file_write_atomic(e->log_dir, dropped, "", 0666, err)) < 0)
             return r;
     }
-    if ((r = session_dir_write_file_mode(e->log_dir, ROUTER_LOG_RELOAD, "", 0666, err)) < 0)
+    if ((r = file_write_atomic(e->log_dir, ROUTER_LOG_RELOAD, "", 0666, err)) < 0)
         return r;
     for (size_t i = 0; i < EGRESS_FILES && e->files[i].dir != NULL; i++) {
         const egress_file_t *f = &e->files[i];
-        if ((r = session_dir_write_file_mode(f->dir, f->name, f->text != NULL ? f->text : f->borrowed,
+        if ((r = file_write_atomic(f->dir, f->name, f->text != NULL ? f->text : f->borrowed,
                                              0644, err)) < 0)
             return as_error_prefix(err, "writing the router's configuration");
     }

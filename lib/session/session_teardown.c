@@ -98,7 +98,7 @@ int session_teardown(session_t *s, as_error_t **err)
             left[i - 1] = true;
             if (first == 0)
                 first = r;
-            session_error_add(err, &e);
+            as_error_add(err, &e);
         }
         as_error_free(&e);
     }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file_write.h"
 #include "session_dir.h"
 #include "session_plan.h"
 #include "session_find.h"

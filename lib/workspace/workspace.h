@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "podman/podman_api.h"
+#include "podman/podman_mount.h"
 
 #define WORKSPACE_USER_FILE    "protected-paths"                  /* in the config directory */
 #define WORKSPACE_PROJECT_FILE ".agent-sandbox/protected-paths"   /* under the launch dir */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/paths.h"
+#include "base/escape.h"
 #include "base/util.h"
 
 /* Lines of the report's first part; a flood of them hides nothing (all are

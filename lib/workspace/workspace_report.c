@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/paths.h"
+#include "base/escape.h"
 #include "base/util.h"
 
 /* ---- the report -------------------------------------------------------- */

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     for (size_t i = 0; i < al->n_entries; i++) {
         const allowlist_entry_t *e = &al->entries[i];
-        CHECK(allowlist_name_is_canonical(e->name));
+        CHECK(hostname_is_canonical(e->name));
         for (size_t k = 0; k < i; k++)       /* one entry per (name, form) */
             CHECK(al->entries[k].wildcard != e->wildcard || strcmp(al->entries[k].name, e->name) != 0);
         CHECK(!e->wildcard || e->n_ports == 0);

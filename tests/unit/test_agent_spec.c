@@ -15,6 +15,7 @@
 #include "plan_of.h"
 #include "session/session_plan.h"
 #include "base/strv.h"
+#include "podman/names.h"
 
 static char *cmd[] = { "claude", "--continue", NULL };
 static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };

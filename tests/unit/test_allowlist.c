@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "config/allowlist.h"
+#include "base/hostname.h"
 
 static allowlist_t *parse_ok(const char *text)
 {
@@ -543,16 +544,16 @@ static void test_changes_and_format(void **state)
 static void test_name_is_canonical(void **state)
 {
     (void)state;
-    assert_true(allowlist_name_is_canonical("api.anthropic.com"));
-    assert_false(allowlist_name_is_canonical("API.anthropic.com"));
-    assert_false(allowlist_name_is_canonical("api.anthropic.com."));
-    assert_false(allowlist_name_is_canonical(".anthropic.com"));
-    assert_false(allowlist_name_is_canonical("anthropic"));
-    assert_false(allowlist_name_is_canonical("1.2.3.4"));
-    assert_false(allowlist_name_is_canonical("a.com\n"));
-    assert_false(allowlist_name_is_canonical("a.com;"));
-    assert_false(allowlist_name_is_canonical(""));
-    assert_false(allowlist_name_is_canonical(NULL));
+    assert_true(hostname_is_canonical("api.anthropic.com"));
+    assert_false(hostname_is_canonical("API.anthropic.com"));
+    assert_false(hostname_is_canonical("api.anthropic.com."));
+    assert_false(hostname_is_canonical(".anthropic.com"));
+    assert_false(hostname_is_canonical("anthropic"));
+    assert_false(hostname_is_canonical("1.2.3.4"));
+    assert_false(hostname_is_canonical("a.com\n"));
+    assert_false(hostname_is_canonical("a.com;"));
+    assert_false(hostname_is_canonical(""));
+    assert_false(hostname_is_canonical(NULL));
 }
 
 /* ---- files ---- */

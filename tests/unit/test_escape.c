@@ -8,7 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "base/paths.h"
+#include <stdbool.h>
+
+#include "base/escape.h"
 
 static char *escape(const char *s, size_t n, bool keep_newlines)
 {

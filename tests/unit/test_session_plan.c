@@ -8,6 +8,7 @@
 
 #include "session/agent_spec.h"
 #include "session/session_plan.h"
+#include "podman/names.h"
 
 static char *cmd[] = { "sh", "-c", "exit 42", NULL };
 static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };

@@ -1,0 +1,23 @@
+/* Files written whole or removed whole: the project's one atomic writer
+ * (every file another process reads while we may rewrite it: the router's
+ * files, session.json, the saved allowlist, the reports) and the one tree
+ * remover. */
+#ifndef AS_FILE_WRITE_H
+#define AS_FILE_WRITE_H
+
+#include <sys/types.h>
+
+#include "error.h"
+
+/* Writes `text` to dir/name with exactly `mode` (umask or not: the router
+ * reads its files as another uid), through dir/name.tmp and a rename, so a
+ * reader sees the old file or the new one, never half of one. `name` may
+ * have one directory level ("router/nginx.conf"). */
+int file_write_atomic(const char *dir, const char *name, const char *text, mode_t mode,
+                      as_error_t **err);
+
+/* Removes a directory tree that holds only files and directories (no
+ * following of symlinks); a missing one is no error. */
+int remove_tree(const char *path, as_error_t **err);
+
+#endif
