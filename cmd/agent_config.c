@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/agent_profile.h"
 #include "cli.h"
-#include "base/file_read.h"
+#include "inputs.h"
 #include "base/escape.h"
+#include "base/file_read.h"
+#include "base/util.h"
+#include "config/agent_profile.h"
 #include "config/user_dirs.h"
 #include "config/user_settings.h"
-#include "base/util.h"
 
 static int only_agents(const struct dirent *d)
 {

@@ -10,14 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config/agent_profile.h"
+#include "cli.h"
+#include "inputs.h"
 #include "base/file_write.h"
+#include "base/util.h"
+#include "config/agent_profile.h"
 #include "config/allowlist.h"
 #include "config/allowlist_merge.h"
-#include "cli.h"
-#include "session/session_dir.h"
 #include "config/user_dirs.h"
-#include "base/util.h"
+#include "session/session_dir.h"
 
 /* Copies the packaged `name` (allowed-hosts, allowed-hosts.d/AGENT) to
  * dest in the config directory, unless a file is there already. */

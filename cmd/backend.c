@@ -6,13 +6,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cli.h"
-#include "session/labels.h"
 #include "base/escape.h"
-#include "session/stale.h"
 #include "base/terminal.h"
-#include "config/user_dirs.h"
 #include "base/util.h"
+#include "config/user_dirs.h"
+#include "session/labels.h"
+#include "session/stale.h"
 
 void report(const char *fmt, ...)
 {

@@ -10,14 +10,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
+#include "inputs.h"
+#include "base/escape.h"
+#include "base/msg.h"
+#include "base/util.h"
 #include "config/allowlist.h"
 #include "config/allowlist_save.h"
-#include "cli.h"
 #include "egress/egress_live.h"
-#include "base/msg.h"
-#include "base/escape.h"
 #include "session/session_find.h"
-#include "base/util.h"
 
 /* The synopsis for an error; `--help` prints the whole (cmd/main.c's table). */
 #define ALLOW_SYNOPSIS "usage: agent-sandbox allow NAME[:PORT]... [--session ID] [--save] (see --help)"

@@ -6,11 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend.h"
 #include "cli.h"
-#include "session/home_volume.h"
 #include "workspace_check.h"
 #include "base/escape.h"
 #include "base/util.h"
+#include "session/home_volume.h"
 
 /* Removes each per-project home whose launch directory no longer exists;
  * one in use by a running session is kept. The login volume, a home named

@@ -10,13 +10,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "backend.h"
 #include "cli.h"
-#include "egress/egress_log.h"
-#include "base/json.h"
 #include "base/escape.h"
-#include "session/session_find.h"
-#include "config/user_dirs.h"
+#include "base/json.h"
 #include "base/util.h"
+#include "config/user_dirs.h"
+#include "egress/egress_log.h"
+#include "session/session_find.h"
 
 #define FOLLOW_INTERVAL_MS 250
 

@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "base/json.h"
+#include "session_list.h"
 #include "base/escape.h"
-#include "egress/session_logs.h"
+#include "base/json.h"
 #include "base/util.h"
+#include "egress/session_logs.h"
 
 /* Denied connections so far, or -1 when the log cannot be read. */
 static long long denied_so_far(const session_entry_t *e)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "session_list.h"
 #include "base/util.h"
 
 #define STOP_GRACE_MS    10000L

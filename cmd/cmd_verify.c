@@ -10,12 +10,14 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "config/agent_profile.h"
-#include "config/allowlist.h"
 #include "cli.h"
-#include "session/session_plan.h"
+#include "inputs.h"
+#include "run.h"
 #include "base/strv.h"
 #include "base/util.h"
+#include "config/agent_profile.h"
+#include "config/allowlist.h"
+#include "session/session_plan.h"
 #include "session/verify.h"
 
 extern char **environ;

@@ -8,11 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config/agent_pins.h"
+#include "backend.h"
 #include "cli.h"
 #include "run_options.h"
-#include "config/user_dirs.h"
 #include "base/util.h"
+#include "config/agent_pins.h"
+#include "config/user_dirs.h"
 
 static const char *env_or(const char *name, const char *fallback)
 {

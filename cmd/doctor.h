@@ -3,7 +3,7 @@
 #ifndef AS_DOCTOR_H
 #define AS_DOCTOR_H
 
-#include "cli.h"
+#include "backend.h"
 #include "config/host_check.h"
 
 typedef struct doctor {

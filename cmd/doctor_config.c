@@ -10,15 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config/allowlist.h"
 #include "doctor.h"
+#include "inputs.h"
 #include "base/file_read.h"
-#include "session/home_volume.h"
+#include "base/util.h"
+#include "config/allowlist.h"
 #include "config/launch_policy.h"
 #include "config/resource_limits.h"
 #include "config/user_dirs.h"
 #include "config/user_settings.h"
-#include "base/util.h"
+#include "session/home_volume.h"
 #include "workspace/workspace.h"
 
 #define LIMITS_FILE_MAX (64 * 1024)

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/allowlist.h"
-#include "base/hostname.h"
-#include "cli.h"
+#include "egress_report.h"
 #include "base/desktop_notify.h"
-#include "egress/egress_watch.h"
+#include "base/hostname.h"
 #include "base/util.h"
+#include "config/allowlist.h"
+#include "egress/egress_watch.h"
 
 #define NOTICES_MAX 5
 

@@ -5,14 +5,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config/allowlist.h"
-#include "base/hostname.h"
 #include "cli.h"
-#include "base/msg.h"
+#include "egress_report.h"
 #include "base/escape.h"
-#include "egress/session_logs.h"
-#include "config/user_dirs.h"
+#include "base/hostname.h"
+#include "base/msg.h"
 #include "base/util.h"
+#include "config/allowlist.h"
+#include "config/user_dirs.h"
+#include "egress/session_logs.h"
 
 #define NAMES_SHOWN 3
 

@@ -11,10 +11,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "config/git_identity.h"
+#include "inputs.h"
 #include "base/strv.h"
-#include "config/user_settings.h"
 #include "base/util.h"
+#include "config/git_identity.h"
+#include "config/user_settings.h"
 
 void host_identity_clear(host_identity_t *h)
 {

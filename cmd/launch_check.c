@@ -8,12 +8,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "base/escape.h"
-#include "podman/graphroot_cache.h"
-#include "config/launch_policy.h"
-#include "podman/mount_view.h"
-#include "config/user_dirs.h"
 #include "base/util.h"
+#include "config/launch_policy.h"
+#include "config/user_dirs.h"
+#include "podman/graphroot_cache.h"
+#include "podman/mount_view.h"
 
 /* The service failed to start: an interrupted start is the signal's exit. */
 static int service_failed(const cli_backend_t *b, as_error_t **err)

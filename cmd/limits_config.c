@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "base/file_read.h"
+#include "base/util.h"
 #include "config/host_note.h"
 #include "config/resource_limits.h"
 #include "config/user_dirs.h"
-#include "base/util.h"
 
 #define LIMITS_FILE_MAX (64 * 1024)
 #define UNSET (-1)

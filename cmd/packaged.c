@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "inputs.h"
 #include "base/util.h"
 
 char *packaged_file(const char *rel)

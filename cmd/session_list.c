@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "cli.h"
+#include "session_list.h"
 #include "base/msg.h"
 #include "base/paths.h"
 #include "base/util.h"

@@ -5,10 +5,11 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "base/file_read.h"
-#include "config/user_settings.h"
-#include "config/user_dirs.h"
 #include "base/util.h"
+#include "config/user_dirs.h"
+#include "config/user_settings.h"
 
 int user_config_path(const char *name, char **ret_path)
 {

@@ -8,14 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/file_write.h"
 #include "cli.h"
-#include "session/labels.h"
-#include "podman/podman_api.h"
+#include "session_list.h"
+#include "base/file_write.h"
 #include "base/paths.h"
-#include "session/session_dir.h"
-#include "config/user_dirs.h"
 #include "base/util.h"
+#include "config/user_dirs.h"
+#include "podman/podman_api.h"
+#include "session/labels.h"
+#include "session/session_dir.h"
 
 static int fail(as_error_t **err, const char *context)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <systemd/sd-bus.h>
 
-#include "msg.h"
 #include "escape.h"
+#include "msg.h"
 
 struct desktop_notifier {
     sd_bus *bus;

@@ -1,8 +1,8 @@
 #include "allowlist.h"
 
-#include "base/hostname.h"
 #include "base/config_lines.h"
 #include "base/file_read.h"
+#include "base/hostname.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ipv4_net.h"
 #include "base/error.h"
 #include "base/hostname.h"
-#include "ipv4_net.h"
 
 #define ALLOWLIST_NAME_MAX HOSTNAME_MAX
 #define ALLOWLIST_FILE_MAX (1024 * 1024) /* allowlist_read_file refuses bigger files */

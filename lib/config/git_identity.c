@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/file_read.h"
 #include "git_config.h"
-#include "base/msg.h"
 #include "base/escape.h"
+#include "base/file_read.h"
+#include "base/msg.h"
 #include "base/strv.h"
 #include "base/util.h"
 

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "base/error.h"
 #include "resource_limits.h"
+#include "base/error.h"
 
 typedef enum check_level {
     CHECK_OK,

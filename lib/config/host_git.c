@@ -7,8 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/file_read.h"
 #include "git_config.h"
+#include "base/file_read.h"
 #include "base/strv.h"
 #include "base/util.h"
 

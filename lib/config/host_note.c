@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/file_write.h"
-#include "base/file_read.h"
 #include "user_dirs.h"
+#include "base/file_read.h"
+#include "base/file_write.h"
 #include "base/util.h"
 
 #define NOTE_MAX (64 * 1024)

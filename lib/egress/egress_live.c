@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/file_write.h"
-#include "base/file_read.h"
-#include "podman/podman_api.h"
 #include "router_protocol.h"
-#include "session/session_dir.h"
+#include "base/file_read.h"
+#include "base/file_write.h"
 #include "base/util.h"
+#include "podman/podman_api.h"
+#include "session/session_dir.h"
 
 struct egress_live {
     char *dir;               /* the session directory */

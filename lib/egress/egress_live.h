@@ -12,9 +12,9 @@
 #ifndef AS_EGRESS_LIVE_H
 #define AS_EGRESS_LIVE_H
 
-#include "config/allowlist.h"
 #include "egress_state.h"
 #include "base/error.h"
+#include "config/allowlist.h"
 
 /* How long the router has to answer a change. */
 #define EGRESS_LIVE_TIMEOUT_MS 10000L

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config/allowlist.h"
-#include "base/hostname.h"
 #include "router_protocol.h"
+#include "base/hostname.h"
 #include "base/util.h"
+#include "config/allowlist.h"
 
 #define LINE_MAX_BYTES 65536     /* a longer line is skipped, not parsed */
 

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/config_lines.h"
-#include "config/ipv4_net.h"
-#include "base/msg.h"
 #include "router_protocol.h"
+#include "base/config_lines.h"
+#include "base/msg.h"
 #include "base/util.h"
+#include "config/ipv4_net.h"
 #include "podman/names.h"
 
 static bool valid_ipv4(const char *s)

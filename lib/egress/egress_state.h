@@ -9,9 +9,9 @@
 #ifndef AS_EGRESS_STATE_H
 #define AS_EGRESS_STATE_H
 
-#include "config/allowlist.h"
-#include "base/error.h"
 #include "router_render.h"
+#include "base/error.h"
+#include "config/allowlist.h"
 
 /* In the session directory (host side only, never mounted anywhere). */
 #define EGRESS_STATE_DIR        "egress"

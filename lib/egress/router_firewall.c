@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "config/ipv4_net.h"
-#include "base/msg.h"
 #include "router_protocol.h"
+#include "base/msg.h"
+#include "config/ipv4_net.h"
 
 int router_render_iptables(const allowlist_t *al, const char *resolver_ip, char **ret_text,
                            as_error_t **err)

@@ -8,8 +8,8 @@
 #ifndef AS_ROUTER_FIREWALL_H
 #define AS_ROUTER_FIREWALL_H
 
-#include "config/allowlist.h"
 #include "base/error.h"
+#include "config/allowlist.h"
 
 /* Rules for iptables-restore (IPv4). resolver_ip is an IPv4 address. */
 int router_render_iptables(const allowlist_t *al, const char *resolver_ip, char **ret_text,

@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config/allowlist.h"
 #include "base/error.h"
+#include "config/allowlist.h"
 
 #define ROUTER_POD_SHARED_IP "127.0.0.2"
 #define ROUTER_POD_FIRST_HOST_OCTET 3      /* 127.0.0.3 is the first per-host address */

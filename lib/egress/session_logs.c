@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/file_write.h"
-#include "config/allowlist.h"
 #include "egress_log.h"
 #include "egress_state.h"
-#include "config/user_dirs.h"
+#include "base/file_write.h"
 #include "base/util.h"
+#include "config/allowlist.h"
+#include "config/user_dirs.h"
 
 const char *const router_log_files[ROUTER_LOG_FILES] = { "dns.log", "egress.log", "nginx-error.log" };
 

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/error.h"
 #include "exec_failure.h"
+#include "base/error.h"
 #include "base/http.h"
 #include "base/signal_source.h"
 

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "podman_mount.h"
 #include "base/error.h"
 #include "base/http.h"
-#include "podman_mount.h"
 
 typedef struct podman_api podman_api_t;
 

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "base/error.h"
 #include "podman_api.h"
+#include "base/error.h"
 #include "base/signal_source.h"
 
 typedef struct podman_service {

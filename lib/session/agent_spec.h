@@ -11,10 +11,10 @@
 
 #include <stddef.h>
 
+#include "session_plan.h"
 #include "base/error.h"
 #include "config/agent_profile.h"
 #include "podman/podman_api.h"
-#include "session_plan.h"
 
 #define AGENT_MAX_MOUNTS 128
 #define AGENT_MAX_VOLUMES 4

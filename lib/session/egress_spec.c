@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "egress/router_firewall.h"
-#include "egress/router_render.h"
-#include "egress/session_logs.h"
 #include "session_plan.h"
 #include "base/strv.h"
 #include "base/util.h"
+#include "egress/router_firewall.h"
+#include "egress/router_render.h"
+#include "egress/session_logs.h"
 
 int router_ip_for_subnet(const char *subnet, char ret[16], as_error_t **err)
 {

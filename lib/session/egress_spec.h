@@ -12,10 +12,10 @@
 
 #include <stdbool.h>
 
-#include "egress/egress_state.h"
 #include "base/error.h"
-#include "podman/podman_api.h"
+#include "egress/egress_state.h"
 #include "egress/router_protocol.h"
+#include "podman/podman_api.h"
 
 struct session_plan;
 

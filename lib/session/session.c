@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/file_write.h"
 #include "agent_spec.h"
 #include "egress_spec.h"
 #include "home_volume.h"
 #include "session_dir.h"
 #include "session_router.h"
+#include "base/file_write.h"
 #include "base/util.h"
 
 /* Longer than the forwarder's own 20 s, so its reason arrives first. */

@@ -7,11 +7,11 @@
 #ifndef AS_SESSION_H
 #define AS_SESSION_H
 
-#include "podman/attach_stream.h"
-#include "base/error.h"
-#include "podman/podman_api.h"
 #include "session_plan.h"
+#include "base/error.h"
 #include "base/signal_source.h"
+#include "podman/attach_stream.h"
+#include "podman/podman_api.h"
 
 typedef struct session session_t;
 

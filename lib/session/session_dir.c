@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "base/file_write.h"
-#include "config/user_dirs.h"
 #include "base/util.h"
+#include "config/user_dirs.h"
 
 int session_id_generate(char ret[SESSION_ID_LEN + 1], as_error_t **err)
 {

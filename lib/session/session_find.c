@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "egress/egress_state.h"
 #include "session_dir.h"
 #include "base/util.h"
+#include "egress/egress_state.h"
 
 bool session_dir_live(const char *base, const char *id)
 {

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "base/error.h"
 #include "session_dir.h"
+#include "base/error.h"
 
 typedef struct session_found {
     char id[SESSION_ID_LEN + 1];

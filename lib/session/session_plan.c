@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/agent_profile.h"
-#include "podman/names.h"
 #include "agent_spec.h"
 #include "egress_spec.h"
 #include "session_dir.h"
 #include "base/strv.h"
 #include "base/util.h"
+#include "config/agent_profile.h"
+#include "podman/names.h"
 
 /* Copies s unless it is NULL; false only when out of memory. */
 static bool dup_or_null(const char *s, char **ret)

@@ -12,11 +12,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "config/allowlist.h"
 #include "base/error.h"
-#include "podman/podman_api.h"
+#include "config/allowlist.h"
 #include "config/publish.h"
 #include "config/resource_limits.h"
+#include "podman/podman_api.h"
 
 #include "labels.h"
 

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/agent_profile.h"
 #include "agent_spec.h"
 #include "egress_spec.h"
 #include "base/escape.h"
 #include "base/util.h"
+#include "config/agent_profile.h"
 
 static void put_path(FILE *f, const char *s)
 {

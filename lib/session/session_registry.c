@@ -10,8 +10,8 @@
 #include <sys/pidfd.h>
 #include <unistd.h>
 
-#include "base/file_write.h"
 #include "base/file_read.h"
+#include "base/file_write.h"
 #include "base/json.h"
 #include "base/strv.h"
 #include "base/util.h"

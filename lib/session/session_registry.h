@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "base/error.h"
 #include "session_dir.h"
+#include "base/error.h"
 
 #define REGISTRY_FILE "session.json"
 

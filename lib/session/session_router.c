@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "podman/attach_stream.h"
 #include "labels.h"
 #include "session_dir.h"
 #include "base/util.h"
+#include "podman/attach_stream.h"
 
 static int make_dir(const char *path, mode_t mode, as_error_t **err)
 {

@@ -11,9 +11,9 @@
 #include "egress_spec.h"
 #include "base/error.h"
 #include "base/http.h"
-#include "podman/podman_api.h"
-#include "egress/router_protocol.h"
 #include "base/signal_source.h"
+#include "egress/router_protocol.h"
+#include "podman/podman_api.h"
 
 #define PROBE_DENIED_NAME ROUTER_PROTO_PROBE_DENIED
 

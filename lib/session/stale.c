@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/file_write.h"
 #include "session_dir.h"
-#include "session_plan.h"
 #include "session_find.h"
+#include "session_plan.h"
+#include "base/file_write.h"
 #include "base/util.h"
 
 /* A half-made directory (.new-<id>) older than this is from a dead CLI. */

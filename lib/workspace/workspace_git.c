@@ -19,12 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/file_read.h"
-#include "config/git_config.h"
 #include "git_repo.h"
 #include "link_resolve.h"
+#include "base/file_read.h"
 #include "base/paths.h"
 #include "base/util.h"
+#include "config/git_config.h"
 
 #define GIT_FILE_MAX (1024 * 1024)
 

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "base/msg.h"
 #include "workspace.h"
+#include "base/msg.h"
 
 /* Marks the placeholders we create, so that the next session from the same
  * directory can remove the ones a killed session left (when still empty). */
@@ -43,7 +43,15 @@ int ws_refusal_start(msg_t *m, const char *launch_dir, const char *home, as_erro
 
 int ws_plan_all(workspace_t *ws, as_error_t **err);
 void ws_mounts_clear(workspace_t *ws);
-size_t ws_depth(const char *path);
+
+/* How many levels below the top a path is: its slashes. */
+static inline size_t ws_depth(const char *path)
+{
+    size_t d = 0;
+    for (; *path != '\0'; path++)
+        d += *path == '/';
+    return d;
+}
 
 /* ---- lock and placeholders (workspace_guard.c) ---- */
 
@@ -209,13 +217,20 @@ int ws_outside_links_check(const workspace_t *ws, const workspace_snapshot_t *af
 bool ws_in_tree(const workspace_t *ws, const char *abs);
 
 /* ---- python environments and agents' configs (workspace_python.c,
- *      workspace_configs.c) ---- */
+ *      workspace_python_names.c, workspace_configs.c) ---- */
 
 /* Is the entry at path ("/a/b/name", relative to the launch directory) one
  * the python check needs recorded: a pyvenv.cfg, a .pth in a site-packages
  * or dist-packages directory, a sitecustomize or usercustomize, anything in
  * a directory named bin? Pure and cheap: the walk asks it of every entry. */
 bool ws_python_relevant(const char *path);
+/* The last component of a path; whether s ends in suffix. */
+const char *ws_base_name(const char *path);
+bool ws_has_suffix(const char *s, const char *suffix);
+/* sitecustomize or usercustomize: the module, a package, a .py, .pyc, .so... */
+bool ws_python_customize_name(const char *base);
+/* A .pth file in a site-packages or dist-packages directory. */
+bool ws_python_pth_path(const char *path);
 /* Virtual environments (a directory holding pyvenv.cfg): what their python
  * runs when it starts, if new or changed (.pth lines that run code or name
  * a directory outside their site-packages, sitecustomize, activate scripts,

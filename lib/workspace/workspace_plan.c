@@ -201,14 +201,6 @@ static int plan_rule(workspace_t *ws, const workspace_rule_t *rule, as_error_t *
     return add_mount(ws, WORKSPACE_READ_ONLY, where, true, dir, err);
 }
 
-size_t ws_depth(const char *p)
-{
-    size_t d = 0;
-    for (; *p != '\0'; p++)
-        d += *p == '/';
-    return d;
-}
-
 static int mount_cmp(const void *a, const void *b)
 {
     const workspace_mount_t *x = a, *y = b;
@@ -289,33 +281,6 @@ int ws_plan_all(workspace_t *ws, as_error_t **err)
     return 0;
 }
 
-int workspace_plan(const char *launch_dir, const char *home, workspace_rules_t *rules,
-                   workspace_t **ret, as_error_t **err)
-{
-    if (launch_dir == NULL || launch_dir[0] != '/' || home == NULL || rules == NULL) {
-        workspace_rules_free(rules);
-        return as_error_make(err, EINVAL, "protected paths: bad input");
-    }
-    workspace_t *ws = calloc(1, sizeof(*ws));
-    if (ws == NULL) {
-        workspace_rules_free(rules);
-        return ws_oom(err);
-    }
-    ws->rules = rules;
-    as_error_t *e = NULL;
-    if ((ws->home = strdup(home)) == NULL || path_normalize(launch_dir, &ws->launch_dir, &e) < 0) {
-        as_error_free(&e);
-        workspace_free(ws);
-        return ws_oom(err);
-    }
-    int r = ws_plan_all(ws, err);
-    if (r < 0) {
-        workspace_free(ws);
-        return r;
-    }
-    *ret = ws;
-    return 0;
-}
 /* ---- the rest ---------------------------------------------------------- */
 
 int workspace_agent_mounts(const workspace_t *ws, podman_mount_t **ret, size_t *ret_n, as_error_t **err)
@@ -361,20 +326,3 @@ int workspace_describe(const workspace_t *ws, char **ret, as_error_t **err)
         fprintf(m.f, "    note:    %s\n", ws->notes[i]);
     return msg_close(&m, ret, err);
 }
-
-void workspace_free(workspace_t *ws)
-{
-    if (ws == NULL)
-        return;
-    ws_walks_cancel(ws);
-    for (size_t i = 0; i < ws->n_lock_fds; i++)
-        close(ws->lock_fds[i]);
-    free(ws->lock_fds);
-    ws_mounts_clear(ws);
-    ws_snapshot_free(ws->before);
-    workspace_rules_free(ws->rules);
-    free(ws->launch_dir);
-    free(ws->home);
-    free(ws);
-}
-

@@ -43,54 +43,6 @@
                       "the scripts there import (it is first on their sys.path)"
 #define WHY_LINK      "a symlink on the way to a virtual environment's bin or site-packages"
 
-static const char *base_of(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s != NULL ? s + 1 : path;
-}
-
-/* Is the directory holding path ("a/b/c" or "/a/b/c") named `name`? */
-static bool parent_named(const char *path, const char *name)
-{
-    const char *slash = strrchr(path, '/');
-    size_t n = strlen(name);
-    if (slash == NULL || (size_t)(slash - path) < n)
-        return false;
-    const char *p = slash - n;
-    return strncmp(p, name, n) == 0 && (p == path || p[-1] == '/');
-}
-
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), l = strlen(suffix);
-    return n >= l && strcmp(s + n - l, suffix) == 0;
-}
-
-/* sitecustomize or usercustomize: the module, a package, a .py, .pyc, .so... */
-static bool customize_name(const char *base)
-{
-    static const char *const names[] = { "sitecustomize", "usercustomize" };
-    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-        size_t l = strlen(names[i]);
-        if (strncmp(base, names[i], l) == 0 && (base[l] == '\0' || base[l] == '.'))
-            return true;
-    }
-    return false;
-}
-
-static bool pth_path(const char *path)
-{
-    return has_suffix(base_of(path), ".pth") &&
-           (parent_named(path, "site-packages") || parent_named(path, "dist-packages"));
-}
-
-bool ws_python_relevant(const char *path)
-{
-    const char *base = base_of(path);
-    return strcmp(base, "pyvenv.cfg") == 0 || customize_name(base) || parent_named(path, "bin") ||
-           pth_path(path);
-}
-
 /* ---- the environments ------------------------------------------------- */
 
 /* Adds the directory of each pyvenv.cfg in s (a file or a link: python
@@ -99,7 +51,7 @@ static int add_roots(const workspace_snapshot_t *s, char ***roots)
 {
     for (size_t i = 0; s != NULL && i < s->n; i++) {
         const ws_item_t *it = &s->v[i];
-        if (!(it->what & W_PYTHON) || strcmp(base_of(it->rel), "pyvenv.cfg") != 0 ||
+        if (!(it->what & W_PYTHON) || strcmp(ws_base_name(it->rel), "pyvenv.cfg") != 0 ||
             !(S_ISREG(it->mode) || S_ISLNK(it->mode)))
             continue;
         _cleanup_free_ char *dir = strdup(it->rel);
@@ -255,7 +207,7 @@ static const char *bin_verdict(const char *base, mode_t mode)
         return WHY_ACTIVATE;
     if (strncmp(base, "python", 6) == 0)
         return WHY_PYTHON;
-    if (S_ISDIR(mode) || has_suffix(base, ".py") || has_suffix(base, ".pyc") || has_suffix(base, ".so"))
+    if (S_ISDIR(mode) || ws_has_suffix(base, ".py") || ws_has_suffix(base, ".pyc") || ws_has_suffix(base, ".so"))
         return WHY_BIN_MOD;
     return NULL;
 }
@@ -276,15 +228,15 @@ static bool on_the_way(const char *sub)
  * to be disabled; *ret_why stays NULL when it is harmless. */
 static int verdict(const workspace_t *ws, const ws_item_t *it, const char *sub, const char **ret_why)
 {
-    const char *base = base_of(it->rel);
+    const char *base = ws_base_name(it->rel);
     *ret_why = NULL;
     if (strcmp(base, "pyvenv.cfg") == 0)
         *ret_why = WHY_CFG;
-    else if (customize_name(base))
+    else if (ws_python_customize_name(base))
         *ret_why = WHY_CUSTOMIZE;
     else if (strcmp(base, "activate_this.py") == 0)
         *ret_why = WHY_ACTIVATE;
-    else if (pth_path(it->rel))
+    else if (ws_python_pth_path(it->rel))
         return pth_check(ws, it->rel, ret_why);
     else if (strncmp(sub, "bin/", 4) == 0 && strchr(sub + 4, '/') == NULL)
         *ret_why = bin_verdict(base, it->mode);

@@ -16,14 +16,14 @@
 #include <string.h>
 
 #include "allowlist_of.h"
+#include "plan_of.h"
+#include "base/strv.h"
 #include "config/agent_profile.h"
-#include "session/agent_spec.h"
 #include "config/allowlist.h"
 #include "config/allowlist_merge.h"
-#include "plan_of.h"
-#include "session/session_plan.h"
-#include "base/strv.h"
 #include "config/user_settings.h"
+#include "session/agent_spec.h"
+#include "session/session_plan.h"
 #include "workspace/workspace.h"
 
 static const char *source_dir = AS_SOURCE_DIR;

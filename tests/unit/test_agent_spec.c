@@ -10,12 +10,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "session/agent_spec.h"
-#include "session/home_volume.h"
 #include "plan_of.h"
-#include "session/session_plan.h"
 #include "base/strv.h"
 #include "podman/names.h"
+#include "session/agent_spec.h"
+#include "session/home_volume.h"
+#include "session/session_plan.h"
 
 static char *cmd[] = { "claude", "--continue", NULL };
 static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };

@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config/allowlist.h"
 #include "base/hostname.h"
+#include "config/allowlist.h"
 
 static allowlist_t *parse_ok(const char *text)
 {

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "egress/egress_log.h"
 #include "base/name_counts.h"
+#include "egress/egress_log.h"
 #include "egress/session_logs.h"
 
 /* 2026-12-01 00:10:15 UTC */

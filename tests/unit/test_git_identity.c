@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "base/strv.h"
 #include "config/git_config.h"
 #include "config/git_identity.h"
-#include "base/strv.h"
 
 static void expect_paths(const char *global, const char *xdg, const char *home, const char *want)
 {

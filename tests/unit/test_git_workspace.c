@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "config/git_config.h"
 #include "workspace/git_repo.h"
 #include "workspace/link_resolve.h"
-#include "base/util.h"
 
 /* ---- git config -------------------------------------------------------- */
 

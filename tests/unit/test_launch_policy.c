@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config/launch_policy.h"
 #include "base/paths.h"
 #include "base/util.h"
+#include "config/launch_policy.h"
 
 /* ---- a fake filesystem ------------------------------------------------- */
 

@@ -14,8 +14,8 @@
 #include <cmocka.h>
 
 #include "config/allowlist.h"
-#include "session/egress_spec.h"
 #include "config/publish.h"
+#include "session/egress_spec.h"
 #include "session/session_plan.h"
 
 static void parse_forms(void **state)

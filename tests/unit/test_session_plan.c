@@ -6,9 +6,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "podman/names.h"
 #include "session/agent_spec.h"
 #include "session/session_plan.h"
-#include "podman/names.h"
 
 static char *cmd[] = { "sh", "-c", "exit 42", NULL };
 static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };

@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "session/session_registry.h"
 #include "base/strv.h"
+#include "session/session_registry.h"
 
 static char runtime[] = "/tmp/test-registry-XXXXXX";
 

@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stub_libpod.h"
 #include "session/session.h"
 #include "session/session_plan.h"
-#include "stub_libpod.h"
 
 static stub_libpod_t *stub;
 static bool tty_answer;          /* how the agent's output attach is answered */

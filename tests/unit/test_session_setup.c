@@ -16,12 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stub_libpod.h"
+#include "base/util.h"
 #include "config/allowlist.h"
 #include "session/egress_spec.h"
 #include "session/session.h"
 #include "session/session_plan.h"
-#include "stub_libpod.h"
-#include "base/util.h"
 
 typedef struct fixture {
     stub_libpod_t *stub;

@@ -19,10 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "stub_libpod.h"
 #include "podman/service.h"
 #include "session/session_dir.h"
 #include "session/stale.h"
-#include "stub_libpod.h"
 
 /* ---- the fake podman ---------------------------------------------------- */
 

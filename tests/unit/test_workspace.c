@@ -17,10 +17,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "session/agent_spec.h"
-#include "session/session_plan.h"
 #include "real_tree.h"
 #include "base/util.h"
+#include "session/agent_spec.h"
+#include "session/session_plan.h"
 #include "workspace/workspace.h"
 #include "workspace/workspace_int.h"
 
