@@ -55,9 +55,12 @@ check:
 check-suites: all check-conventions unit e2e check-rpm check-host-packages
 
 # Conventions that hold for the whole tree, checked, not only reviewed:
-# no C function over 80 lines (scripts/check-function-length).
+# no C function over 80 lines (scripts/check-function-length); the include
+# rules of docs/architecture.md: lib/'s folders layered, no circle
+# (scripts/check-includes).
 check-conventions:
 	@scripts/check-function-length $(wildcard lib/*/*.c cmd/*.c tests/unit/*.c)
+	@scripts/check-includes
 
 e2e: $(BIN) images
 	@mkdir -p $(BUILD)

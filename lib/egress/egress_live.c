@@ -16,7 +16,6 @@
 #include "base/file_write.h"
 #include "base/util.h"
 #include "podman/podman_api.h"
-#include "session/session_dir.h"
 
 struct egress_live {
     char *dir;               /* the session directory */
