@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_env.h"
 #include "inputs.h"
 #include "base/file_write.h"
 #include "base/util.h"
@@ -80,8 +81,8 @@ static int config_path(const char *name, char **ret_path)
 int allowlist_config_path(char **ret_path)
 {
     /* an allowlist named by the variable is used as is */
-    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
-    if (override != NULL && override[0] != '\0') {
+    const char *override = cli_env()->allowlist;
+    if (override != NULL) {
         if ((*ret_path = strdup(override)) == NULL)
             return EXIT_INTERNAL;
         return 0;
@@ -146,8 +147,7 @@ int allowlist_config_load(const agent_profile_t *agent, allowlist_t **ret, char 
     if (rc == 0)
         rc = load_one(path, &al);
     /* AGENT_SANDBOX_ALLOWLIST is used as is, nothing merged in */
-    const char *override = getenv("AGENT_SANDBOX_ALLOWLIST");
-    if (rc == 0 && (override == NULL || override[0] == '\0'))
+    if (rc == 0 && cli_env()->allowlist == NULL)
         rc = merge_agent(agent, path, al);
     if (rc != 0) {
         allowlist_free(al);

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "cli_env.h"
 #include "doctor.h"
 #include "run_options.h"
 #include "base/escape.h"
@@ -25,7 +26,7 @@
 /* ~/.config/containers/NAME, as podman reads the user's own. */
 static char *containers_file(const char *name)
 {
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    const char *xdg = cli_env()->xdg_config_home, *home = cli_env()->home;
     char *path = NULL;
     int n = xdg != NULL && xdg[0] == '/' ? asprintf(&path, "%s/containers/%s", xdg, name)
                                          : asprintf(&path, "%s/.config/containers/%s", home ? home : "", name);
@@ -161,8 +162,7 @@ static char *build_command(const char *kind, const char *agent, const char *imag
 
 static void check_images(doctor_t *d, cli_backend_t *b)
 {
-    const char *router = getenv("AGENT_SANDBOX_ROUTER_IMAGE"), *sandbox = getenv("AGENT_SANDBOX_IMAGE");
-    router = router != NULL && router[0] ? router : DEFAULT_ROUTER_IMAGE;
+    const char *router = cli_env_or(cli_env()->router_image, DEFAULT_ROUTER_IMAGE), *sandbox = cli_env()->image;
     _cleanup_free_ char *build = build_command("router", NULL, router), *chosen = doctor_settings_agent();
     check_image(d, b, "router", router, true, build);
     for (size_t i = 0; i < agent_pins_n; i++) {
@@ -172,7 +172,7 @@ static void check_images(doctor_t *d, cli_backend_t *b)
         bool is_default = strcmp(a->image, DEFAULT_IMAGE) == 0;
         /* a session needs the image of the agent it runs unless told another */
         bool required = chosen != NULL ? strcmp(a->name, chosen) == 0 : is_default;
-        const char *image = required && sandbox != NULL && sandbox[0] ? sandbox : a->image;
+        const char *image = required && sandbox != NULL ? sandbox : a->image;
         _cleanup_free_ char *cmd = build_command("sandbox", is_default ? NULL : a->name, image);
         check_image(d, b, a->name, image, required, cmd);
     }
@@ -180,8 +180,8 @@ static void check_images(doctor_t *d, cli_backend_t *b)
 
 static void check_egress(doctor_t *d, cli_backend_t *b)
 {
-    const char *named = getenv("AGENT_SANDBOX_EGRESS_NETWORK");
-    const char *net = named != NULL && named[0] ? named : DEFAULT_EGRESS_NETWORK;
+    const char *named = cli_env()->egress_network;
+    const char *net = cli_env_or(named, DEFAULT_EGRESS_NETWORK);
     as_error_t *err = NULL;
     bool exists = false, internal = false;
     check_t c = {0};
@@ -195,7 +195,7 @@ static void check_egress(doctor_t *d, cli_backend_t *b)
         r = check_set(&c, CHECK_OK, NULL, "%s does not exist yet: the first session creates it", net);
     else if (!internal)
         r = check_set(&c, CHECK_OK, NULL, "%s, a network with a route out", net);
-    else if (asprintf(&fix, named != NULL && named[0] ? "unset AGENT_SANDBOX_EGRESS_NETWORK"
+    else if (asprintf(&fix, named != NULL ? "unset AGENT_SANDBOX_EGRESS_NETWORK"
                                                       : "podman network rm %s   (the next session makes it again)",
                       net) < 0)
         r = -ENOMEM;
@@ -204,8 +204,8 @@ static void check_egress(doctor_t *d, cli_backend_t *b)
                       "allowed name works", net);
     doctor_show(d, "egress network", &c, r);
     char resolver[16];
-    const char *env = getenv("AGENT_SANDBOX_RESOLVER");
-    if (env != NULL && env[0] != '\0')
+    const char *env = cli_env()->resolver;
+    if (env != NULL)
         r = check_set(&c, CHECK_OK, NULL, "%s (AGENT_SANDBOX_RESOLVER)", env);
     else if (resolv_conf_host_resolver(resolver, &err) == 0)
         r = check_set(&c, CHECK_OK, NULL, "%s, from /etc/resolv.conf", resolver);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_env.h"
 #include "egress_report.h"
 #include "inputs.h"
 #include "run.h"
@@ -33,12 +34,6 @@
 #include "session/session.h"
 #include "session/session_plan.h"
 #include "session/session_registry.h"
-
-static const char *env_or(const char *name, const char *fallback)
-{
-    const char *v = getenv(name);
-    return v != NULL && v[0] != '\0' ? v : fallback;
-}
 
 /* The image is there (and, in a release build, of this release): else say
  * exactly how to build it. Building is left to the user: it needs a base
@@ -232,12 +227,12 @@ static int home_inputs(const run_request_t *o, const char *workdir, session_inpu
     in->private_home = o->private_home;
     if (o->private_home)
         return 0;
-    const char *named = getenv("AGENT_SANDBOX_HOME_VOLUME");
-    if (named != NULL && named[0] != '\0') {
+    const char *named = cli_env()->home_volume;
+    if (named != NULL) {
         in->home_volume = named;
         return 0;
     }
-    const char *prefix = env_or("AGENT_SANDBOX_VOLUME_PREFIX", VOLUME_PREFIX_DEFAULT);
+    const char *prefix = cli_env_or(cli_env()->volume_prefix, VOLUME_PREFIX_DEFAULT);
     as_error_t *err = NULL;
     if (home_volume_project_name(prefix, workdir, &names->home, &err) < 0) {
         report_error(&err);
@@ -301,11 +296,12 @@ static int read_inputs(const run_request_t *o, run_inputs_t *ri)
         return rc;
     if (asprintf(&ri->agent_image, "%s:%s", ri->agent->image, AS_IMAGE_TAG) < 0)
         return EXIT_INTERNAL;
-    ri->image = env_or("AGENT_SANDBOX_IMAGE", ri->agent_image);
-    ri->router_image = env_or("AGENT_SANDBOX_ROUTER_IMAGE", DEFAULT_ROUTER_IMAGE);
-    ri->egress = env_or("AGENT_SANDBOX_EGRESS_NETWORK", DEFAULT_EGRESS_NETWORK);
-    const char *resolver_env = getenv("AGENT_SANDBOX_RESOLVER");
-    if (resolver_env != NULL && resolver_env[0] != '\0') {
+    const cli_env_t *env = cli_env();
+    ri->image = cli_env_or(env->image, ri->agent_image);
+    ri->router_image = cli_env_or(env->router_image, DEFAULT_ROUTER_IMAGE);
+    ri->egress = cli_env_or(env->egress_network, DEFAULT_EGRESS_NETWORK);
+    const char *resolver_env = env->resolver;
+    if (resolver_env != NULL) {
         snprintf(ri->resolver, sizeof(ri->resolver), "%s", resolver_env);
         if (strlen(resolver_env) >= sizeof(ri->resolver)) {
             report("error: AGENT_SANDBOX_RESOLVER=%s is not an IPv4 address", resolver_env);

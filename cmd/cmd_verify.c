@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_env.h"
 #include "inputs.h"
 #include "run.h"
 #include "base/strv.h"
@@ -106,7 +107,7 @@ static int probe(const char *agent_name, const agent_profile_t *agent, const cha
                  char ***ret_host_mounts, char **ret_output)
 {
     char nonce[17];
-    const char *home = getenv("HOME");
+    const char *home = cli_env()->home;
     int out = memfd_create("verify-out", MFD_CLOEXEC), errfd = memfd_create("verify-err", MFD_CLOEXEC);
     if (out < 0 || errfd < 0 || home == NULL || random_hex(nonce, 8) < 0) {
         report("error: verify: %s", strerror(errno));
@@ -181,7 +182,7 @@ int cmd_verify(int argc, char **argv)
 static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,
                  const char *first, const agent_profile_t *agent, bool json)
 {
-    const char *home = getenv("HOME");
+    const char *home = cli_env()->home;
     /* what the session set on purpose: the profile's variables */
     char **passed = strv_copy(agent->env);
     for (size_t i = 0; passed != NULL && agent->telemetry_off != NULL && agent->telemetry_off[i] != NULL; i++)

@@ -10,16 +10,11 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "cli_env.h"
 #include "run_options.h"
 #include "base/util.h"
 #include "config/agent_pins.h"
 #include "config/user_dirs.h"
-
-static const char *env_or(const char *name, const char *fallback)
-{
-    const char *v = getenv(name);
-    return v != NULL && v[0] != '\0' ? v : fallback;
-}
 
 /* "(built for VERSION)", "(not built)", or why podman was not asked. */
 static void put_image_state(cli_backend_t *b, const char *why_not, const char *image)
@@ -72,7 +67,7 @@ int cmd_version(void)
     _cleanup_free_ char *why = NULL;
     cli_backend_t *b = backend_for_images(&backend, &why);
     const char *why_not = why != NULL ? why : "podman not reachable";
-    const char *router = env_or("AGENT_SANDBOX_ROUTER_IMAGE", DEFAULT_ROUTER_IMAGE);
+    const char *router = cli_env_or(cli_env()->router_image, DEFAULT_ROUTER_IMAGE);
     printf("router image: %s ", router);
     put_image_state(b, why_not, router);
     printf("%-10s  %-10s  %s\n", "agent", "pinned", "image");
@@ -83,7 +78,7 @@ int cmd_version(void)
             continue;
         }
         /* Claude Code's is the default image, which the variable replaces */
-        const char *image = strcmp(a->image, DEFAULT_IMAGE) == 0 ? env_or("AGENT_SANDBOX_IMAGE", a->image)
+        const char *image = strcmp(a->image, DEFAULT_IMAGE) == 0 ? cli_env_or(cli_env()->image, a->image)
                                                                   : a->image;
         printf("%-10s  %-10s  %s ", a->name, a->version != NULL ? a->version : "?", image);
         put_image_state(b, why_not, image);

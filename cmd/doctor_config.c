@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_env.h"
 #include "doctor.h"
 #include "inputs.h"
 #include "base/file_read.h"
@@ -221,7 +222,7 @@ static void check_settings(doctor_t *d)
 
 void doctor_check_config(doctor_t *d)
 {
-    const char *home = getenv("HOME");
+    const char *home = cli_env()->home;
     check_allowlist(d);
     if (home == NULL || home[0] != '/') {
         check_t c = {0};
@@ -265,14 +266,12 @@ static void check_home(doctor_t *d, cli_backend_t *b, const char *what, const ch
 
 void doctor_check_homes(doctor_t *d, cli_backend_t *b)
 {
-    const char *named = getenv("AGENT_SANDBOX_HOME_VOLUME");
-    if (named != NULL && named[0] != '\0') {
+    const char *named = cli_env()->home_volume;
+    if (named != NULL) {
         check_home(d, b, "AGENT_SANDBOX_HOME_VOLUME", named);
         return;
     }
-    const char *prefix = getenv("AGENT_SANDBOX_VOLUME_PREFIX");
-    if (prefix == NULL || prefix[0] == '\0')
-        prefix = VOLUME_PREFIX_DEFAULT;
+    const char *prefix = cli_env_or(cli_env()->volume_prefix, VOLUME_PREFIX_DEFAULT);
     _cleanup_free_ char *cwd = realpath(".", NULL), *project = NULL, *login = NULL;
     as_error_t *err = NULL;
     if (cwd != NULL && home_volume_project_name(prefix, cwd, &project, &err) == 0)

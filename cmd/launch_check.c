@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_env.h"
 #include "inputs.h"
 #include "base/escape.h"
 #include "base/util.h"
@@ -122,7 +123,7 @@ static int check_reachable(const cli_backend_t *b, const char *dir)
 int launch_check(cli_backend_t *b, char **ret_dir)
 {
     as_error_t *err = NULL;
-    const char *home = getenv("HOME");
+    const char *home = cli_env()->home;
     if (home == NULL || home[0] != '/') {
         report("error: HOME is not set to an absolute path; the launch policy is relative to it");
         return EXIT_REFUSED;
@@ -158,7 +159,7 @@ int launch_check(cli_backend_t *b, char **ret_dir)
         .launch_dir = cwd,
         .home = home,
         .xdg_runtime_dir = runtime_dir,
-        .path_env = getenv("PATH"),
+        .path_env = cli_env()->path,
         .graphroot = graphroot,
         .config_dir = config_dir,
         .allowed_paths_path = file_path,

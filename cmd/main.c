@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_env.h"
 
 /* One row per subcommand: the dispatch, and each one's --help. */
 const cli_command_t cli_commands[] = {
@@ -131,7 +132,8 @@ int main(int argc, char **argv)
 {
     if (std_fds_ensure() < 0)
         return EXIT_INTERNAL;
-    const char *trace = getenv("AGENT_SANDBOX_TRACE");
+    /* the environment, read once, before anything can change it */
+    const char *trace = cli_env()->trace;
     if (trace != NULL && strcmp(trace, "1") == 0)
         trace_enable();
     const cli_command_t *c = argc > 1 ? find_command(argv[1]) : NULL;

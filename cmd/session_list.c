@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "cli_env.h"
 #include "session_list.h"
 #include "base/msg.h"
 #include "base/paths.h"
@@ -31,7 +32,7 @@ int sessions_load(session_entry_t ***ret, size_t *ret_n)
 
 void session_put_dir(FILE *f, const char *dir)
 {
-    const char *home = getenv("HOME");
+    const char *home = cli_env()->home;
     char resolved[PATH_MAX];
     bool have = home != NULL && home[0] == '/' && realpath(home, resolved) != NULL;
     path_put_for_user(f, dir, have ? resolved : NULL, home != NULL && home[0] == '/' ? home : NULL);

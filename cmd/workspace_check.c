@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_env.h"
 #include "session_list.h"
 #include "base/file_write.h"
 #include "base/paths.h"
@@ -17,6 +18,16 @@
 #include "podman/podman_api.h"
 #include "session/labels.h"
 #include "session/session_dir.h"
+
+/* This process's session journal: at most one session per CLI. user_file:
+ * the protected-paths file the workspace was loaded from, resolved once
+ * (workspace_check_load) and recorded for the journal's recovery. */
+static struct {
+    int fd;
+    char *dir;
+    char *user_file;
+    char id[SESSION_ID_LEN + 1];
+} journal = { .fd = -1 };
 
 static int fail(as_error_t **err, const char *context)
 {
@@ -35,10 +46,11 @@ static int fail(as_error_t **err, const char *context)
 int workspace_check_load(const char *workdir, workspace_t **ret)
 {
     as_error_t *err = NULL;
-    const char *home = getenv("HOME");     /* launch_check() made sure it is absolute */
-    _cleanup_free_ char *user_file = NULL;
-    if (user_config_file(WORKSPACE_USER_FILE, &user_file, &err) < 0 ||
-        workspace_load(workdir, home, user_file, ret, &err) < 0)
+    const char *home = cli_env()->home;     /* launch_check() made sure it is absolute */
+    free(journal.user_file);
+    journal.user_file = NULL;
+    if (user_config_file(WORKSPACE_USER_FILE, &journal.user_file, &err) < 0 ||
+        workspace_load(workdir, home, journal.user_file, ret, &err) < 0)
         return fail(&err, "reading the protected paths");
     return 0;
 }
@@ -91,13 +103,6 @@ static void name_busy_sessions(const char *dir)
     session_entries_free(v, n);
 }
 
-/* This process's session journal: at most one session per CLI. */
-static struct {
-    int fd;
-    char *dir;
-    char id[SESSION_ID_LEN + 1];
-} journal = { .fd = -1 };
-
 static int journal_dir(char **ret, as_error_t **err)
 {
     _cleanup_free_ char *state = NULL;
@@ -114,9 +119,12 @@ static int journal_dir(char **ret, as_error_t **err)
 static int journal_begin(const workspace_t *ws, const char *session_id)
 {
     as_error_t *err = NULL;
-    _cleanup_free_ char *user_file = NULL;
-    if (journal_dir(&journal.dir, &err) < 0 || user_config_file(WORKSPACE_USER_FILE, &user_file, &err) < 0 ||
-        workspace_journal_begin(ws, user_file, journal.dir, session_id, &journal.fd, &err) < 0) {
+    if (journal.user_file == NULL) {
+        report("error: internal error: a journal of a workspace not loaded (workspace_check_load)");
+        return EXIT_INTERNAL;
+    }
+    if (journal_dir(&journal.dir, &err) < 0 ||
+        workspace_journal_begin(ws, journal.user_file, journal.dir, session_id, &journal.fd, &err) < 0) {
         as_error_prefix(&err, "recording the workspace for the end-of-session check");
         report_error(&err);
         return EXIT_SETUP;
@@ -265,6 +273,8 @@ void workspace_check_end(workspace_t *ws, bool container_gone)
         close(journal.fd);
     journal.fd = -1;
     free(journal.dir);
+    free(journal.user_file);
+    journal.user_file = NULL;
     journal.dir = NULL;
 }
 

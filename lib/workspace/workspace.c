@@ -123,7 +123,7 @@ int workspace_load(const char *launch_dir, const char *home, const char *user_fi
 
     workspace_config_t cfg = {
         .launch_dir = launch_dir, .home = home, .user_file = user_file,
-        .user_text = user_text, .user_len = user_len,
+        .user_text = user_text, .user_len = user_len, .project_file = project_file,
         .project_text = project_text, .project_len = project_len,
     };
     workspace_rules_t *rules = NULL;

@@ -64,6 +64,7 @@ typedef struct workspace_config {
     const char *user_file;       /* the user's file, for messages; required with user_text */
     const char *user_text;       /* its bytes (may hold NULs); NULL: no such file */
     size_t user_len;
+    const char *project_file;    /* the project's file, for messages; required with project_text */
     const char *project_text;    /* its bytes; NULL: no such file (when there, it is protected too) */
     size_t project_len;
     workspace_resolve_fn resolve;   /* for section headers; NULL: realpath(3) */

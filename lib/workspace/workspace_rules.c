@@ -384,18 +384,16 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
     for (size_t i = 0; i < ARRAY_SIZE(DEFAULTS) && r == 0; i++)
         r = add_rule(rules, DEFAULTS[i].path, DEFAULTS[i].dir, DEFAULTS[i].if_exists, "default", err);
 
-    _cleanup_free_ char *project_file = NULL;
-    if (r == 0 && cfg->user_text != NULL && cfg->user_file == NULL)
-        r = as_error_make(err, EINVAL, "protected paths: the user's file has no name");
-    if (r == 0 && asprintf(&project_file, "%s/%s", cfg->launch_dir, WORKSPACE_PROJECT_FILE) < 0)
-        r = ws_oom(err);
+    if (r == 0 && ((cfg->user_text != NULL && cfg->user_file == NULL) ||
+                   (cfg->project_text != NULL && cfg->project_file == NULL)))
+        r = as_error_make(err, EINVAL, "protected paths: a file has no name");
     workspace_config_t c = *cfg;
     if (r == 0 && c.user_text != NULL) {
         parser_t p = { .cfg = &c, .file = c.user_file, .rules = rules };
         r = parse_file(&p, c.user_text, c.user_len, err);
     }
     if (r == 0 && c.project_text != NULL) {
-        parser_t p = { .cfg = &c, .file = project_file, .project = true, .rules = rules };
+        parser_t p = { .cfg = &c, .file = c.project_file, .project = true, .rules = rules };
         r = parse_file(&p, c.project_text, c.project_len, err);
         /* The project's file protects itself: else the agent could take back
          * what it adds, for the next session. */

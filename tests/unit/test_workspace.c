@@ -28,6 +28,7 @@
 #define LAUNCH "/home/u/src/p"
 #define USER_FILE HOME "/.config/agent-sandbox/protected-paths"
 #define USER_FILE_SHOWN "~/.config/agent-sandbox/protected-paths"
+#define PROJECT_FILE LAUNCH "/" WORKSPACE_PROJECT_FILE
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -42,7 +43,7 @@ static const workspace_rule_t *rule(const workspace_rules_t *r, const char *path
 static workspace_rules_t *build_ok(const char *user, const char *project)
 {
     workspace_config_t cfg = {
-        .launch_dir = LAUNCH, .home = HOME, .user_file = USER_FILE,
+        .launch_dir = LAUNCH, .home = HOME, .user_file = USER_FILE, .project_file = PROJECT_FILE,
         .user_text = user, .user_len = user ? strlen(user) : 0,
         .project_text = project, .project_len = project ? strlen(project) : 0,
     };
@@ -58,7 +59,7 @@ static workspace_rules_t *build_ok(const char *user, const char *project)
 static char *build_fails(const char *user, size_t user_len, const char *project)
 {
     workspace_config_t cfg = {
-        .launch_dir = LAUNCH, .home = HOME, .user_file = USER_FILE,
+        .launch_dir = LAUNCH, .home = HOME, .user_file = USER_FILE, .project_file = PROJECT_FILE,
         .user_text = user, .user_len = user_len,
         .project_text = project, .project_len = project ? strlen(project) : 0,
     };

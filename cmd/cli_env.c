@@ -1,0 +1,42 @@
+#include "cli_env.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "base/util.h"
+
+static const struct {
+    const char *name;
+    size_t offset;
+} VARIABLES[] = {
+    { "AGENT_SANDBOX_IMAGE", offsetof(cli_env_t, image) },
+    { "AGENT_SANDBOX_ROUTER_IMAGE", offsetof(cli_env_t, router_image) },
+    { "AGENT_SANDBOX_EGRESS_NETWORK", offsetof(cli_env_t, egress_network) },
+    { "AGENT_SANDBOX_RESOLVER", offsetof(cli_env_t, resolver) },
+    { "AGENT_SANDBOX_HOME_VOLUME", offsetof(cli_env_t, home_volume) },
+    { "AGENT_SANDBOX_VOLUME_PREFIX", offsetof(cli_env_t, volume_prefix) },
+    { "AGENT_SANDBOX_ALLOWLIST", offsetof(cli_env_t, allowlist) },
+    { "AGENT_SANDBOX_TRACE", offsetof(cli_env_t, trace) },
+};
+
+const cli_env_t *cli_env(void)
+{
+    static cli_env_t env;
+    static int read;
+    if (read)
+        return &env;
+    read = 1;
+    /* Pointers into the environment: nothing the CLI sets later (it
+     * exports XDG_RUNTIME_DIR and verify's secret) replaces these. Ours:
+     * unset or empty, the same. */
+    for (size_t i = 0; i < ARRAY_SIZE(VARIABLES); i++) {
+        const char *v = getenv(VARIABLES[i].name);
+        *(const char **)((char *)&env + VARIABLES[i].offset) = v != NULL && v[0] != '\0' ? v : NULL;
+    }
+    /* the host tools' own variables, as those tools see them */
+    env.home = getenv("HOME");
+    env.xdg_config_home = getenv("XDG_CONFIG_HOME");
+    env.path = getenv("PATH");
+    env.git_config_global = getenv("GIT_CONFIG_GLOBAL");
+    return &env;
+}

@@ -1,0 +1,39 @@
+/* The environment the CLI reads, read once (at the start of main) into one
+ * struct: every variable that shapes a session or a command, so that two
+ * parts of one run can never see two answers. Our own variables
+ * (AGENT_SANDBOX_*) are NULL when unset or empty: none has a meaning when
+ * empty. The host tools' (HOME, PATH, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL)
+ * are as the environment has them, NULL only when unset: git, podman and
+ * the shell each give an empty one a meaning of their own.
+ * What a session hands the agent of the host's environment on purpose
+ * (--env NAME) is read where it is asked for, in run_options.c. */
+#ifndef AS_CLI_ENV_H
+#define AS_CLI_ENV_H
+
+#include <stddef.h>
+
+typedef struct cli_env {
+    const char *home;              /* HOME (the checks want it absolute) */
+    const char *path;              /* PATH (an empty entry is the current directory) */
+    const char *xdg_config_home;   /* XDG_CONFIG_HOME (podman's containers/ files) */
+    const char *git_config_global; /* GIT_CONFIG_GLOBAL ("": no global file, to git) */
+    const char *image;             /* AGENT_SANDBOX_IMAGE */
+    const char *router_image;      /* AGENT_SANDBOX_ROUTER_IMAGE */
+    const char *egress_network;    /* AGENT_SANDBOX_EGRESS_NETWORK */
+    const char *resolver;          /* AGENT_SANDBOX_RESOLVER */
+    const char *home_volume;       /* AGENT_SANDBOX_HOME_VOLUME */
+    const char *volume_prefix;     /* AGENT_SANDBOX_VOLUME_PREFIX */
+    const char *allowlist;         /* AGENT_SANDBOX_ALLOWLIST */
+    const char *trace;             /* AGENT_SANDBOX_TRACE */
+} cli_env_t;
+
+/* The environment as it was at the first call (main makes that first). */
+const cli_env_t *cli_env(void);
+
+/* v, or fallback when v is NULL. */
+static inline const char *cli_env_or(const char *v, const char *fallback)
+{
+    return v != NULL ? v : fallback;
+}
+
+#endif
