@@ -37,6 +37,5 @@ const cli_env_t *cli_env(void)
     env.home = getenv("HOME");
     env.xdg_config_home = getenv("XDG_CONFIG_HOME");
     env.path = getenv("PATH");
-    env.git_config_global = getenv("GIT_CONFIG_GLOBAL");
     return &env;
 }

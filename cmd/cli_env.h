@@ -2,9 +2,11 @@
  * struct: every variable that shapes a session or a command, so that two
  * parts of one run can never see two answers. Our own variables
  * (AGENT_SANDBOX_*) are NULL when unset or empty: none has a meaning when
- * empty. The host tools' (HOME, PATH, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL)
- * are as the environment has them, NULL only when unset: git, podman and
- * the shell each give an empty one a meaning of their own.
+ * empty. The host tools' (HOME, PATH, XDG_CONFIG_HOME) are as the
+ * environment has them, NULL only when unset: podman and the shell each
+ * give an empty one a meaning of their own. git's variables are git's:
+ * lib/config/git_global reads them from the environment handed to it, by
+ * git's rules.
  * What a session hands the agent of the host's environment on purpose
  * (--env NAME) is read where it is asked for, in run_options.c. */
 #ifndef AS_CLI_ENV_H
@@ -16,7 +18,6 @@ typedef struct cli_env {
     const char *home;              /* HOME (the checks want it absolute) */
     const char *path;              /* PATH (an empty entry is the current directory) */
     const char *xdg_config_home;   /* XDG_CONFIG_HOME (podman's containers/ files) */
-    const char *git_config_global; /* GIT_CONFIG_GLOBAL ("": no global file, to git) */
     const char *image;             /* AGENT_SANDBOX_IMAGE */
     const char *router_image;      /* AGENT_SANDBOX_ROUTER_IMAGE */
     const char *egress_network;    /* AGENT_SANDBOX_EGRESS_NETWORK */

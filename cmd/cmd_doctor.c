@@ -252,10 +252,10 @@ int cmd_doctor(int argc, char **argv)
     check_t c = {0};
     char **files = NULL;
     as_error_t *err = NULL;
-    if (host_git_config_files(&files, &err) < 0)
+    if (host_git_config_files(environ, &files, &err) < 0)
         doctor_error(&d, "git", CHECK_FAIL, NULL, &err);
     else
-        doctor_show(&d, "git", &c, host_check_git_bare(files, &c));
+        doctor_show(&d, "git", &c, host_check_git_bare(files, environ, &c));
     strv_free(files);
     podman_host_info_clear(&info);
     if (b != NULL)

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_env.h"
 #include "inputs.h"
 #include "base/strv.h"
 #include "base/util.h"
+#include "config/git_global.h"
 #include "config/git_identity.h"
 #include "config/user_settings.h"
 
@@ -33,9 +33,8 @@ static char *git_config_for_sandbox(const char *settings_path)
     char **paths = NULL;
     git_identity_t id = { NULL, NULL };
     char *text = NULL;
-    if (git_global_config_paths(cli_env()->git_config_global, cli_env()->xdg_config_home,
-                                cli_env()->home, &paths, &err) < 0 ||
-        git_identity_read(paths, &id, &err) < 0 || git_identity_render(&id, &text, &err) < 0) {
+    if (git_global_files(environ, &paths, &err) < 0 || git_identity_read(paths, &id, &err) < 0 ||
+        git_identity_render(&id, &text, &err) < 0) {
         report("warning: commits in the sandbox carry no identity of yours: %s (`git-identity off` "
                "in %s stops passing it)", err != NULL ? err->msg : "out of memory",
                settings_path);

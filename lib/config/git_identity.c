@@ -1,59 +1,24 @@
 #include "git_identity.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "git_config.h"
+#include "git_global.h"
 #include "base/escape.h"
 #include "base/file_read.h"
 #include "base/msg.h"
 #include "base/strv.h"
 #include "base/util.h"
 
-/* git reads bigger files, but an identity lives in a small one. */
-#define GIT_CONFIG_FILE_MAX (1024 * 1024)
-
 void git_identity_clear(git_identity_t *id)
 {
     free(id->name);
     free(id->email);
     id->name = id->email = NULL;
-}
-
-static int push_path(char ***v, const char *a, const char *b)
-{
-    _cleanup_free_ char *path = NULL;
-    if (asprintf(&path, "%s%s", a, b) < 0)
-        return -ENOMEM;
-    return strv_push(v, path);
-}
-
-int git_global_config_paths(const char *git_config_global, const char *xdg_config_home,
-                            const char *home, char ***ret, as_error_t **err)
-{
-    char **v = calloc(1, sizeof(char *));
-    int r = v != NULL ? 0 : -ENOMEM;
-    if (r == 0 && git_config_global != NULL) {
-        if (git_config_global[0] != '\0')
-            r = strv_push(&v, git_config_global);
-    } else if (r == 0) {
-        if (xdg_config_home != NULL && xdg_config_home[0] != '\0')
-            r = push_path(&v, xdg_config_home, "/git/config");
-        else if (home != NULL)
-            r = push_path(&v, home, "/.config/git/config");
-        if (r == 0 && home != NULL)
-            r = push_path(&v, home, "/.gitconfig");
-    }
-    if (r < 0) {
-        strv_free(v);
-        return as_error_make(err, ENOMEM, "out of memory");
-    }
-    *ret = v;
-    return 0;
 }
 
 typedef struct collect {
@@ -109,16 +74,10 @@ int git_identity_read(char *const *paths, git_identity_t *ret, as_error_t **err)
     for (size_t i = 0; paths != NULL && paths[i] != NULL; i++) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
-        int r = config_file_read(AT_FDCWD, paths[i], CONFIG_FOLLOW, GIT_CONFIG_FILE_MAX, &text, &len, err);
-        if (r == -ENOENT) {
-            as_error_free(err);
-            continue;
-        }
+        int r = git_config_file_read(paths[i], &text, &len, err);
+        if (r > 0)
+            r = git_identity_parse(paths[i], text, len, &id, err);
         if (r < 0) {
-            git_identity_clear(&id);
-            return config_error_name(err, "cannot read ", paths[i]);
-        }
-        if ((r = git_identity_parse(paths[i], text, len, &id, err)) < 0) {
             git_identity_clear(&id);
             return r;
         }

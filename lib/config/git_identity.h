@@ -23,15 +23,6 @@ typedef struct git_identity {
 
 void git_identity_clear(git_identity_t *id);
 
-/* The files git reads as its global config, in git's order (a later file's
- * value wins), as git 2.39's config.c finds them: $GIT_CONFIG_GLOBAL alone
- * when it is set (empty: none at all); else $XDG_CONFIG_HOME/git/config
- * (~/.config/git/config when XDG_CONFIG_HOME is unset or empty), then
- * ~/.gitconfig. Each argument is the variable's value or NULL; a NULL home
- * drops the paths under it. NULL-terminated, possibly empty (strv.h). */
-int git_global_config_paths(const char *git_config_global, const char *xdg_config_home,
-                            const char *home, char ***ret, as_error_t **err);
-
 /* Takes user.name and user.email from one file's text: a later value wins
  * over *id's; a key set without a value (`name` alone) unsets it. Text git's
  * syntax does not allow, or this parser does not read, fails with
@@ -39,8 +30,9 @@ int git_global_config_paths(const char *git_config_global, const char *xdg_confi
 int git_identity_parse(const char *file, const char *text, size_t len, git_identity_t *id,
                        as_error_t **err);
 
-/* Reads each of `paths` in turn (the config-file policy of file_read.h; a
- * missing file is skipped). On failure *ret is left alone. */
+/* Reads each of `paths` in turn (git_global_files gives git's; each read
+ * by git_config_file_read, which skips a file git skips). On failure *ret is
+ * left alone. */
 int git_identity_read(char *const *paths, git_identity_t *ret, as_error_t **err);
 
 /* The system config the sandbox gets: a [user] section with what id has,

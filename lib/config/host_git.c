@@ -1,47 +1,59 @@
 #include "host_git.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "git_config.h"
+#include "git_global.h"
 #include "base/file_read.h"
 #include "base/strv.h"
 #include "base/util.h"
 
-#define GIT_CONFIG_MAX (1024 * 1024)
 #define KEY "safe.barerepository"
 
-int host_git_config_files(char ***ret, as_error_t **err)
+/* git_config_system(): GIT_CONFIG_NOSYSTEM read as git's boolean (an integer
+ * too). A value git rejects stops every git command; the file is read then. */
+static bool system_wanted(const char *nosys)
 {
+    if (nosys == NULL || nosys[0] == '\0' || strcasecmp(nosys, "false") == 0 ||
+        strcasecmp(nosys, "no") == 0 || strcasecmp(nosys, "off") == 0)
+        return true;
+    if (strcasecmp(nosys, "true") == 0 || strcasecmp(nosys, "yes") == 0 || strcasecmp(nosys, "on") == 0)
+        return false;
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(nosys, &end, 0);
+    bool number = errno == 0 && end != nosys &&
+                  (end[0] == '\0' || (strchr("kKmMgG", end[0]) != NULL && end[1] == '\0'));
+    return !number || n == 0;
+}
+
+int host_git_config_files(char *const *envp, char ***ret, as_error_t **err)
+{
+    const char *sys = git_env_get(envp, "GIT_CONFIG_SYSTEM");
     char **v = NULL;
-    const char *sys = getenv("GIT_CONFIG_SYSTEM"), *nosys = getenv("GIT_CONFIG_NOSYSTEM");
-    const char *global = getenv("GIT_CONFIG_GLOBAL"), *xdg = getenv("XDG_CONFIG_HOME");
-    const char *home = getenv("HOME");
-    _cleanup_free_ char *xdg_file = NULL, *home_file = NULL;
-    int r = 0;
-    if (nosys == NULL || nosys[0] == '\0' || strcmp(nosys, "0") == 0 || strcasecmp(nosys, "false") == 0)
-        r = strv_push(&v, sys != NULL && sys[0] != '\0' ? sys : "/etc/gitconfig");
-    if (r == 0 && global != NULL && global[0] != '\0') {
-        r = strv_push(&v, global);
-    } else if (r == 0) {
-        if ((xdg != NULL && xdg[0] == '/' && asprintf(&xdg_file, "%s/git/config", xdg) < 0) ||
-            (home != NULL && home[0] == '/' && xdg_file == NULL &&
-             asprintf(&xdg_file, "%s/.config/git/config", home) < 0) ||
-            (home != NULL && home[0] == '/' && asprintf(&home_file, "%s/.gitconfig", home) < 0))
-            r = -ENOMEM;
-        if (r == 0 && xdg_file != NULL)
-            r = strv_push(&v, xdg_file);
-        if (r == 0 && home_file != NULL)
-            r = strv_push(&v, home_file);
-    }
-    if (r < 0) {
-        strv_free(v);
+    /* git_system_config(): GIT_CONFIG_SYSTEM set, even empty, replaces it */
+    if (system_wanted(git_env_get(envp, "GIT_CONFIG_NOSYSTEM")) &&
+        strv_push(&v, sys != NULL ? sys : "/etc/gitconfig") < 0)
         return as_error_make(err, ENOMEM, "out of memory");
+    char **global = NULL;
+    if (git_global_files(envp, &global, err) < 0) {
+        strv_free(v);
+        return -ENOMEM;
     }
+    for (size_t i = 0; global[i] != NULL; i++)
+        if (strv_push(&v, global[i]) < 0) {
+            strv_free(v);
+            strv_free(global);
+            return as_error_make(err, ENOMEM, "out of memory");
+        }
+    strv_free(global);
+    if (v == NULL && (v = calloc(1, sizeof(char *))) == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
     *ret = v;
     return 0;
 }
@@ -67,16 +79,16 @@ static int on_variable(void *ctx, const char *key, const char *value)
 }
 
 /* GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>. */
-static int from_environment(found_t *f)
+static int from_environment(found_t *f, char *const *envp)
 {
-    const char *count = getenv("GIT_CONFIG_COUNT");
+    const char *count = git_env_get(envp, "GIT_CONFIG_COUNT");
     long n = count != NULL ? strtol(count, NULL, 10) : 0;
     for (long i = 0; i < n && i < 1000; i++) {
         char name[40];
         snprintf(name, sizeof(name), "GIT_CONFIG_KEY_%ld", i);
-        const char *key = getenv(name);
+        const char *key = git_env_get(envp, name);
         snprintf(name, sizeof(name), "GIT_CONFIG_VALUE_%ld", i);
-        const char *value = getenv(name);
+        const char *value = git_env_get(envp, name);
         if (key == NULL || value == NULL || strcasecmp(key, "safe.bareRepository") != 0)
             continue;
         free(f->value);
@@ -87,7 +99,7 @@ static int from_environment(found_t *f)
     return 0;
 }
 
-int host_check_git_bare(char *const *files, check_t *ret)
+int host_check_git_bare(char *const *files, char *const *envp, check_t *ret)
 {
     found_t f = {0};
     int r = 0;
@@ -95,9 +107,9 @@ int host_check_git_bare(char *const *files, check_t *ret)
         char *text = NULL;
         size_t len = 0;
         as_error_t *err = NULL;
-        if (config_file_read(AT_FDCWD, files[i], CONFIG_FOLLOW, GIT_CONFIG_MAX, &text, &len, &err) < 0) {
+        if (git_config_file_read(files[i], &text, &len, &err) <= 0) {
             as_error_free(&err);
-            continue;           /* git skips a file it cannot read the same way */
+            continue;           /* not there, or git would stop at it: nothing set there */
         }
         f.file = files[i];
         r = git_config_parse(text, len, on_variable, &f, NULL);
@@ -106,7 +118,7 @@ int host_check_git_bare(char *const *files, check_t *ret)
             r = 0;              /* git itself would refuse it; nothing set there */
     }
     if (r >= 0)
-        r = from_environment(&f);
+        r = from_environment(&f, envp);
     if (r == 0 && f.value != NULL && strcasecmp(f.value, "explicit") == 0)
         r = check_set(ret, CHECK_OK, NULL, "safe.bareRepository is explicit (%s)", f.where);
     else if (r == 0)

@@ -12,15 +12,15 @@
 
 #include "host_check.h"
 
-/* The files git reads as system and global configuration, in its order,
- * from the environment as git reads it (GIT_CONFIG_SYSTEM,
- * GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME, HOME); a
- * NULL-terminated vector. */
-int host_git_config_files(char ***ret, as_error_t **err);
+/* The files git reads as system and global configuration, in its order:
+ * the system file (GIT_CONFIG_SYSTEM, even empty, in place of /etc/gitconfig;
+ * none when GIT_CONFIG_NOSYSTEM is true as git reads a boolean), then
+ * git_global_files (git_global.h). envp as there; a NULL-terminated vector. */
+int host_git_config_files(char *const *envp, char ***ret, as_error_t **err);
 
 /* The check: OK for `explicit`, WARN otherwise, with the command that sets
- * it. `files` as above; the GIT_CONFIG_COUNT variables come from the
- * environment. */
-int host_check_git_bare(char *const *files, check_t *ret);
+ * it. `files` as above, each read by git_config_file_read; the
+ * GIT_CONFIG_COUNT variables come from envp. */
+int host_check_git_bare(char *const *files, char *const *envp, check_t *ret);
 
 #endif

@@ -1,6 +1,6 @@
-/* The git identity for the sandbox: which files git takes as its global
- * config, only user.name and user.email out of them, and the system config
- * the sandbox gets (escaped, or refused). */
+/* The git identity for the sandbox: only user.name and user.email out of
+ * the global config files (which files: test_git_global.c, against real
+ * git), and the system config the sandbox gets (escaped, or refused). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,32 +15,6 @@
 #include "base/strv.h"
 #include "config/git_config.h"
 #include "config/git_identity.h"
-
-static void expect_paths(const char *global, const char *xdg, const char *home, const char *want)
-{
-    char **v = NULL;
-    as_error_t *err = NULL;
-    assert_int_equal(git_global_config_paths(global, xdg, home, &v, &err), 0);
-    char got[1024] = "";
-    for (size_t i = 0; v[i] != NULL; i++)
-        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? " " : "", v[i]);
-    assert_string_equal(got, want);
-    strv_free(v);
-}
-
-/* git 2.39's order: the XDG file first, ~/.gitconfig after it (it wins);
- * GIT_CONFIG_GLOBAL alone when set. */
-static void global_config_files(void **state)
-{
-    (void)state;
-    expect_paths(NULL, NULL, "/home/u", "/home/u/.config/git/config /home/u/.gitconfig");
-    expect_paths(NULL, "", "/home/u", "/home/u/.config/git/config /home/u/.gitconfig");
-    expect_paths(NULL, "/x/cfg", "/home/u", "/x/cfg/git/config /home/u/.gitconfig");
-    expect_paths(NULL, "/x/cfg", NULL, "/x/cfg/git/config");
-    expect_paths(NULL, NULL, NULL, "");
-    expect_paths("/etc/mine", "/x/cfg", "/home/u", "/etc/mine");
-    expect_paths("", "/x/cfg", "/home/u", "");
-}
 
 static git_identity_t parsed(const char *text, int want_rc)
 {
@@ -177,7 +151,6 @@ static void rendered_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(global_config_files),
         cmocka_unit_test(only_the_two_keys),
         cmocka_unit_test(bad_text_names_the_line),
         cmocka_unit_test(read_in_order),

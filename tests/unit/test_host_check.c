@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/strv.h"
 #include "config/host_check.h"
 #include "config/host_git.h"
 #include "config/host_note.h"
@@ -186,29 +187,26 @@ static void git_bare_repository_setting_last_protected_value_wins(void **state)
     char *global = file_with("global", "[user]\n\tname = x\n[safe]\n\tbarerepository = all\n");
     char *files[] = { system, global, NULL };
     check_t c = {0};
-    unsetenv("GIT_CONFIG_COUNT");
-    assert_int_equal(host_check_git_bare(files, &c), 0);
+    assert_int_equal(host_check_git_bare(files, NULL, &c), 0);
     assert_int_equal(c.level, CHECK_WARN);
     assert_contains(c.detail, "is all in");
     assert_string_equal(c.fix, "git config --global safe.bareRepository explicit");
     check_clear(&c);
     /* the command line's variables come last */
-    setenv("GIT_CONFIG_COUNT", "1", 1);
-    setenv("GIT_CONFIG_KEY_0", "safe.bareRepository", 1);
-    setenv("GIT_CONFIG_VALUE_0", "Explicit", 1);
-    assert_int_equal(host_check_git_bare(files, &c), 0);
+    char *cmdline[] = { "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.bareRepository",
+                        "GIT_CONFIG_VALUE_0=Explicit", NULL };
+    assert_int_equal(host_check_git_bare(files, cmdline, &c), 0);
     assert_int_equal(c.level, CHECK_OK);
     check_clear(&c);
-    unsetenv("GIT_CONFIG_COUNT");
     /* the system file alone; a missing file is skipped, as git does */
     char *only_system[] = { system, "/nonexistent/gitconfig", NULL };
-    assert_int_equal(host_check_git_bare(only_system, &c), 0);
+    assert_int_equal(host_check_git_bare(only_system, NULL, &c), 0);
     assert_int_equal(c.level, CHECK_OK);
     check_clear(&c);
     /* unset, with an include this check does not follow */
     char *with_include = file_with("inc", "[include]\n\tpath = other\n");
     char *include_only[] = { with_include, NULL };
-    assert_int_equal(host_check_git_bare(include_only, &c), 0);
+    assert_int_equal(host_check_git_bare(include_only, NULL, &c), 0);
     assert_int_equal(c.level, CHECK_WARN);
     assert_contains(c.detail, "not set");
     assert_contains(c.detail, "includes were not followed");
@@ -218,33 +216,38 @@ static void git_bare_repository_setting_last_protected_value_wins(void **state)
     free(with_include);
 }
 
+static void expect_files(char *const *envp, const char *want)
+{
+    char **files = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(host_git_config_files(envp, &files, &err), 0);
+    char got[1024] = "";
+    for (size_t i = 0; files[i] != NULL; i++)
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? " " : "", files[i]);
+    assert_string_equal(got, want);
+    strv_free(files);
+}
+
+/* The system file, then git_global_files (test_git_global.c checks those
+ * against real git). */
 static void git_config_files_follow_gits_environment(void **state)
 {
     (void)state;
-    char **files = NULL;
-    as_error_t *err = NULL;
-    setenv("HOME", "/home/u", 1);
-    unsetenv("XDG_CONFIG_HOME");
-    unsetenv("GIT_CONFIG_GLOBAL");
-    unsetenv("GIT_CONFIG_SYSTEM");
-    unsetenv("GIT_CONFIG_NOSYSTEM");
-    assert_int_equal(host_git_config_files(&files, &err), 0);
-    assert_string_equal(files[0], "/etc/gitconfig");
-    assert_string_equal(files[1], "/home/u/.config/git/config");
-    assert_string_equal(files[2], "/home/u/.gitconfig");
-    assert_null(files[3]);
-    for (size_t i = 0; files[i] != NULL; i++)
-        free(files[i]);
-    free(files);
-    setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-    setenv("GIT_CONFIG_GLOBAL", "/elsewhere/config", 1);
-    assert_int_equal(host_git_config_files(&files, &err), 0);
-    assert_string_equal(files[0], "/elsewhere/config");
-    assert_null(files[1]);
-    free(files[0]);
-    free(files);
-    unsetenv("GIT_CONFIG_NOSYSTEM");
-    unsetenv("GIT_CONFIG_GLOBAL");
+    char *plain[] = { "HOME=/home/u", NULL };
+    expect_files(plain, "/etc/gitconfig /home/u/.config/git/config /home/u/.gitconfig");
+    char *elsewhere[] = { "HOME=/home/u", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/elsewhere/config", NULL };
+    expect_files(elsewhere, "/elsewhere/config");
+    char *no_global[] = { "HOME=/home/u", "GIT_CONFIG_SYSTEM=/s", "GIT_CONFIG_GLOBAL=", NULL };
+    expect_files(no_global, "/s");
+    /* git's boolean: "no" and "0" keep the system file, "yes" and "2" drop it */
+    char *keep[] = { "GIT_CONFIG_NOSYSTEM=no", "GIT_CONFIG_GLOBAL=", NULL };
+    expect_files(keep, "/etc/gitconfig");
+    char *keep0[] = { "GIT_CONFIG_NOSYSTEM=0", "GIT_CONFIG_GLOBAL=", NULL };
+    expect_files(keep0, "/etc/gitconfig");
+    char *drop[] = { "GIT_CONFIG_NOSYSTEM=Yes", "GIT_CONFIG_GLOBAL=/g", NULL };
+    expect_files(drop, "/g");
+    char *drop2[] = { "GIT_CONFIG_NOSYSTEM=2", "GIT_CONFIG_GLOBAL=/g", NULL };
+    expect_files(drop2, "/g");
 }
 
 static void a_note_is_new_once_per_text(void **state)
