@@ -176,7 +176,7 @@ static int print_plan(const session_plan_t *plan, const workspace_t *ws)
 /* The agent, started and pumped to its end: its exit code or the CLI's. */
 /* *ret_exited: the agent's container has exited (it can write nothing any
  * more). */
-static int run_agent(const run_request_t *o, cli_backend_t *b, session_t *s, const session_plan_t *plan,
+static int run_agent(const run_options_t *o, cli_backend_t *b, session_t *s, const session_plan_t *plan,
                      bool *ret_exited)
 {
     *ret_exited = false;
@@ -221,7 +221,7 @@ static void home_names_clear(home_names_t *h)
     free(h->legacy);
 }
 
-static int home_inputs(const run_request_t *o, const char *workdir, session_inputs_t *in,
+static int home_inputs(const run_options_t *o, const char *workdir, session_inputs_t *in,
                        home_names_t *names)
 {
     in->private_home = o->private_home;
@@ -242,34 +242,16 @@ static int home_inputs(const run_request_t *o, const char *workdir, session_inpu
         asprintf(&names->legacy, "%s-home", prefix) < 0)
         return EXIT_INTERNAL;
     in->home_volume = names->home;
-    in->home_project = workdir;
+    in->home_per_project = true;
     in->login_volume = names->login;
     in->legacy_home = names->legacy;
     return 0;
 }
 
-/* What a session is made of besides the request: read once, before the
- * service starts. */
-typedef struct run_inputs {
-    agent_profile_t *agent;
-    char *agent_image;       /* the agent's image with this build's tag */
-    const char *image, *router_image, *egress;
-    char resolver[16];
-    allowlist_t *allowlist;
-    char *allowlist_path;        /* where `allow --save` adds names */
-    user_settings_t settings;    /* the settings file's (notifications among them) */
-    char *settings_path;
-    limits_t limits;
-    cgroup_caps_t cgroups;
-    host_identity_t identity;
-    const signal_source_t *signals;
-} run_inputs_t;
-
-static int run_with(const run_request_t *o, const run_inputs_t *ri);
 
 /* Every host port to publish is free now: else nothing starts (a port taken
  * between this and podman's listener stops the set-up as well). */
-static int publish_ports_free(const run_request_t *o)
+static int publish_ports_free(const run_options_t *o)
 {
     for (size_t i = 0; i < o->n_publish; i++) {
         as_error_t *err = NULL;
@@ -285,9 +267,10 @@ static int publish_ports_free(const run_request_t *o)
 /* The agent, the images, the egress network, the host's resolver, the limits, the
  * allowlist, the user's identity and the ports to publish. 0 or an exit
  * code, reported. */
-static int read_inputs(const run_request_t *o, run_inputs_t *ri)
+int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
 {
     as_error_t *err = NULL;
+    ri->signals = signals_source();
     /* the settings file, read once: the agent, notifications, the identity */
     int rc = settings_config_load(&ri->settings, &ri->settings_path);
     if (rc == 0)
@@ -319,7 +302,7 @@ static int read_inputs(const run_request_t *o, run_inputs_t *ri)
     return rc != 0 ? rc : publish_ports_free(o);
 }
 
-int run_session(const run_request_t *o)
+int run_prepare(void)
 {
     as_error_t *err = NULL;
     if (geteuid() == 0) {
@@ -333,23 +316,37 @@ int run_session(const run_request_t *o)
         report_error(&err);
         return EXIT_INTERNAL;
     }
-    run_inputs_t ri = { .signals = signals_source() };
-    int rc = read_inputs(o, &ri);
+    return 0;
+}
+
+void run_inputs_clear(run_inputs_t *ri)
+{
+    allowlist_free(ri->allowlist);
+    host_identity_clear(&ri->identity);
+    free(ri->allowlist_path);
+    user_settings_clear(&ri->settings);
+    free(ri->settings_path);
+    agent_profile_free(ri->agent);
+    free(ri->agent_image);
+    *ri = (run_inputs_t){0};
+}
+
+int run_session(const run_options_t *o)
+{
+    int rc = run_prepare();
+    if (rc != 0)
+        return rc;
+    run_inputs_t ri = {0};
+    rc = run_inputs_load(o, &ri);
     if (rc == 0)
-        rc = run_with(o, &ri);
-    allowlist_free(ri.allowlist);
-    host_identity_clear(&ri.identity);
-    free(ri.allowlist_path);
-    user_settings_clear(&ri.settings);
-    free(ri.settings_path);
-    agent_profile_free(ri.agent);
-    free(ri.agent_image);
+        rc = run_loaded(o, &ri);
+    run_inputs_clear(&ri);
     return rc;
 }
 
 /* The plan of this session: every spec, from the inputs (and the
  * workspace's mounts, as they are now). 0 or an exit code, reported. */
-static int plan_session(const run_request_t *o, const run_inputs_t *ri, const cli_backend_t *b,
+static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cli_backend_t *b,
                         const char *workdir, const workspace_t *ws, session_plan_t **ret)
 {
     as_error_t *err = NULL;
@@ -374,7 +371,7 @@ static int plan_session(const run_request_t *o, const run_inputs_t *ri, const cl
 
 /* Set-up, the agent's run and teardown, whatever happens: the agent's exit
  * code or the CLI's. */
-static int run_planned(const run_request_t *o, const run_inputs_t *ri, cli_backend_t *b,
+static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backend_t *b,
                        const char *workdir, workspace_t *ws)
 {
     as_error_t *err = NULL;
@@ -430,7 +427,7 @@ out:
 
 /* What `ps` shows of the session: verify's name for itself, the command,
  * or the agent's command and its arguments. NULL when out of memory. */
-static char **shown_command(const run_request_t *o, const run_inputs_t *ri)
+static char **shown_command(const run_options_t *o, const run_inputs_t *ri)
 {
     if (o->ps_command != NULL) {
         char *one[] = { (char *)o->ps_command, NULL };
@@ -448,7 +445,7 @@ static char **shown_command(const run_request_t *o, const run_inputs_t *ri)
 /* The registry entry `ps`, `stop` and a refused second session read:
  * written before the workspace lock is taken, so whoever holds it has
  * one. Without it the session still runs, unseen by them. */
-static void register_session(const run_request_t *o, const run_inputs_t *ri, const cli_backend_t *b,
+static void register_session(const run_options_t *o, const run_inputs_t *ri, const cli_backend_t *b,
                              const char *workdir)
 {
     as_error_t *err = NULL;
@@ -473,7 +470,7 @@ static void register_session(const run_request_t *o, const run_inputs_t *ri, con
     strv_free(shown);
 }
 
-static int run_with(const run_request_t *o, const run_inputs_t *ri)
+int run_loaded(const run_options_t *o, const run_inputs_t *ri)
 {
     as_error_t *err = NULL;
     char id[SESSION_ID_LEN + 1];
@@ -521,13 +518,7 @@ int cmd_run(int argc, char **argv)
     }
     if (o.version)
         return cmd_version();
-    run_request_t req = {
-        .agent = o.agent, .exec = o.exec, .command = o.command, .env = o.env, .dry_run = o.dry_run,
-        .memory = o.memory, .pids = o.pids, .cpus = o.cpus,
-        .publish = o.publish, .n_publish = o.n_publish,
-        .in_fd = STDIN_FILENO, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO, .allow_tty = true,
-    };
-    int rc = run_session(&req);
+    int rc = run_session(&o);
     run_options_clear(&o);
     return rc;
 }

@@ -57,15 +57,11 @@ static char *read_all(int fd)
     return buf;
 }
 
-/* The first entry's name: an exact name, or a wildcard's apex. */
-static char *first_allowed(const agent_profile_t *agent)
+/* The first entry's name: an exact name, or a wildcard's apex; NULL when
+ * the list is empty. */
+static const char *first_allowed(const allowlist_t *al)
 {
-    allowlist_t *al = NULL;
-    if (allowlist_config_load(agent, &al, NULL) != 0)
-        return NULL;
-    char *name = al->n_entries > 0 ? strdup(al->entries[0].name) : NULL;
-    allowlist_free(al);
-    return name;
+    return al->n_entries > 0 ? al->entries[0].name : NULL;
 }
 
 /* The mount points of the host paths the session gives the agent, from
@@ -102,12 +98,12 @@ static int parse_args(int argc, char **argv, bool *ret_json, const char **ret_ag
     return 0;
 }
 
-/* The probe, run as the agent's session: its output, or an exit code. */
-static int probe(const char *agent_name, const agent_profile_t *agent, const char *first,
-                 char ***ret_host_mounts, char **ret_output)
+/* The probe, run as the agent's session on the inputs loaded for it: its
+ * output, or an exit code. */
+static int probe(const run_inputs_t *ri, char ***ret_host_mounts, char **ret_output)
 {
     char nonce[17];
-    const char *home = cli_env()->home;
+    const char *home = cli_env()->home, *first = first_allowed(ri->allowlist);
     int out = memfd_create("verify-out", MFD_CLOEXEC), errfd = memfd_create("verify-err", MFD_CLOEXEC);
     if (out < 0 || errfd < 0 || home == NULL || random_hex(nonce, 8) < 0) {
         report("error: verify: %s", strerror(errno));
@@ -118,17 +114,51 @@ static int probe(const char *agent_name, const agent_profile_t *agent, const cha
      * on a fixed PATH, a shell that reads no startup file, curl -q (no
      * ~/.curlrc) in the script. */
     char *command[] = { "/bin/bash", "--noprofile", "--norc", "-c", (char *)verify_probe_script(),
-                        "verify", first ? (char *)first : "-", (char *)home, nonce, agent->command[0], NULL };
+                        "verify", first ? (char *)first : "-", (char *)home, nonce, ri->agent->command[0], NULL };
     char *env[] = { "PATH=/usr/bin:/bin", NULL };
-    run_request_t req = {
-        .agent = agent_name, .exec = true, .command = command, .env = env, .in_fd = -1, .out_fd = out,
+    run_options_t o = {
+        .agent = ri->agent->name, .exec = true, .command = command, .env = env, .in_fd = -1, .out_fd = out,
         .err_fd = errfd, .allow_tty = false, .private_home = true, .no_notices = true,
         .ps_command = "agent-sandbox verify", .on_plan = keep_host_mounts, .on_plan_ctx = ret_host_mounts,
     };
-    int rc = run_session(&req);
+    int rc = run_loaded(&o, ri);
     *ret_output = read_all(out);
     close(out);
     close(errfd);
+    return rc;
+}
+
+/* The session's inputs, loaded once as a session loads them (a duplicate
+ * in the allowlist is told once); then the probe and the judgement. */
+static int verify_session(const char *agent_name, const char *secret, bool json)
+{
+    run_options_t want = { .agent = agent_name, .exec = true, .in_fd = -1 };
+    run_inputs_t ri = {0};
+    int rc = run_prepare();
+    if (rc == 0)
+        rc = run_inputs_load(&want, &ri);
+    _cleanup_free_ char *workdir = rc == 0 ? realpath(".", NULL) : NULL;
+    if (rc == 0 && workdir == NULL) {
+        report("error: verify: %s", strerror(errno));
+        rc = EXIT_INTERNAL;
+    }
+    if (rc != 0) {
+        run_inputs_clear(&ri);
+        return rc;
+    }
+    if (!json)
+        report("verify: starting a session of %s in %s and probing it...", ri.agent->name, workdir);   /* escaped */
+    char **host_mounts = NULL;
+    _cleanup_free_ char *output = NULL;
+    rc = probe(&ri, &host_mounts, &output);
+    if (rc != 0 || output == NULL || host_mounts == NULL) {
+        report("error: verify: the probe session did not complete (exit %d); nothing was verified", rc);
+        rc = rc != 0 ? rc : EXIT_INTERNAL;
+    } else {
+        rc = judge(output, workdir, host_mounts, secret, first_allowed(ri.allowlist), ri.agent, json);
+    }
+    strv_free(host_mounts);
+    run_inputs_clear(&ri);
     return rc;
 }
 
@@ -146,37 +176,7 @@ int cmd_verify(int argc, char **argv)
     }
     /* Held by the CLI only: it must not be visible anywhere inside. */
     setenv(SECRET_NAME, secret, 1);
-
-    agent_profile_t *agent = NULL;
-    user_settings_t settings;
-    _cleanup_free_ char *settings_path = NULL;
-    if ((rc = settings_config_load(&settings, &settings_path)) != 0)
-        return rc;
-    rc = agent_config_load(agent_name, &settings, settings_path, &agent);
-    user_settings_clear(&settings);
-    if (rc != 0)
-        return rc;
-    _cleanup_free_ char *first = first_allowed(agent);
-    _cleanup_free_ char *workdir = realpath(".", NULL);
-    if (workdir == NULL) {
-        report("error: verify: %s", strerror(errno));
-        agent_profile_free(agent);
-        return EXIT_INTERNAL;
-    }
-    if (!json)
-        report("verify: starting a session of %s in %s and probing it...", agent->name, workdir);   /* escaped */
-    char **host_mounts = NULL;
-    _cleanup_free_ char *output = NULL;
-    rc = probe(agent_name, agent, first, &host_mounts, &output);
-    if (rc != 0 || output == NULL || host_mounts == NULL) {
-        report("error: verify: the probe session did not complete (exit %d); nothing was verified", rc);
-        rc = rc != 0 ? rc : EXIT_INTERNAL;
-    } else {
-        rc = judge(output, workdir, host_mounts, secret, first, agent, json);
-    }
-    strv_free(host_mounts);
-    agent_profile_free(agent);
-    return rc;
+    return verify_session(agent_name, secret, json);
 }
 
 static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,

@@ -1,34 +1,47 @@
-/* One session from its request to its end (cmd/cmd_run.c). */
+/* One session from its options to its end (cmd/cmd_run.c): run_session
+ * does it all; verify takes the steps one by one, to see the inputs the
+ * session runs on (and not load them a second time). */
 #ifndef AS_RUN_H
 #define AS_RUN_H
 
-#include <stdbool.h>
-#include <stddef.h>
+#include "inputs.h"
+#include "run_options.h"
+#include "base/signal_source.h"
+#include "config/agent_profile.h"
+#include "config/allowlist.h"
+#include "config/resource_limits.h"
+#include "config/user_settings.h"
 
-struct session_plan;
+/* What a session is made of besides its options: read once, before the
+ * service starts (run_inputs_load), by a session and by verify alike. */
+typedef struct run_inputs {
+    agent_profile_t *agent;
+    char *agent_image;       /* the agent's image with this build's tag */
+    const char *image, *router_image, *egress;
+    char resolver[16];
+    allowlist_t *allowlist;
+    char *allowlist_path;        /* where `allow --save` adds names */
+    user_settings_t settings;    /* the settings file's (notifications among them) */
+    char *settings_path;
+    limits_t limits;
+    cgroup_caps_t cgroups;
+    host_identity_t identity;
+    const signal_source_t *signals;
+} run_inputs_t;
 
-/* One session: the command, its environment and where its I/O goes. */
-typedef struct run_request {
-    const char *agent;       /* --agent NAME, or NULL (agent_config_load) */
-    bool exec;               /* command replaces the agent's; else it is its arguments */
-    char **command;          /* NULL-terminated; may be NULL without exec */
-    char **env;              /* KEY=VALUE, NULL-terminated, may be NULL */
-    bool dry_run;
-    int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
-    bool allow_tty;          /* a TTY when in_fd and out_fd are terminals */
-    bool private_home;       /* an empty home of its own, no volume (verify) */
-    bool no_notices;         /* no desktop notifications (verify: its probes are refused on purpose) */
-    const char *memory, *pids, *cpus;   /* command-line limits, or NULL */
-    const struct publish *publish;      /* --publish, n_publish of them */
-    size_t n_publish;
-    const char *ps_command;  /* what `ps` shows instead of the command, or NULL */
-    /* Called with the complete plan before set-up (verify derives what it
-     * expects from it); may be NULL. */
-    void (*on_plan)(const struct session_plan *plan, void *ctx);
-    void *on_plan_ctx;
-} run_request_t;
+/* Refuses root, settles the runtime directory, installs the signal
+ * handlers. 0 or an exit code, reported. */
+int run_prepare(void);
+/* The agent, the images, the egress network, the host's resolver, the
+ * limits, the allowlist, the user's identity and the ports to publish: 0
+ * or an exit code, reported; run_inputs_clear either way. */
+int run_inputs_load(const run_options_t *o, run_inputs_t *ri);
+void run_inputs_clear(run_inputs_t *ri);
+/* The session on those inputs, to its end: the agent's exit code or the
+ * CLI's. */
+int run_loaded(const run_options_t *o, const run_inputs_t *ri);
 
-/* Runs a session to its end; returns the agent's exit code or the CLI's. */
-int run_session(const run_request_t *req);
+/* All three: run_prepare, run_inputs_load, run_loaded. */
+int run_session(const run_options_t *o);
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "base/strv.h"
@@ -198,6 +199,8 @@ int run_options_parse(int argc, char **argv, run_options_t *ret)
         r = strv_push(&o.command, argv[i]);
     if (r == 0)
         r = env_defaults(&o);
+    o.in_fd = STDIN_FILENO, o.out_fd = STDOUT_FILENO, o.err_fd = STDERR_FILENO;
+    o.allow_tty = true;
     if (r < 0) {
         run_options_clear(&o);
         return r;

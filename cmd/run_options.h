@@ -11,6 +11,8 @@
 
 #include "config/publish.h"
 
+struct session_plan;
+
 #ifndef AS_IMAGE_TAG
 #define AS_IMAGE_TAG "dev"
 #endif
@@ -29,6 +31,18 @@ typedef struct run_options {
     char **env;              /* KEY=VALUE, NULL-terminated, owned */
     publish_t publish[PUBLISH_MAX];     /* --publish, in order */
     size_t n_publish;
+    /* Not options of the command line: where the session's I/O goes
+     * (run_options_parse: the standard fds, a TTY when they are
+     * terminals), and what verify asks of its probe's session. */
+    int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
+    bool allow_tty;
+    bool private_home;       /* an empty home of its own, no volume */
+    bool no_notices;         /* no desktop notifications (its probes are refused on purpose) */
+    const char *ps_command;  /* what `ps` shows instead of the command, or NULL */
+    /* Called with the complete plan before set-up (verify derives what it
+     * expects from it); may be NULL. */
+    void (*on_plan)(const struct session_plan *plan, void *ctx);
+    void *on_plan_ctx;
 } run_options_t;
 
 /* 0 and *ret filled; -EINVAL after reporting a usage error; -ENOMEM. */

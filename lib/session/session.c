@@ -189,7 +189,7 @@ static int homes_and_agent(podman_api_t *api, void *arg, as_error_t **err)
     if (p->home_volume != NULL)
         home_progress(s, api, p->home_volume);
     if (p->home_volume != NULL &&
-        (r = home_volume_ensure(api, p->home_volume, p->home_project, err)) < 0)
+        (r = home_volume_ensure(api, p->home_volume, p->home_per_project ? p->workdir : NULL, err)) < 0)
         return r;
     if (p->login_volume != NULL) {
         _cleanup_free_ char *copier = NULL;

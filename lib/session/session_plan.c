@@ -14,6 +14,7 @@
 #include "base/util.h"
 #include "config/agent_profile.h"
 #include "podman/names.h"
+#include "workspace/workspace.h"
 
 /* Copies s unless it is NULL; false only when out of memory. */
 static bool dup_or_null(const char *s, char **ret)
@@ -35,7 +36,6 @@ void session_plan_free(session_plan_t *p)
     free(p->workdir);
     free(p->session_dir);
     free(p->home_volume);
-    free(p->home_project);
     free(p->login_volume);
     free(p->legacy_home);
     free(p->router);
@@ -141,6 +141,12 @@ static int check_inputs(const session_inputs_t *in, as_error_t **err)
                              in->image ? in->image : "");
     if (in->workdir == NULL || in->workdir[0] != '/')
         return as_error_make(err, EINVAL, "the launch directory must be an absolute path");
+    /* the one launch directory: the protected paths must be of the same */
+    if (in->workspace != NULL && strcmp(in->workspace->launch_dir, in->workdir) != 0)
+        return as_error_make(err, EINVAL, "internal error: the protected paths are of %s, the session "
+                             "of %s", in->workspace->launch_dir, in->workdir);
+    if (in->home_per_project && in->home_volume == NULL)
+        return as_error_make(err, EINVAL, "a home of the launch directory needs its volume");
     const char *volumes[] = { in->home_volume, in->login_volume, in->legacy_home };
     for (size_t i = 0; i < ARRAY_SIZE(volumes); i++)
         if (volumes[i] != NULL && !network_name_valid(volumes[i]))
@@ -220,7 +226,6 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         (p->workdir = strdup(in->workdir)) == NULL ||
         (in->session_dir != NULL && (p->session_dir = strdup(in->session_dir)) == NULL) ||
         !dup_or_null(in->home_volume, &p->home_volume) ||
-        !dup_or_null(in->home_project, &p->home_project) ||
         !dup_or_null(login ? in->login_volume : NULL, &p->login_volume) ||
         !dup_or_null(login ? in->legacy_home : NULL, &p->legacy_home) ||
         !dup_or_null(in->allowlist_path, &p->allowlist_path) ||
@@ -239,6 +244,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     p->limits = in->limits;
     p->cgroups = in->cgroups;
     p->workspace = in->workspace;
+    p->home_per_project = in->home_per_project;
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
     r = build_specs(p, err);

@@ -41,7 +41,7 @@ typedef struct session_inputs {
     char *const *env;            /* KEY=VALUE to set inside, NULL-terminated, may be NULL */
     const char *session_dir;     /* host-side session directory (rendered files live there) */
     const char *home_volume;     /* the agent's home (home_volume.h); NULL: none */
-    const char *home_project;    /* the launch tree a per-project home belongs to; NULL: a named home */
+    bool home_per_project;       /* the home belongs to the launch tree (workdir); else a named home */
     const char *login_volume;    /* Claude's login, apart from the home; NULL: in the home */
     const char *legacy_home;     /* the old shared home the login is copied from once; may be NULL */
     bool private_home;           /* an empty tmpfs home and no volume at all (verify's probe) */
@@ -80,7 +80,7 @@ typedef struct session_plan {
     bool tty;
     char *session_dir;
     char *home_volume;
-    char *home_project;
+    bool home_per_project;
     char *login_volume;          /* only for an agent with login-env */
     char *legacy_home;
     bool private_home;

@@ -152,7 +152,7 @@ static void put_agent(FILE *f, const session_plan_t *p)
         put_profile(f, p->profile);
     if (p->private_home)
         fprintf(f, "  home:    an empty tmpfs of its own (no volume)\n");
-    else if (p->home_volume != NULL && p->home_project != NULL)
+    else if (p->home_volume != NULL && p->home_per_project)
         fprintf(f, "  home:    volume %s (this launch directory's own)\n", p->home_volume);
     else if (p->home_volume != NULL)
         fprintf(f, "  home:    volume %s (named by AGENT_SANDBOX_HOME_VOLUME, used as is)\n",

@@ -318,7 +318,7 @@ static session_inputs_t inputs(const agent_profile_t *agent)
         .id = "0123456789ab", .cli_pid = 4242, .workdir = "/home/u/proj",
         .image = "localhost/agent-sandbox:dev", .agent = agent, .agent_args = true, .command = args,
         .env = env, .home_volume = "agent-sandbox-home-proj-0123456789abcdef",
-        .home_project = "/home/u/proj", .login_volume = "agent-sandbox-login",
+        .home_per_project = true, .login_volume = "agent-sandbox-login",
         .legacy_home = "agent-sandbox-home",
     };
 }

@@ -9,6 +9,7 @@
 #include "podman/names.h"
 #include "session/agent_spec.h"
 #include "session/session_plan.h"
+#include "workspace/workspace.h"
 
 static char *cmd[] = { "sh", "-c", "exit 42", NULL };
 static char *env[] = { "TERM=xterm", "LANG=C.UTF-8", NULL };
@@ -127,6 +128,27 @@ static void bad_inputs_are_refused(void **state)
     expect_refused(in, "NAME=VALUE");
 }
 
+/* One launch directory: protected paths of another are refused, and the
+ * home of the launch tree is the plan's workdir, held nowhere else. */
+static void one_launch_directory(void **state)
+{
+    (void)state;
+    workspace_t other = { .launch_dir = "/home/u/other" };
+    session_inputs_t in = good();
+    in.workspace = &other;
+    expect_refused(in, "the protected paths are of /home/u/other, the session of /home/u/proj");
+    in = good();
+    in.home_per_project = true;
+    expect_refused(in, "needs its volume");
+    in.home_volume = "agent-sandbox-home-proj-0123456789abcdef";
+    session_plan_t *p = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(session_plan_build(&in, &p, &err), 0);
+    assert_true(p->home_per_project);
+    assert_string_equal(p->workdir, "/home/u/proj");
+    session_plan_free(p);
+}
+
 static void image_refs(void **state)
 {
     (void)state;
@@ -145,6 +167,7 @@ int main(void)
         cmocka_unit_test(agent_spec_confines),
         cmocka_unit_test(describe_hides_env_values),
         cmocka_unit_test(bad_inputs_are_refused),
+        cmocka_unit_test(one_launch_directory),
         cmocka_unit_test(image_refs),
     };
     return cmocka_run_group_tests_name("session_plan", tests, NULL, NULL);
