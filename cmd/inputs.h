@@ -62,7 +62,7 @@ int host_identity_load(const struct user_settings *settings, const char *setting
 void host_identity_clear(host_identity_t *h);
 
 /* The settings file (lib/config/user_settings.h), or its defaults when there is
- * none, and its path. A session reads it once (read_inputs) and hands it
+ * none, and its path. A session reads it once (run_inputs_load) and hands it
  * on. settings_config_load: 0, or an exit code after reporting.
  * settings_config_read: the same without a report, for doctor: -ENOENT
  * (defaults filled in) when there is no file, ret_path set when known. */

@@ -57,10 +57,12 @@ check-suites: all check-conventions unit e2e check-rpm check-host-packages
 # Conventions that hold for the whole tree, checked, not only reviewed:
 # no C function over 80 lines (scripts/check-function-length); the include
 # rules of docs/architecture.md: lib/'s folders layered, no circle
-# (scripts/check-includes).
+# (scripts/check-includes); that document's tables list exactly the files
+# of each folder (scripts/check-architecture).
 check-conventions:
 	@scripts/check-function-length $(wildcard lib/*/*.c cmd/*.c tests/unit/*.c)
 	@scripts/check-includes
+	@scripts/check-architecture
 
 e2e: $(BIN) images
 	@mkdir -p $(BUILD)
