@@ -449,19 +449,15 @@ static void register_session(const run_options_t *o, const run_inputs_t *ri, con
                              const char *workdir)
 {
     as_error_t *err = NULL;
-    _cleanup_free_ char *allowlist = NULL;
     char **shown = shown_command(o, ri);
     session_entry_t e = {
         .pid = getpid(), .launch_dir = (char *)workdir, .started = (long long)time(NULL),
-        .command = shown, .agent = o->exec ? NULL : ri->agent->name,
-        .image = (char *)ri->image, .allowlist_entries = (long long)ri->allowlist->n_entries,
+        .command = shown, .agent = o->exec ? NULL : ri->agent->name, .image = (char *)ri->image,
+        .allowlist_entries = (long long)ri->allowlist->n_entries, .allowlist_path = ri->allowlist_path,
     };
     snprintf(e.id, sizeof(e.id), "%s", b->dir->id);
-    if (shown == NULL || allowlist_config_path(&allowlist) != 0) {
-        strv_free(shown);
+    if (shown == NULL)
         return;
-    }
-    e.allowlist_path = allowlist;
     if (session_registry_write(b->dir->path, &e, &err) < 0) {
         as_error_prefix(&err, "`agent-sandbox ps` will not list this session");
         report("warning: %s", err->msg);

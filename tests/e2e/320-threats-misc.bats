@@ -72,6 +72,22 @@ print(len(ids))' "$output"
     [ "$output" -ge 15 ] || die "only $output probes reported"
 }
 
+@test "verify runs on the inputs a session loads, loaded once: a duplicate of the allowlist is warned of once" {
+    # the allowlist the suite's sessions use, with its first entry again
+    local list=$AS_RUN_DIR/allowed-hosts first
+    run_x 0 agent-sandbox --dry-run --exec true
+    cp "$AS_CONFIG_DIR/allowed-hosts" "$list"
+    first=$(grep -m1 -v '^[[:space:]]*\(#\|$\)' "$list" | awk '{print $1}')
+    [ -n "$first" ] || die "the suite's allowlist has no entry"
+    printf '%s\n' "$first" >>"$list"
+    export AGENT_SANDBOX_ALLOWLIST=$list
+    run_x '?' agent-sandbox verify
+    assert "$output" contains "0 failed" "the verdict"
+    local told
+    told=$(grep -c "warning: .*is already listed on line" "$AS_RUN_DIR/stderr" || true)
+    assert "$told" == "1" "the duplicate's warnings"
+}
+
 @test "threat 39: a path and a refused name with C1 controls and a bidi override reach the terminal escaped, byte by byte" {
     # U+009B (CSI), U+009D (OSC) and U+202E (right-to-left override), UTF-8
     # encoded, and a raw 0x9b byte (CSI on an 8-bit terminal), in the name of
