@@ -12,6 +12,7 @@
 #include "podman/podman_api.h"
 #include "session_plan.h"
 #include "base/signal_source.h"
+#include "base/util.h"
 
 typedef struct session session_t;
 
@@ -20,6 +21,7 @@ typedef struct session session_t;
 int session_new(podman_api_t *api, session_plan_t *plan, const signal_source_t *signals,
                 session_t **ret, as_error_t **err);
 void session_free(session_t *s);
+DEFINE_CLEANUP_FUNC(session_t, session_free)
 
 /* Creates the network, the router, the pod, the forwarder and the agent
  * container, and proves the egress path (the agent is not started). Stops
