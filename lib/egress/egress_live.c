@@ -220,7 +220,7 @@ static int tell_router(const egress_live_t *l, unsigned gen, as_error_t **err)
     _cleanup_free_ char *socket = NULL;
     if (asprintf(&socket, "%s/podman.sock", l->dir) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    podman_api_t *api = NULL;
+    _cleanup_(podman_api_freep) podman_api_t *api = NULL;
     int r = podman_api_new(socket, &api, err);
     long deadline = monotonic_ms() + EGRESS_LIVE_TIMEOUT_MS, next_signal = 0;
     while (r == 0) {
@@ -241,7 +241,6 @@ static int tell_router(const egress_live_t *l, unsigned gen, as_error_t **err)
         }
         sleep_ms(20);
     }
-    podman_api_free(api);
     return r < 0 ? r : 0;
 }
 
