@@ -28,7 +28,7 @@ void host_identity_clear(host_identity_t *h)
 static char *git_config_for_sandbox(const char *settings_path)
 {
     as_error_t *err = NULL;
-    char **paths = NULL;
+    _cleanup_(strv_freep) char **paths = NULL;
     git_identity_t id = { NULL, NULL };
     char *text = NULL;
     if (git_global_config_paths(getenv("GIT_CONFIG_GLOBAL"), getenv("XDG_CONFIG_HOME"),
@@ -40,7 +40,6 @@ static char *git_config_for_sandbox(const char *settings_path)
         as_error_free(&err);
     }
     git_identity_clear(&id);
-    strv_free(paths);
     return text;
 }
 

@@ -84,12 +84,12 @@ static int load(egress_live_t *l, as_error_t **err)
 
 int egress_live_open(const char *dir, egress_live_t **ret, as_error_t **err)
 {
-    egress_live_t *l = calloc(1, sizeof(*l));
-    if (l == NULL || (l->dir = strdup(dir)) == NULL) {
-        free(l);
+    _cleanup_(egress_live_closep) egress_live_t *l = calloc(1, sizeof(*l));
+    if (l == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    }
-    l->lock_fd = -1;
+    l->lock_fd = -1;        /* before anything can fail: the close would close fd 0 */
+    if ((l->dir = strdup(dir)) == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
     _cleanup_free_ char *lock = NULL;
     int r = 0;
     if (asprintf(&lock, "%s/" EGRESS_STATE_DIR "/" EGRESS_STATE_LOCK, dir) < 0)
@@ -99,11 +99,9 @@ int egress_live_open(const char *dir, egress_live_t **ret, as_error_t **err)
         r = as_error_errno(err, errno, "locking %s", lock);
     if (r == 0)
         r = load(l, err);
-    if (r < 0) {
-        egress_live_close(l);
+    if (r < 0)
         return r;
-    }
-    *ret = l;
+    *ret = steal_pointer(&l);
     return 0;
 }
 
