@@ -123,7 +123,7 @@ static int merge_agent(const agent_profile_t *agent, const char *path, allowlist
     if (agent == NULL || agent_profile_allowlist_is_default(agent))
         return 0;
     _cleanup_free_ char *agent_path = NULL;
-    allowlist_t *more = NULL;
+    _cleanup_(allowlist_freep) allowlist_t *more = NULL;
     int rc = config_path(agent->allowlist, &agent_path);
     if (rc == 0)
         rc = load_one(agent_path, &more);
@@ -135,25 +135,22 @@ static int merge_agent(const agent_profile_t *agent, const char *path, allowlist
             rc = EXIT_CONFIG;
         }
     }
-    allowlist_free(more);
     return rc;
 }
 
 int allowlist_config_load(const agent_profile_t *agent, allowlist_t **ret, char **ret_path)
 {
     _cleanup_free_ char *path = NULL;
-    allowlist_t *al = NULL;
+    _cleanup_(allowlist_freep) allowlist_t *al = NULL;
     int rc = allowlist_config_path(&path);
     if (rc == 0)
         rc = load_one(path, &al);
     /* AGENT_SANDBOX_ALLOWLIST is used as is, nothing merged in */
     if (rc == 0 && cli_env()->allowlist == NULL)
         rc = merge_agent(agent, path, al);
-    if (rc != 0) {
-        allowlist_free(al);
+    if (rc != 0)
         return rc;
-    }
-    *ret = al;
+    *ret = steal_pointer(&al);
     if (ret_path != NULL)
         *ret_path = steal_pointer(&path);
     return 0;

@@ -72,7 +72,7 @@ static int parse_names(const live_args_t *a, const char *verb, allowlist_t **ret
         return EXIT_INTERNAL;
     }
     for (size_t i = 0; i < a->n; i++) {
-        allowlist_t *one = NULL;
+        _cleanup_(allowlist_freep) allowlist_t *one = NULL;
         if (allowlist_parse_entry(a->names[i], &one, &err) < 0) {
             _cleanup_free_ char *shown = path_escaped(a->names[i]);
             report("error: cannot %s `%s`: %s", verb, shown ? shown : "?", err->msg);
@@ -81,7 +81,6 @@ static int parse_names(const live_args_t *a, const char *verb, allowlist_t **ret
             return EXIT_USAGE;
         }
         allowlist_put_entry(m.f, &one->entries[0]);
-        allowlist_free(one);
     }
     _cleanup_free_ char *text = NULL;
     if (msg_close(&m, &text, &err) < 0 || allowlist_parse("", text, strlen(text), ret, &err) < 0) {
@@ -141,8 +140,8 @@ static int apply(egress_live_t *live, const allowlist_t *al, const char *id)
 static int open_change(const char *dir, egress_live_t **ret_live, allowlist_t **ret_next)
 {
     as_error_t *err = NULL;
-    egress_live_t *live = NULL;
-    allowlist_t *next = NULL;
+    _cleanup_(egress_live_closep) egress_live_t *live = NULL;
+    _cleanup_(allowlist_freep) allowlist_t *next = NULL;
     if (egress_live_open(dir, &live, &err) < 0) {
         report_error(&err);
         return EXIT_SETUP;
@@ -153,14 +152,12 @@ static int open_change(const char *dir, egress_live_t **ret_live, allowlist_t **
         r = allowlist_append(next, &have->entries[i], &err);
     if (r < 0) {
         report_error(&err);
-        allowlist_free(next);
-        egress_live_close(live);
         return EXIT_INTERNAL;
     }
-    next->nets = have->nets;
+    next->nets = have->nets;        /* borrowed: free_copy() gives them back */
     next->n_nets = have->n_nets;
-    *ret_live = live;
-    *ret_next = next;
+    *ret_live = steal_pointer(&live);
+    *ret_next = steal_pointer(&next);
     return 0;
 }
 
@@ -271,14 +268,13 @@ static int live_command(int argc, char **argv, bool allow, live_fn fn)
     int rc = parse_args(argc, argv, allow, &a);
     if (rc != 0)
         return rc;
-    allowlist_t *names = NULL;
+    _cleanup_(allowlist_freep) allowlist_t *names = NULL;
     _cleanup_free_ char *dir = NULL;
     char id[SESSION_ID_LEN + 1] = "";
     if ((rc = runtime_dir_settle()) == 0 &&
              (rc = parse_names(&a, allow ? "allow" : "deny", &names)) == 0 &&
              (rc = pick_session(a.session, allow && a.save && a.session == NULL, &dir, id)) == 0)
         rc = fn(&a, names, dir, id);
-    allowlist_free(names);
     free(a.names);
     return rc;
 }

@@ -250,13 +250,12 @@ int cmd_doctor(int argc, char **argv)
     if (b != NULL)
         doctor_check_homes(&d, b);
     check_t c = {0};
-    char **files = NULL;
+    _cleanup_(strv_freep) char **files = NULL;
     as_error_t *err = NULL;
     if (host_git_config_files(environ, &files, &err) < 0)
         doctor_error(&d, "git", CHECK_FAIL, NULL, &err);
     else
         doctor_show(&d, "git", &c, host_check_git_bare(files, environ, &c));
-    strv_free(files);
     podman_host_info_clear(&info);
     if (b != NULL)
         backend_stop(b);

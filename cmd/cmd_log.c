@@ -200,7 +200,7 @@ static int print_json(const egress_event_t *e, const log_source_t *src)
     struct tm tm;
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&e->time, &tm));
     _cleanup_free_ char *name = path_escaped(e->name), *cmd = e->denied ? allow_command(e, src) : NULL;
-    json_gen_t *g = json_gen_new();
+    _cleanup_(json_gen_freep) json_gen_t *g = json_gen_new();
     if (g == NULL || name == NULL)
         return -ENOMEM;
     json_obj_open(g);
@@ -225,16 +225,14 @@ static int print_json(const egress_event_t *e, const log_source_t *src)
     if (cmd != NULL)
         json_kv_str(g, "allow", cmd);
     json_obj_close(g);
-    char *text = NULL;
+    _cleanup_free_ char *text = NULL;
     as_error_t *err = NULL;
     int r = json_gen_finish(g, &text, &err);
-    json_gen_free(g);
     if (r < 0) {
         report_error(&err);
         return r;
     }
     puts(text);
-    free(text);
     return 0;
 }
 

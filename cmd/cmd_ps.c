@@ -94,7 +94,7 @@ static void gen_entry(json_gen_t *g, const session_entry_t *e)
 
 static int print_json(session_entry_t **v, size_t n)
 {
-    json_gen_t *g = json_gen_new();
+    _cleanup_(json_gen_freep) json_gen_t *g = json_gen_new();
     if (g == NULL)
         return EXIT_INTERNAL;
     json_arr_open(g);
@@ -104,7 +104,6 @@ static int print_json(session_entry_t **v, size_t n)
     as_error_t *err = NULL;
     _cleanup_free_ char *text = NULL;
     int r = json_gen_finish(g, &text, &err);
-    json_gen_free(g);
     if (r < 0) {
         report_error(&err);
         return EXIT_INTERNAL;

@@ -433,13 +433,11 @@ static char **shown_command(const run_options_t *o, const run_inputs_t *ri)
         char *one[] = { (char *)o->ps_command, NULL };
         return strv_copy(one);
     }
-    char **shown = strv_copy(o->exec ? o->command : ri->agent->command);
+    _cleanup_(strv_freep) char **shown = strv_copy(o->exec ? o->command : ri->agent->command);
     for (size_t i = 0; !o->exec && shown != NULL && o->command != NULL && o->command[i] != NULL; i++)
-        if (strv_push(&shown, o->command[i]) < 0) {
-            strv_free(shown);
+        if (strv_push(&shown, o->command[i]) < 0)
             return NULL;
-        }
-    return shown;
+    return steal_pointer(&shown);
 }
 
 /* The registry entry `ps`, `stop` and a refused second session read:
@@ -448,8 +446,8 @@ static char **shown_command(const run_options_t *o, const run_inputs_t *ri)
 static void register_session(const run_options_t *o, const run_inputs_t *ri, const cli_backend_t *b,
                              const char *workdir)
 {
-    as_error_t *err = NULL;
-    char **shown = shown_command(o, ri);
+    _cleanup_(as_error_freep) as_error_t *err = NULL;
+    _cleanup_(strv_freep) char **shown = shown_command(o, ri);
     session_entry_t e = {
         .pid = getpid(), .launch_dir = (char *)workdir, .started = (long long)time(NULL),
         .command = shown, .agent = o->exec ? NULL : ri->agent->name, .image = (char *)ri->image,
@@ -461,9 +459,7 @@ static void register_session(const run_options_t *o, const run_inputs_t *ri, con
     if (session_registry_write(b->dir->path, &e, &err) < 0) {
         as_error_prefix(&err, "`agent-sandbox ps` will not list this session");
         report("warning: %s", err->msg);
-        as_error_free(&err);
     }
-    strv_free(shown);
 }
 
 int run_loaded(const run_options_t *o, const run_inputs_t *ri)
@@ -483,15 +479,14 @@ int run_loaded(const run_options_t *o, const run_inputs_t *ri)
     /* The launch policy first: a refusal the cached storage location can
      * answer starts no podman at all. */
     _cleanup_free_ char *workdir = NULL;
-    __attribute__((cleanup(workspace_freep))) workspace_t *ws = NULL;
+    _cleanup_(workspace_freep) workspace_t *ws = NULL;
     int rc = launch_check(&b, &workdir);
     if (rc == 0)
         rc = workspace_check_load(workdir, &ws);
     if (rc == 0 && o->dry_run) {
-        session_plan_t *plan = NULL;
+        _cleanup_(session_plan_freep) session_plan_t *plan = NULL;
         if ((rc = plan_session(o, ri, &b, workdir, ws, &plan)) == 0)
             rc = print_plan(plan, ws);
-        session_plan_free(plan);
     } else if (rc == 0) {
         sweep_stale(&b, false);
         workspace_check_recover(b.api);

@@ -148,7 +148,7 @@ static int verify_session(const char *agent_name, const char *secret, bool json)
     }
     if (!json)
         report("verify: starting a session of %s in %s and probing it...", ri.agent->name, workdir);   /* escaped */
-    char **host_mounts = NULL;
+    _cleanup_(strv_freep) char **host_mounts = NULL;
     _cleanup_free_ char *output = NULL;
     rc = probe(&ri, &host_mounts, &output);
     if (rc != 0 || output == NULL || host_mounts == NULL) {
@@ -157,7 +157,6 @@ static int verify_session(const char *agent_name, const char *secret, bool json)
     } else {
         rc = judge(output, workdir, host_mounts, secret, first_allowed(ri.allowlist), ri.agent, json);
     }
-    strv_free(host_mounts);
     run_inputs_clear(&ri);
     return rc;
 }
@@ -184,12 +183,10 @@ static int judge(const char *output, const char *workdir, char **host_mounts, co
 {
     const char *home = cli_env()->home;
     /* what the session set on purpose: the profile's variables */
-    char **passed = strv_copy(agent->env);
+    _cleanup_(strv_freep) char **passed = strv_copy(agent->env);
     for (size_t i = 0; passed != NULL && agent->telemetry_off != NULL && agent->telemetry_off[i] != NULL; i++)
-        if (strv_push(&passed, agent->telemetry_off[i]) < 0) {
-            strv_free(passed);
+        if (strv_push(&passed, agent->telemetry_off[i]) < 0)
             return EXIT_INTERNAL;
-        }
     if (passed == NULL)
         return EXIT_INTERNAL;
     verify_expect_t x = {
@@ -198,19 +195,15 @@ static int judge(const char *output, const char *workdir, char **host_mounts, co
         .agent_telemetry_off = agent->telemetry_off, .agent_credentials = agent->credentials,
     };
     as_error_t *err = NULL;
-    verify_report_t *rep = NULL;
+    _cleanup_(verify_report_freep) verify_report_t *rep = NULL;
     _cleanup_free_ char *text = NULL;
     int r = verify_evaluate(output, &x, &rep, &err);
-    strv_free(passed);
     if (r < 0 || (json ? verify_render_json(rep, &text, &err) : verify_render_table(rep, &text, &err)) < 0) {
-        verify_report_free(rep);
         report_error(&err);
         return EXIT_INTERNAL;
     }
     fputs(text, stdout);
     if (json)
         fputc('\n', stdout);
-    int rc = rep->passed ? 0 : 1;
-    verify_report_free(rep);
-    return rc;
+    return rep->passed ? 0 : 1;
 }

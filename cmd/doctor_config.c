@@ -93,13 +93,12 @@ static void check_allowlist(doctor_t *d)
     if (allowlist_config_path(&path) != 0)
         return;
     as_error_t *err = NULL;
-    allowlist_t *al = NULL;
+    _cleanup_(allowlist_freep) allowlist_t *al = NULL;
     int r = allowlist_load(path, &al, &err);
     check_level_t level = r == 0 && al->n_warnings > 0 ? CHECK_WARN : CHECK_OK;
     if (r == 0 && asprintf(&parsed, "%zu entries%s%s", al->n_entries, level == CHECK_WARN ? "; " : "",
                            level == CHECK_WARN ? al->warnings[0] : "") < 0)
         r = as_error_make(&err, ENOMEM, "out of memory");
-    allowlist_free(al);
     show_config(d, "config allowed-hosts", path, r, &err, "not there yet: the first session copies the "
                 "packaged default", level, parsed);
 }
@@ -120,7 +119,7 @@ static void check_allowed_paths(doctor_t *d, const char *home)
         doctor_error(d, "config allowed-paths", CHECK_FAIL, NULL, &err);
         return;
     }
-    launch_policy_file_t *file = NULL;
+    _cleanup_(launch_policy_file_freep) launch_policy_file_t *file = NULL;
     if (asprintf(&probe, "%s/agent-sandbox-doctor/project", home) < 0 ||
         launch_policy_file_read(path, &file, &err) < 0) {
         doctor_error(d, "config allowed-paths", CHECK_FAIL, NULL, &err);
@@ -130,13 +129,11 @@ static void check_allowed_paths(doctor_t *d, const char *home)
         .launch_dir = probe, .home = home, .config_dir = config_dir, .allowed_paths_path = path,
         .allowed_paths = file, .resolve = identity,
     };
-    launch_policy_result_t *res = NULL;
+    _cleanup_(launch_policy_result_freep) launch_policy_result_t *res = NULL;
     int r = launch_policy_decide(&in, &res, &err);
     bool absent = file->state == LAUNCH_POLICY_FILE_ABSENT;
-    launch_policy_file_free(&file);
     if (r == 0 && res->rule == LAUNCH_POLICY_RULE_BAD_CONFIG)
         r = as_error_make(&err, EBADMSG, "%s", res->message);
-    launch_policy_result_free(&res);
     show_config(d, "config allowed-paths", path, r == 0 && absent ? -ENOENT : r, &err,
                 "none: launch directories anywhere under your home, but for the hard rules", CHECK_OK, "parsed");
 }
@@ -156,9 +153,8 @@ static void check_protected_paths(doctor_t *d, const char *home)
             .launch_dir = cwd != NULL ? cwd : home, .home = home, .user_file = path,
             .user_text = text, .user_len = len,
         };
-        workspace_rules_t *rules = NULL;
+        _cleanup_(workspace_rules_freep) workspace_rules_t *rules = NULL;
         r = workspace_rules_build(&cfg, &rules, &err);
-        workspace_rules_free(rules);
     }
     show_config(d, "config protected-paths", path, r, &err, "none: the defaults alone", CHECK_OK, "parsed");
 }

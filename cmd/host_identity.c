@@ -30,7 +30,7 @@ void host_identity_clear(host_identity_t *h)
 static char *git_config_for_sandbox(const char *settings_path)
 {
     as_error_t *err = NULL;
-    char **paths = NULL;
+    _cleanup_(strv_freep) char **paths = NULL;
     git_identity_t id = { NULL, NULL };
     char *text = NULL;
     if (git_global_files(environ, &paths, &err) < 0 || git_identity_read(paths, &id, &err) < 0 ||
@@ -41,7 +41,6 @@ static char *git_config_for_sandbox(const char *settings_path)
         as_error_free(&err);
     }
     git_identity_clear(&id);
-    strv_free(paths);
     return text;
 }
 

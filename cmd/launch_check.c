@@ -65,26 +65,25 @@ static int decide(cli_backend_t *b, launch_policy_input_t *in, bool cached,
                   launch_policy_result_t **ret)
 {
     as_error_t *err = NULL;
-    int r = launch_policy_decide(in, ret, &err);
-    if (r == 0 && cached && (*ret)->rule == LAUNCH_POLICY_RULE_PODMAN_STORAGE) {
+    _cleanup_(launch_policy_result_freep) launch_policy_result_t *res = NULL;
+    int r = launch_policy_decide(in, &res, &err);
+    if (r == 0 && cached && res->rule == LAUNCH_POLICY_RULE_PODMAN_STORAGE) {
         _cleanup_free_ char *asked = NULL;
-        if (backend_service(b, &err) < 0) {
-            launch_policy_result_free(ret);
+        if (backend_service(b, &err) < 0)
             return service_failed(b, &err);
-        }
         if ((r = storage_root_asked(b, &asked, &err)) == 0 && strcmp(asked, in->graphroot) != 0) {
-            launch_policy_result_free(ret);
+            launch_policy_result_free(&res);        /* decided again, with podman's own answer */
             in->graphroot = asked;
-            r = launch_policy_decide(in, ret, &err);
+            r = launch_policy_decide(in, &res, &err);
             in->graphroot = NULL;
         }
     }
     if (r < 0) {
-        launch_policy_result_free(ret);
         as_error_prefix(&err, "checking the launch directory");
         report_error(&err);
         return EXIT_REFUSED;
     }
+    *ret = steal_pointer(&res);
     return 0;
 }
 
@@ -103,12 +102,10 @@ static int refuse_long(const char *cwd)
  * it guards against a wrong directory, not against the agent. */
 static int check_reachable(const cli_backend_t *b, const char *dir)
 {
-    as_error_t *err = NULL;
+    _cleanup_(as_error_freep) as_error_t *err = NULL;
     int r = mount_view_same_dir(b->service->pid, dir, &err);
-    if (r == 0 || (r != -ENOENT && r != -ESTALE)) {
-        as_error_free(&err);
+    if (r == 0 || (r != -ENOENT && r != -ESTALE))
         return 0;
-    }
     _cleanup_free_ char *name = path_escaped(dir);
     report("error: cannot launch from %s: podman does not see this directory (%s). It is on a "
            "file system mounted after podman's own mount namespace was set up, and mounts do "
@@ -116,7 +113,6 @@ static int check_reachable(const cli_backend_t *b, const char *dir)
            "migrate` to set podman's namespace up again (it stops running containers), or launch "
            "from a directory on a file system mounted before.", name != NULL ? name : "here",
            err->msg);
-    as_error_free(&err);
     return EXIT_REFUSED;
 }
 
@@ -150,7 +146,7 @@ int launch_check(cli_backend_t *b, char **ret_dir)
         report_error(&err);
         return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
     }
-    launch_policy_file_t *file = NULL;
+    _cleanup_(launch_policy_file_freep) launch_policy_file_t *file = NULL;
     if (launch_policy_file_read(file_path, &file, &err) < 0) {
         report_error(&err);
         return EXIT_CONFIG;
@@ -165,9 +161,8 @@ int launch_check(cli_backend_t *b, char **ret_dir)
         .allowed_paths_path = file_path,
         .allowed_paths = file,
     };
-    launch_policy_result_t *res = NULL;
+    _cleanup_(launch_policy_result_freep) launch_policy_result_t *res = NULL;
     rc = decide(b, &in, cached, &res);
-    launch_policy_file_free(&file);
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < res->n_warnings; i++)
@@ -180,6 +175,5 @@ int launch_check(cli_backend_t *b, char **ret_dir)
     } else if ((rc = check_reachable(b, res->resolved_dir)) == 0) {
         *ret_dir = steal_pointer(&res->resolved_dir);
     }
-    launch_policy_result_free(&res);
     return rc;
 }

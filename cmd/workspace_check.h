@@ -42,9 +42,4 @@ void workspace_check_end(workspace_t *ws, bool container_gone);
 struct podman_api;
 void workspace_check_recover(struct podman_api *api);
 
-static inline void workspace_freep(workspace_t **ws)
-{
-    workspace_free(*ws);
-}
-
 #endif

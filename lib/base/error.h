@@ -5,6 +5,7 @@
 #define AS_ERROR_H
 
 #include <stdarg.h>
+#include "util.h"
 
 typedef struct as_error {
     int code;          /* errno value (positive), or 0 */
@@ -37,5 +38,6 @@ int as_error_rc(const as_error_t *err);
 void as_error_add(as_error_t **into, as_error_t **more);
 
 void as_error_free(as_error_t **err);
+DEFINE_CLEANUP_FUNC_REF(as_error_t, as_error_free)
 
 #endif

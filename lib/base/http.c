@@ -46,16 +46,14 @@ int http_client_new(const char *socket_path, http_client_t **ret, as_error_t **e
             return as_error_make(err, EIO, "initialising libcurl failed");
         curl_ready = true;
     }
-    http_client_t *c = calloc(1, sizeof(*c));
+    _cleanup_(http_client_freep) http_client_t *c = calloc(1, sizeof(*c));
     if (c == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     c->curl = curl_easy_init();
     c->socket_path = strdup(socket_path);
-    if (c->curl == NULL || c->socket_path == NULL) {
-        http_client_free(c);
+    if (c->curl == NULL || c->socket_path == NULL)
         return as_error_make(err, ENOMEM, "initialising an HTTP handle failed");
-    }
-    *ret = c;
+    *ret = steal_pointer(&c);
     return 0;
 }
 
@@ -277,24 +275,20 @@ static int read_head(http_stream_t *s, long timeout_ms, long *ret_status, as_err
 /* A new connection of its own, connected and nothing sent yet. */
 static int stream_connect(const http_client_t *c, http_stream_t **ret, as_error_t **err)
 {
-    http_stream_t *s = calloc(1, sizeof(*s));
+    _cleanup_(http_stream_freep) http_stream_t *s = calloc(1, sizeof(*s));
     if (s == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     s->fd = CURL_SOCKET_BAD;
     s->curl = curl_easy_init();
-    if (s->curl == NULL) {
-        free(s);
+    if (s->curl == NULL)
         return as_error_make(err, ENOMEM, "initialising an HTTP handle failed");
-    }
     setup_common(s->curl, c->socket_path, "http://d/", 0);
     curl_easy_setopt(s->curl, CURLOPT_CONNECT_ONLY, 1L);
     CURLcode rc = curl_easy_perform(s->curl);
-    if (rc != CURLE_OK) {
-        http_stream_free(s);
+    if (rc != CURLE_OK)
         return as_error_make(err, ECONNREFUSED, "connecting: %s", curl_easy_strerror(rc));
-    }
     curl_easy_getinfo(s->curl, CURLINFO_ACTIVESOCKET, &s->fd);
-    *ret = s;
+    *ret = steal_pointer(&s);
     return 0;
 }
 
@@ -302,7 +296,7 @@ int http_stream_open(http_client_t *c, const char *method, const char *path, con
                      long timeout_ms, http_response_t *ret_refusal, http_stream_t **ret,
                      as_error_t **err)
 {
-    http_stream_t *s = NULL;
+    _cleanup_(http_stream_freep) http_stream_t *s = NULL;
     _cleanup_free_ char *req = NULL;
     size_t body_len = body != NULL ? strlen(body) : 0;
     if (asprintf(&req, "%s %s HTTP/1.1\r\nHost: d\r\nUser-Agent: agent-sandbox\r\n"
@@ -315,14 +309,12 @@ int http_stream_open(http_client_t *c, const char *method, const char *path, con
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (stream_connect(c, &s, err) < 0 ||
         send_all(s->curl, s->fd, req, strlen(req), err) < 0 ||
-        read_head(s, timeout_ms, &status, err) < 0) {
-        http_stream_free(s);
+        read_head(s, timeout_ms, &status, err) < 0)
         return as_error_prefix(err, "%s %s", method, path);
-    }
     if (trace != NULL)
         trace(method, path, status, elapsed_ms(&t0));
     if (status == 101 || status == 200) {
-        *ret = s;
+        *ret = steal_pointer(&s);
         return 0;
     }
     /* A refusal: its body is a short document; what came with the head
@@ -337,7 +329,6 @@ int http_stream_open(http_client_t *c, const char *method, const char *path, con
         if (ret_refusal->body == NULL)
             ret_refusal->body = strdup("");
     }
-    http_stream_free(s);
     return r;
 }
 

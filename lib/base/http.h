@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "util.h"
 
 typedef struct http_client http_client_t;
 
@@ -20,6 +21,7 @@ typedef struct http_response {
 
 int http_client_new(const char *socket_path, http_client_t **ret, as_error_t **err);
 void http_client_free(http_client_t *c);
+DEFINE_CLEANUP_FUNC(http_client_t, http_client_free)
 /* A second client on the same socket, for another thread. */
 int http_client_clone(const http_client_t *c, http_client_t **ret, as_error_t **err);
 
@@ -57,5 +59,6 @@ ssize_t http_stream_send_some(http_stream_t *s, const void *buf, size_t len, as_
 /* No more data from us: half-close, so the far side sees end of stdin. */
 int http_stream_close_write(http_stream_t *s, as_error_t **err);
 void http_stream_free(http_stream_t *s);
+DEFINE_CLEANUP_FUNC(http_stream_t, http_stream_free)
 
 #endif

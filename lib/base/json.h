@@ -9,11 +9,13 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "util.h"
 
 typedef struct json_gen json_gen_t;
 
 json_gen_t *json_gen_new(void);
 void json_gen_free(json_gen_t *g);
+DEFINE_CLEANUP_FUNC(json_gen_t, json_gen_free)
 
 void json_obj_open(json_gen_t *g);
 void json_obj_close(json_gen_t *g);
@@ -41,6 +43,7 @@ typedef struct json json_t;
 /* Parse a complete document; `what` names it in the error message. */
 int json_parse(const char *text, const char *what, json_t **ret, as_error_t **err);
 void json_free(json_t *v);
+DEFINE_CLEANUP_FUNC(json_t, json_free)
 
 /* Member of an object, or NULL when v is not an object or has no such key. */
 const json_t *json_get(const json_t *v, const char *key);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "util.h"
 
 typedef struct name_count {
     const char *name;        /* owned by the table */
@@ -18,6 +19,7 @@ typedef struct name_counts name_counts_t;
 
 name_counts_t *name_counts_new(void);
 void name_counts_free(name_counts_t *m);
+DEFINE_CLEANUP_FUNC(name_counts_t, name_counts_free)
 
 /* Adds `n` to name's count; *ret_first (may be NULL) says whether the name
  * was new. -ENOMEM when out of memory. */

@@ -23,15 +23,13 @@ bool strv_contains(char *const *v, const char *s)
 char **strv_copy(char *const *v)
 {
     size_t n = strv_length(v);
-    char **copy = calloc(n + 1, sizeof(char *));
+    _cleanup_(strv_freep) char **copy = calloc(n + 1, sizeof(char *));
     if (copy == NULL)
         return NULL;
     for (size_t i = 0; i < n; i++)
-        if ((copy[i] = strdup(v[i])) == NULL) {
-            strv_free(copy);
+        if ((copy[i] = strdup(v[i])) == NULL)
             return NULL;
-        }
-    return copy;
+    return steal_pointer(&copy);
 }
 
 int strv_push(char ***v, const char *s)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "util.h"
 
 /* Number of entries before the terminating NULL; 0 for NULL. */
 size_t strv_length(char *const *v);
@@ -21,5 +22,6 @@ int strv_push(char ***v, const char *s);
 
 /* Frees every entry and the vector; accepts NULL. */
 void strv_free(char **v);
+DEFINE_CLEANUP_FUNC(char *, strv_free)
 
 #endif

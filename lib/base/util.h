@@ -16,6 +16,20 @@ static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
 #define _cleanup_free_  __attribute__((cleanup(freep)))
 #define _cleanup_close_ __attribute__((cleanup(closep)))
 #define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
+/* Typed cleanup for the project's own types, next to each destructor:
+ * DEFINE_CLEANUP_FUNC(type_t, type_free) defines type_freep(type_t **) for
+ * `_cleanup_(type_freep) type_t *x = NULL;`, which frees x at the end of
+ * its scope unless ownership was handed over with steal_pointer(&x).
+ * Destructors accept NULL (the project's convention), so a variable that
+ * was stolen or never set costs nothing. */
+#define DEFINE_CLEANUP_FUNC(type, func) \
+    static inline void func##p(type **p) { func(*p); }
+/* The same for a destructor that takes the variable's address itself,
+ * `void type_free(type_t **)` (as_error_free): it also leaves NULL behind. */
+#define DEFINE_CLEANUP_FUNC_REF(type, func) \
+    static inline void func##p(type **p) { func(p); }
 
 /* Hand ownership over: returns *pp and leaves NULL behind. */
 #define steal_pointer(pp) ({ __typeof__(*(pp)) _p = *(pp); *(pp) = NULL; _p; })

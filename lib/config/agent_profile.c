@@ -242,11 +242,9 @@ int agent_profile_parse(const char *filename, const char *name, const char *text
     if (!agent_name_valid(name))
         return as_error_make(err, EINVAL, "agent name \"%s\" is not [a-z0-9-] (at most %d)",
                              name != NULL ? name : "", AGENT_NAME_MAX);
-    agent_profile_t *p = calloc(1, sizeof(*p));
-    if (p == NULL || (p->name = strdup(name)) == NULL) {
-        agent_profile_free(p);
+    _cleanup_(agent_profile_freep) agent_profile_t *p = calloc(1, sizeof(*p));
+    if (p == NULL || (p->name = strdup(name)) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    }
     config_lines_t it;
     config_line_t line;
     parser_t ps = { .it = &it, .line = &line, .p = p };
@@ -256,11 +254,9 @@ int agent_profile_parse(const char *filename, const char *name, const char *text
         r = parse_line(&ps, err);
     if (r == 0)
         r = check_whole(filename, p, err);
-    if (r < 0) {
-        agent_profile_free(p);
+    if (r < 0)
         return r;
-    }
-    *ret = p;
+    *ret = steal_pointer(&p);
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "base/util.h"
 
 #define AGENT_PROFILE_MAX (64 * 1024)   /* bytes of a profile file */
 #define AGENT_NAME_MAX 32
@@ -60,5 +61,6 @@ int agent_profile_parse(const char *filename, const char *name, const char *text
 bool agent_profile_allowlist_is_default(const agent_profile_t *p);
 
 void agent_profile_free(agent_profile_t *p);
+DEFINE_CLEANUP_FUNC(agent_profile_t, agent_profile_free)
 
 #endif

@@ -17,6 +17,7 @@
 #include "ipv4_net.h"
 #include "base/error.h"
 #include "base/hostname.h"
+#include "base/util.h"
 
 #define ALLOWLIST_NAME_MAX HOSTNAME_MAX
 #define ALLOWLIST_FILE_MAX (1024 * 1024) /* allowlist_read_file refuses bigger files */
@@ -91,5 +92,6 @@ int allowlist_read_file(const char *path, char **ret_text, size_t *ret_len, as_e
 int allowlist_load(const char *path, allowlist_t **ret, as_error_t **err);
 
 void allowlist_free(allowlist_t *al);
+DEFINE_CLEANUP_FUNC(allowlist_t, allowlist_free)
 
 #endif

@@ -66,15 +66,13 @@ static int put_missing(FILE *f, const allowlist_t *have, const allowlist_entry_t
 static int new_text(const char *shown, const char *old, size_t old_len, const allowlist_t *add,
                     const char *comment, char **ret, allowlist_save_result_t *res, as_error_t **err)
 {
-    allowlist_t *have = NULL;
+    _cleanup_(allowlist_freep) allowlist_t *have = NULL;
     int r = allowlist_parse(shown, old, old_len, &have, err);
     if (r < 0)
         return as_error_prefix(err, "the file has errors; nothing was added until they are fixed");
     msg_t m;
-    if ((r = msg_open(&m, err)) < 0) {
-        allowlist_free(have);
+    if ((r = msg_open(&m, err)) < 0)
         return r;
-    }
     fwrite(old, 1, old_len, m.f);
     if (old_len > 0 && old[old_len - 1] != '\n')
         fputc('\n', m.f);
@@ -86,7 +84,6 @@ static int new_text(const char *shown, const char *old, size_t old_len, const al
             res->added++;
         }
     }
-    allowlist_free(have);
     if (r < 0) {
         msg_discard(&m);
         return r;
@@ -150,10 +147,9 @@ int allowlist_save(const char *path, const allowlist_t *add, const char *comment
         return r;
     if (res.added > 0) {
         /* what goes back must be a list: never a file the next session refuses */
-        allowlist_t *check = NULL;
+        _cleanup_(allowlist_freep) allowlist_t *check = NULL;
         if ((r = allowlist_parse(path, text, strlen(text), &check, err)) < 0)
             return as_error_prefix(err, "internal error: the new file would not parse");
-        allowlist_free(check);
         if ((r = replace_file(real, text, st.st_mode & 07777, err)) < 0)
             return r;
     }

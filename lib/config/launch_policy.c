@@ -850,11 +850,9 @@ int launch_policy_decide(const launch_policy_input_t *in, launch_policy_result_t
     if (r < 0)
         return r;
 
-    launch_policy_result_t *res = calloc(1, sizeof(*res));
-    if (res == NULL || (res->warnings = calloc(1, sizeof(char *))) == NULL) {
-        free(res);
+    _cleanup_(launch_policy_result_freep) launch_policy_result_t *res = calloc(1, sizeof(*res));
+    if (res == NULL || (res->warnings = calloc(1, sizeof(char *))) == NULL)
         return oom(err);
-    }
     struct ctx c = {
         .in = in,
         .resolve = in->resolve != NULL ? in->resolve : launch_policy_resolve_realpath,
@@ -863,11 +861,9 @@ int launch_policy_decide(const launch_policy_input_t *in, launch_policy_result_t
     };
     r = decide(&c, err);
     ctx_release(&c);
-    if (r < 0) {
-        launch_policy_result_free(&res);
+    if (r < 0)
         return r;
-    }
-    *ret_result = res;
+    *ret_result = steal_pointer(&res);
     return 0;
 }
 

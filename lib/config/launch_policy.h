@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "base/error.h"
+#include "base/util.h"
 
 /* Resolve an absolute path the way realpath(3) does (every symlink and ".."
  * followed). Return 0 and a malloc'd absolute path in *ret_resolved, or a
@@ -46,6 +47,7 @@ typedef struct launch_policy_file {
  * Fails only on a NULL path or lack of memory. Free with launch_policy_file_free(). */
 int launch_policy_file_read(const char *path, launch_policy_file_t **ret_file, as_error_t **err);
 void launch_policy_file_free(launch_policy_file_t **file);
+DEFINE_CLEANUP_FUNC_REF(launch_policy_file_t, launch_policy_file_free)
 
 typedef struct launch_policy_input {
     const char *launch_dir;        /* required, absolute: getcwd() */
@@ -106,5 +108,6 @@ static inline bool launch_policy_allowed(const launch_policy_result_t *r)
 const char *launch_policy_rule_name(launch_policy_rule_t rule);
 
 void launch_policy_result_free(launch_policy_result_t **result);
+DEFINE_CLEANUP_FUNC_REF(launch_policy_result_t, launch_policy_result_free)
 
 #endif

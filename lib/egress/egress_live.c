@@ -83,12 +83,12 @@ static int load(egress_live_t *l, as_error_t **err)
 
 int egress_live_open(const char *dir, egress_live_t **ret, as_error_t **err)
 {
-    egress_live_t *l = calloc(1, sizeof(*l));
-    if (l == NULL || (l->dir = strdup(dir)) == NULL) {
-        free(l);
+    _cleanup_(egress_live_closep) egress_live_t *l = calloc(1, sizeof(*l));
+    if (l == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    }
-    l->lock_fd = -1;
+    l->lock_fd = -1;        /* before anything can fail: the close would close fd 0 */
+    if ((l->dir = strdup(dir)) == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
     _cleanup_free_ char *lock = NULL;
     int r = 0;
     if (asprintf(&lock, "%s/" EGRESS_STATE_DIR "/" EGRESS_STATE_LOCK, dir) < 0)
@@ -98,11 +98,9 @@ int egress_live_open(const char *dir, egress_live_t **ret, as_error_t **err)
         r = as_error_errno(err, errno, "locking %s", lock);
     if (r == 0)
         r = load(l, err);
-    if (r < 0) {
-        egress_live_close(l);
+    if (r < 0)
         return r;
-    }
-    *ret = l;
+    *ret = steal_pointer(&l);
     return 0;
 }
 
@@ -219,7 +217,7 @@ static int tell_router(const egress_live_t *l, unsigned gen, as_error_t **err)
     _cleanup_free_ char *socket = NULL;
     if (asprintf(&socket, "%s/podman.sock", l->dir) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    podman_api_t *api = NULL;
+    _cleanup_(podman_api_freep) podman_api_t *api = NULL;
     int r = podman_api_new(socket, &api, err);
     long deadline = monotonic_ms() + EGRESS_LIVE_TIMEOUT_MS, next_signal = 0;
     while (r == 0) {
@@ -240,7 +238,6 @@ static int tell_router(const egress_live_t *l, unsigned gen, as_error_t **err)
         }
         sleep_ms(20);
     }
-    podman_api_free(api);
     return r < 0 ? r : 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "egress_state.h"
 #include "base/error.h"
+#include "base/util.h"
 #include "config/allowlist.h"
 
 /* How long the router has to answer a change. */
@@ -25,6 +26,7 @@ typedef struct egress_live egress_live_t;
  * lock held (one change at a time) until egress_live_close. */
 int egress_live_open(const char *dir, egress_live_t **ret, as_error_t **err);
 void egress_live_close(egress_live_t *l);
+DEFINE_CLEANUP_FUNC(egress_live_t, egress_live_close)
 
 const egress_state_t *egress_live_state(const egress_live_t *l);
 /* The allowlist in effect. */

@@ -67,7 +67,7 @@ static char **field_of(egress_state_t *st, const config_word_t *key)
 int egress_state_parse(const char *file, const char *text, size_t len, egress_state_t **ret,
                        as_error_t **err)
 {
-    egress_state_t *st = calloc(1, sizeof(*st));
+    _cleanup_(egress_state_freep) egress_state_t *st = calloc(1, sizeof(*st));
     if (st == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     config_lines_t it;
@@ -89,11 +89,9 @@ int egress_state_parse(const char *file, const char *text, size_t len, egress_st
     }
     if (r == 0 && (r = check_state(st, err)) < 0)
         as_error_prefix(err, "%s", file);
-    if (r < 0) {
-        egress_state_free(st);
+    if (r < 0)
         return r;
-    }
-    *ret = st;
+    *ret = steal_pointer(&st);
     return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "router_render.h"
 #include "base/error.h"
+#include "base/util.h"
 #include "config/allowlist.h"
 
 /* In the session directory (host side only, never mounted anywhere). */
@@ -38,6 +39,7 @@ int egress_state_format(const egress_state_t *st, char **ret_text, as_error_t **
 int egress_state_parse(const char *file, const char *text, size_t len, egress_state_t **ret,
                        as_error_t **err);
 void egress_state_free(egress_state_t *st);
+DEFINE_CLEANUP_FUNC(egress_state_t, egress_state_free)
 
 /* The router's layout in its image (lib/egress/router_protocol.h) for this state. */
 void egress_router_layout(const egress_state_t *st, router_layout_t *ret);

@@ -56,7 +56,7 @@ void podman_api_free(podman_api_t *api)
 
 int podman_error_from_answer(long status, const char *body, const char *what, as_error_t **err)
 {
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     const char *cause = NULL;
     as_error_t *parse_err = NULL;
     if (body != NULL && body[0] != '\0' && json_parse(body, what, &doc, &parse_err) == 0) {
@@ -78,7 +78,6 @@ int podman_error_from_answer(long status, const char *body, const char *what, as
         (*err)->code = ENOENT;
         r = -ENOENT;
     }
-    json_free(doc);
     return r;
 }
 
@@ -125,13 +124,11 @@ static char *path_printf(const char *fmt, ...)
 
 #define OOM(err) as_error_make(err, ENOMEM, "out of memory")
 
-/* A copy of a string of the answer (`name` says which, for the error);
- * the document is freed either way. */
-static int take_str(json_t *doc, const char *value, const char *what, const char *name,
-                    char **ret, as_error_t **err)
+/* A copy of a string of the answer (`name` says which, for the error). */
+static int copy_str(const char *value, const char *what, const char *name, char **ret,
+                    as_error_t **err)
 {
     char *copy = value != NULL ? strdup(value) : NULL;
-    json_free(doc);
     if (value == NULL)
         return as_error_make(err, EPROTO, "%s: the answer has no %s", what, name);
     if (copy == NULL)
@@ -155,12 +152,12 @@ int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err)
 
 int podman_info_graphroot(podman_api_t *api, char **ret, as_error_t **err)
 {
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     int r = call(api, "GET", API "/info", NULL, CALL_TIMEOUT_MS, 200, 200,
                  "reading podman's info", NULL, &doc, err);
     if (r < 0)
         return r;
-    return take_str(doc, json_get_str(json_get(doc, "store"), "graphRoot"), "reading podman's info",
+    return copy_str(json_get_str(json_get(doc, "store"), "graphRoot"), "reading podman's info",
                     "store.graphRoot", ret, err);
 }
 
@@ -194,7 +191,7 @@ static char *dup_str(const json_t *obj, const char *key)
 
 int podman_info_host(podman_api_t *api, podman_host_info_t *ret, as_error_t **err)
 {
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     int r = call(api, "GET", API "/info", NULL, CALL_TIMEOUT_MS, 200, 200,
                  "reading podman's info", NULL, &doc, err);
     if (r < 0)
@@ -208,7 +205,6 @@ int podman_info_host(podman_api_t *api, podman_host_info_t *ret, as_error_t **er
         .cgroup_version = dup_str(host, "cgroupVersion"),
         .network_backend = dup_str(host, "networkBackend"),
     };
-    json_free(doc);
     *ret = info;
     return 0;
 }
@@ -310,11 +306,11 @@ int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
     gen_labels(g, "labels", spec->labels, spec->n_labels);
     json_obj_close(g);
     _cleanup_free_ char *what = path_printf("creating network %s", spec->name);
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     int r = post_doc(api, g, API "/networks/create", 200, 201, what, ret_subnet != NULL ? &doc : NULL, err);
     if (r < 0 || ret_subnet == NULL)
         return r;
-    return take_str(doc, json_get_str(json_array_at(json_get(doc, "subnets"), 0), "subnet"), what,
+    return copy_str(json_get_str(json_array_at(json_get(doc, "subnets"), 0), "subnet"), what,
                     "subnets[0].subnet", ret_subnet, err);
 }
 
@@ -333,7 +329,7 @@ static int inspect(podman_api_t *api, const char *collection, const char *kind, 
 static int label_of(podman_api_t *api, const char *collection, const char *kind, const char *name,
                     const char *key, char **ret, as_error_t **err)
 {
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     int r = inspect(api, collection, kind, name, &doc, err);
     if (r < 0)
         return r;
@@ -341,7 +337,6 @@ static int label_of(podman_api_t *api, const char *collection, const char *kind,
     if (value == NULL)
         value = json_get_str(json_get(doc, "Labels"), key);
     char *copy = value != NULL ? strdup(value) : NULL;
-    json_free(doc);
     if (value != NULL && copy == NULL)
         return OOM(err);
     *ret = copy;
@@ -368,11 +363,10 @@ int podman_network_internal(podman_api_t *api, const char *name, bool *ret_exist
     if (r < 0)
         return r;
     if (exists) {
-        json_t *doc = NULL;
+        _cleanup_(json_freep) json_t *doc = NULL;
         if ((r = inspect(api, "networks", "network", name, &doc, err)) < 0)
             return r;
         json_get_bool(doc, "internal", &internal);
-        json_free(doc);
     }
     *ret_exists = exists;
     *ret_internal = internal;
@@ -583,11 +577,11 @@ int podman_container_create(podman_api_t *api, const podman_container_spec_t *sp
     json_gen_t *g = json_gen_new();
     gen_container(g, spec);
     _cleanup_free_ char *what = path_printf("creating container %s", spec->name);
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     int r = post_doc(api, g, API "/containers/create", 201, 200, what, &doc, err);
     if (r < 0)
         return r;
-    return take_str(doc, json_get_str(doc, "Id"), what, "Id", ret_id, err);
+    return copy_str(json_get_str(doc, "Id"), what, "Id", ret_id, err);
 }
 
 static int container_post(podman_api_t *api, const char *id, const char *action, const char *query,
@@ -658,14 +652,12 @@ int podman_container_wait(podman_api_t *api, const char *id, int *ret_exit_code,
     _cleanup_free_ char *what = path_printf("waiting for container %.12s", id);
     if (path == NULL || what == NULL)
         return OOM(err);
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     int r = call(api, "POST", path, NULL, 0, 200, 200, what, NULL, &doc, err);
     if (r < 0)
         return r;
     long long code = 0;
-    bool is_code = json_as_int(doc, &code);
-    json_free(doc);
-    if (!is_code)
+    if (!json_as_int(doc, &code))
         return as_error_make(err, EPROTO, "%s: the answer is not an exit code", what);
     if (code < 0 || code > 255)
         return as_error_make(err, EPROTO, "%s: exit code %lld out of range", what, code);
@@ -707,16 +699,13 @@ int podman_container_running(podman_api_t *api, const char *id, bool *ret, as_er
     _cleanup_free_ char *what = path_printf("inspecting container %.12s", id);
     if (path == NULL || what == NULL)
         return OOM(err);
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
     if (r < 0)
         return r;
     bool running = false;
-    if (!json_get_bool(json_get(doc, "State"), "Running", &running)) {
-        json_free(doc);
+    if (!json_get_bool(json_get(doc, "State"), "Running", &running))
         return as_error_make(err, EPROTO, "%s: the answer has no State.Running", what);
-    }
-    json_free(doc);
     *ret = running;
     return 0;
 }
@@ -753,13 +742,12 @@ int podman_volume_remove_unused(podman_api_t *api, const char *name, as_error_t 
 
 int podman_volume_mountpoint(podman_api_t *api, const char *name, char **ret, as_error_t **err)
 {
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     int r = inspect(api, "volumes", "volume", name, &doc, err);
     if (r < 0)
         return r;
     const char *mountpoint = json_get_str(doc, "Mountpoint");
     char *copy = strdup(mountpoint != NULL ? mountpoint : "");
-    json_free(doc);
     if (copy == NULL)
         return OOM(err);
     *ret = copy;
@@ -792,35 +780,29 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
     const typeof(kinds[0]) *k = &kinds[kind];
 
     /* filters={"label":["KEY"]}, built as JSON and then percent-encoded */
-    json_gen_t *g = json_gen_new();
+    _cleanup_(json_gen_freep) json_gen_t *g = json_gen_new();
     json_obj_open(g);
     char *keys[] = { (char *)label_key, NULL };
     json_kv_strv(g, "label", keys, (size_t)-1);
     json_obj_close(g);
     _cleanup_free_ char *prefix = path_printf(API "/%s", k->endpoint);
     _cleanup_free_ char *what = path_printf("listing %s labelled %s", k->what, label_key);
-    if (prefix == NULL || what == NULL) {
-        json_gen_free(g);
+    if (prefix == NULL || what == NULL)
         return OOM(err);
-    }
-    _cleanup_free_ char *path = filters_path(api, prefix, g, err);
+    _cleanup_free_ char *path = filters_path(api, prefix, steal_pointer(&g), err);
     if (path == NULL)
         return as_error_prefix(err, "%s", what);
 
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     int r = call(api, "GET", path, NULL, CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
     if (r < 0)
         return r;
-    if (!json_is_array(doc) && !json_is_null(doc)) {
-        json_free(doc);
+    if (!json_is_array(doc) && !json_is_null(doc))
         return as_error_make(err, EPROTO, "%s: the answer is not a list", what);
-    }
     size_t n = json_array_len(doc);
     podman_labelled_t *list = calloc(n + 1, sizeof(*list));
-    if (list == NULL) {
-        json_free(doc);
+    if (list == NULL)
         return OOM(err);
-    }
     size_t out = 0;
     for (size_t i = 0; i < n; i++) {
         const json_t *item = json_array_at(doc, i);
@@ -833,7 +815,6 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
             continue;            /* goes with its pod */
         if (name == NULL || value == NULL) {
             podman_labelled_free(list, out);
-            json_free(doc);
             return as_error_make(err, EPROTO, "%s: entry %zu has no %s or no label value", what, i, k->name_key);
         }
         list[out].name = strdup(name);
@@ -841,11 +822,9 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
         out++;
         if (list[out - 1].name == NULL || list[out - 1].label_value == NULL) {
             podman_labelled_free(list, out);
-            json_free(doc);
             return OOM(err);
         }
     }
-    json_free(doc);
     *ret = list;
     *ret_n = out;
     return 0;

@@ -12,6 +12,7 @@
 #include "podman_mount.h"
 #include "base/error.h"
 #include "base/http.h"
+#include "base/util.h"
 
 typedef struct podman_api podman_api_t;
 
@@ -22,6 +23,7 @@ typedef struct podman_label {
 
 int podman_api_new(const char *socket_path, podman_api_t **ret, as_error_t **err);
 void podman_api_free(podman_api_t *api);
+DEFINE_CLEANUP_FUNC(podman_api_t, podman_api_free)
 /* Another handle on the same service: one per thread. */
 int podman_api_clone(const podman_api_t *api, podman_api_t **ret, as_error_t **err);
 

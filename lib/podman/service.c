@@ -39,7 +39,7 @@ static char *last_log_line(const char *log_path)
     return last[0] ? strdup(last) : NULL;
 }
 
-static void child(const char *socket_path, const char *log_path, pid_t parent)
+__attribute__((noreturn)) static void child(const char *socket_path, const char *log_path, pid_t parent)
 {
     /* Own process group: the terminal's signals go to the CLI, which decides. */
     setpgid(0, 0);
@@ -174,41 +174,32 @@ int podman_service_start(const char *socket_path, const char *log_path, long tim
                          const signal_source_t *signals, podman_service_t **ret,
                          podman_api_t **ret_api, as_error_t **err)
 {
-    podman_service_t *s = calloc(1, sizeof(*s));
+    _cleanup_(podman_service_freep) podman_service_t *s = calloc(1, sizeof(*s));
     if (s == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     s->socket_path = strdup(socket_path);
     s->log_path = strdup(log_path);
-    if (s->socket_path == NULL || s->log_path == NULL) {
-        podman_service_free(s);
+    if (s->socket_path == NULL || s->log_path == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    }
 
     pid_t parent = getpid();
     s->pid = fork();
-    if (s->pid < 0) {
-        int e = errno;
-        podman_service_free(s);
-        return as_error_errno(err, e, "starting the podman service");
-    }
+    if (s->pid < 0)
+        return as_error_errno(err, errno, "starting the podman service");
     if (s->pid == 0)
         child(socket_path, log_path, parent);
 
-    podman_api_t *api = NULL;
+    _cleanup_(podman_api_freep) podman_api_t *api = NULL;
     int r = podman_api_new(socket_path, &api, err);
-    if (r < 0)
-        goto fail;
-
-    if ((r = wait_answering(s, api, timeout_ms, signals, err)) < 0)
-        goto fail;
-    *ret = s;
-    *ret_api = api;
+    if (r >= 0)
+        r = wait_answering(s, api, timeout_ms, signals, err);
+    if (r < 0) {
+        podman_service_stop(s, 2000, NULL);
+        return r;
+    }
+    *ret = steal_pointer(&s);
+    *ret_api = steal_pointer(&api);
     return 0;
-fail:
-    podman_api_free(api);
-    podman_service_stop(s, 2000, NULL);
-    podman_service_free(s);
-    return r;
 }
 
 int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)

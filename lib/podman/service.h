@@ -11,6 +11,7 @@
 #include "podman_api.h"
 #include "base/error.h"
 #include "base/signal_source.h"
+#include "base/util.h"
 
 typedef struct podman_service {
     pid_t pid;
@@ -32,5 +33,6 @@ bool podman_service_alive(podman_service_t *s);
 /* SIGTERM, then SIGKILL after `timeout_ms`; reaps it. */
 int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err);
 void podman_service_free(podman_service_t *s);
+DEFINE_CLEANUP_FUNC(podman_service_t, podman_service_free)
 
 #endif

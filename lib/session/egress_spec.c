@@ -111,20 +111,18 @@ int egress_spec_build(const session_plan_t *p, egress_spec_t **ret, as_error_t *
 {
     if (p->session_dir == NULL)
         return as_error_make(err, EINVAL, "the egress path needs a session directory");
-    egress_spec_t *e = calloc(1, sizeof(*e));
+    _cleanup_(egress_spec_freep) egress_spec_t *e = calloc(1, sizeof(*e));
     if (e == NULL ||
         asprintf(&e->conf_dir, "%s/router", p->session_dir) < 0 ||
         asprintf(&e->log_dir, "%s/router-log", p->session_dir) < 0 ||
         asprintf(&e->hosts_path, "%s/hosts", p->session_dir) < 0 ||
         asprintf(&e->resolv_path, "%s/resolv.conf", p->session_dir) < 0 ||
         asprintf(&e->state_dir, "%s/" EGRESS_STATE_DIR, p->session_dir) < 0 ||
-        asprintf(&e->view_dir, "%s/" EGRESS_AGENT_VIEW_DIR, p->session_dir) < 0) {
-        egress_spec_free(e);
+        asprintf(&e->view_dir, "%s/" EGRESS_AGENT_VIEW_DIR, p->session_dir) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    }
     router_spec(p, e);
     forwarder_spec(p, e);
-    *ret = e;
+    *ret = steal_pointer(&e);
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "egress/egress_state.h"
 #include "egress/router_protocol.h"
 #include "podman/podman_api.h"
@@ -52,6 +53,7 @@ typedef struct egress_spec {
  * strings point into p. */
 int egress_spec_build(const struct session_plan *p, egress_spec_t **ret, as_error_t **err);
 void egress_spec_free(egress_spec_t *e);
+DEFINE_CLEANUP_FUNC(egress_spec_t, egress_spec_free)
 
 /* What follows from the session network's subnet: the router's address
  * there, the forwarder's arguments (its readiness probe and listeners,

@@ -213,14 +213,15 @@ static int homes_and_agent(podman_api_t *api, void *arg, as_error_t **err)
 
 int session_attach_agent(podman_api_t *api, session_t *s, as_error_t **err)
 {
-    http_stream_t *out = NULL, *in = NULL;
+    _cleanup_(http_stream_freep) http_stream_t *out = NULL;
+    _cleanup_(http_stream_freep) http_stream_t *in = NULL;
     int r = podman_container_attach(api, s->agent_id, s->plan->tty, &out, err);
-    if (r == 0 && !s->plan->tty && (r = podman_container_attach_input(api, s->agent_id, &in, err)) < 0)
-        http_stream_free(out);
+    if (r == 0 && !s->plan->tty)
+        r = podman_container_attach_input(api, s->agent_id, &in, err);
     if (r < 0)
         return r;
-    s->agent_out = out;
-    s->agent_in = in;
+    s->agent_out = steal_pointer(&out);
+    s->agent_in = steal_pointer(&in);
     return 0;
 }
 

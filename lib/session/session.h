@@ -10,6 +10,7 @@
 #include "session_plan.h"
 #include "base/error.h"
 #include "base/signal_source.h"
+#include "base/util.h"
 #include "podman/attach_stream.h"
 #include "podman/podman_api.h"
 
@@ -20,6 +21,7 @@ typedef struct session session_t;
 int session_new(podman_api_t *api, session_plan_t *plan, const signal_source_t *signals,
                 session_t **ret, as_error_t **err);
 void session_free(session_t *s);
+DEFINE_CLEANUP_FUNC(session_t, session_free)
 
 /* Creates the network, the router, the pod, the forwarder and the agent
  * container, and proves the egress path (the agent is not started). Stops

@@ -71,53 +71,42 @@ void session_dir_free(session_dir_t *d)
 
 int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err)
 {
-    /* before any goto: a jump past a cleanup variable frees garbage */
     _cleanup_free_ char *tmp = NULL, *lock = NULL;
-    session_dir_t *d = calloc(1, sizeof(*d));
+    _cleanup_(session_dir_freep) session_dir_t *d = calloc(1, sizeof(*d));
     if (d == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     d->lock_fd = -1;
     snprintf(d->id, sizeof(d->id), "%s", id);
     int r = session_base_dir(&d->base, err);
     if (r < 0)
-        goto fail;
+        return r;
     if (asprintf(&d->path, "%s/%s", d->base, id) < 0 ||
         asprintf(&d->socket_path, "%s/podman.sock", d->path) < 0 ||
-        asprintf(&tmp, "%s/.new-%s", d->base, id) < 0) {
-        r = as_error_make(err, ENOMEM, "out of memory");
-        goto fail;
-    }
-    if (strlen(d->socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-        r = as_error_make(err, ENAMETOOLONG,
-                          "the socket path %s is %zu bytes, over the 107 a unix socket allows; "
-                          "use a shorter XDG_RUNTIME_DIR", d->socket_path, strlen(d->socket_path));
-        goto fail;
-    }
-    if (mkdir(tmp, 0700) < 0) {
-        r = as_error_errno(err, errno, "creating %s", tmp);
-        goto fail;
-    }
+        asprintf(&tmp, "%s/.new-%s", d->base, id) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    if (strlen(d->socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+        return as_error_make(err, ENAMETOOLONG,
+                             "the socket path %s is %zu bytes, over the 107 a unix socket allows; "
+                             "use a shorter XDG_RUNTIME_DIR", d->socket_path, strlen(d->socket_path));
+    if (mkdir(tmp, 0700) < 0)
+        return as_error_errno(err, errno, "creating %s", tmp);
     if (asprintf(&lock, "%s/lock", tmp) < 0) {
         rmdir(tmp);
-        r = as_error_make(err, ENOMEM, "out of memory");
-        goto fail;
+        return as_error_make(err, ENOMEM, "out of memory");
     }
     d->lock_fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (d->lock_fd < 0 || flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
         r = as_error_errno(err, errno, "locking %s", lock);
         remove_tree(tmp, NULL);
-        goto fail;
+        return r;
     }
     if (rename(tmp, d->path) < 0) {
         r = as_error_errno(err, errno, "renaming %s to %s", tmp, d->path);
         remove_tree(tmp, NULL);
-        goto fail;
+        return r;
     }
-    *ret = d;
+    *ret = steal_pointer(&d);
     return 0;
-fail:
-    session_dir_free(d);
-    return r;
 }
 
 bool session_dir_lock_held(int base_fd, const char *id)

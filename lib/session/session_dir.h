@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "base/error.h"
+#include "base/util.h"
 
 #define SESSION_ID_LEN 12
 
@@ -38,6 +39,7 @@ int session_dir_create(const char *id, session_dir_t **ret, as_error_t **err);
 /* Removes the directory and everything in it, then releases the lock. */
 int session_dir_remove(session_dir_t *d, as_error_t **err);
 void session_dir_free(session_dir_t *d);
+DEFINE_CLEANUP_FUNC(session_dir_t, session_dir_free)
 
 /* Whether a live CLI holds the lock of base/<id> (base_fd is base, opened
  * as a directory): the session is running. */

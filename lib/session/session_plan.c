@@ -67,13 +67,11 @@ static bool env_sets(char *const *env, const char *entry)
  * request's own. */
 static char **compose_command(const session_inputs_t *in)
 {
-    char **v = strv_copy(in->agent_args ? in->agent->command : in->command);
+    _cleanup_(strv_freep) char **v = strv_copy(in->agent_args ? in->agent->command : in->command);
     for (size_t i = 0; v != NULL && in->agent_args && in->command != NULL && in->command[i] != NULL; i++)
-        if (strv_push(&v, in->command[i]) < 0) {
-            strv_free(v);
+        if (strv_push(&v, in->command[i]) < 0)
             return NULL;
-        }
-    return v;
+    return steal_pointer(&v);
 }
 
 /* The agent's variables (its telemetry switches among them) unless the
@@ -82,23 +80,20 @@ static char **compose_command(const session_inputs_t *in)
 static char **compose_env(const session_inputs_t *in, bool login)
 {
     const struct agent_profile *a = in->agent;
-    char **v = strv_copy(NULL);
+    _cleanup_(strv_freep) char **v = strv_copy(NULL);
     char *const *sets[] = { a != NULL ? a->env : NULL, a != NULL ? a->telemetry_off : NULL };
     for (size_t k = 0; v != NULL && k < ARRAY_SIZE(sets); k++)
         for (size_t i = 0; sets[k] != NULL && sets[k][i] != NULL; i++)
             if (!env_sets(in->env, sets[k][i]) && strv_push(&v, sets[k][i]) < 0)
-                goto oom;
+                return NULL;
     for (size_t i = 0; v != NULL && in->env != NULL && in->env[i] != NULL; i++)
         if (strv_push(&v, in->env[i]) < 0)
-            goto oom;
+            return NULL;
     _cleanup_free_ char *login_env = NULL;
     if (v != NULL && login && (asprintf(&login_env, "%s=" AGENT_LOGIN_DIR, a->login_env) < 0 ||
                                strv_push(&v, login_env) < 0))
-        goto oom;
-    return v;
-oom:
-    strv_free(v);
-    return NULL;
+        return NULL;
+    return steal_pointer(&v);
 }
 
 /* No IPv6 at all in the pod, not even link-local. */
@@ -208,7 +203,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     int r = check_inputs(in, err);
     if (r < 0)
         return r;
-    session_plan_t *p = calloc(1, sizeof(*p));
+    _cleanup_(session_plan_freep) session_plan_t *p = calloc(1, sizeof(*p));
     if (p == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     p->tty = in->tty;
@@ -236,10 +231,8 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         (in->router_image != NULL && (p->router_image = strdup(in->router_image)) == NULL) ||
         (in->egress_network != NULL && (p->egress_network = strdup(in->egress_network)) == NULL) ||
         (in->resolver != NULL && (p->resolver = strdup(in->resolver)) == NULL) ||
-        daily_work_copy(p, in) < 0) {
-        session_plan_free(p);
+        daily_work_copy(p, in) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    }
     p->allowlist = in->allowlist;
     p->limits = in->limits;
     p->cgroups = in->cgroups;
@@ -248,11 +241,9 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
     r = build_specs(p, err);
-    if (r < 0) {
-        session_plan_free(p);
+    if (r < 0)
         return r;
-    }
-    *ret = p;
+    *ret = steal_pointer(&p);
     return 0;
 }
 

@@ -114,6 +114,7 @@ typedef struct session_plan {
 
 int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err);
 void session_plan_free(session_plan_t *p);
+DEFINE_CLEANUP_FUNC(session_plan_t, session_plan_free)
 
 /* Fills in what follows from the subnet podman assigned the session
  * network (egress_spec_bind, and the pod's DNS server). Pure. */

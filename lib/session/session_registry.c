@@ -103,7 +103,7 @@ static int encode_entry(const session_entry_t *e, encoded_entry_t *x)
 int session_registry_write(const char *dir, const session_entry_t *e, as_error_t **err)
 {
     encoded_entry_t x;
-    json_gen_t *g = NULL;
+    _cleanup_(json_gen_freep) json_gen_t *g = NULL;
     if (encode_entry(e, &x) < 0 || (g = json_gen_new()) == NULL) {
         encoded_entry_clear(&x);
         return as_error_make(err, ENOMEM, "out of memory");
@@ -130,7 +130,6 @@ int session_registry_write(const char *dir, const session_entry_t *e, as_error_t
     encoded_entry_clear(&x);
     _cleanup_free_ char *text = NULL;
     int r = json_gen_finish(g, &text, err);
-    json_gen_free(g);
     if (r < 0)
         return as_error_prefix(err, "writing the session's registry entry");
     return file_write_atomic(dir, REGISTRY_FILE, text, 0600, err);
@@ -158,19 +157,17 @@ void session_entries_free(session_entry_t **v, size_t n)
 
 static int command_of(const json_t *arr, char ***ret)
 {
-    char **v = NULL;
+    _cleanup_(strv_freep) char **v = NULL;
     for (size_t i = 0; i < json_array_len(arr); i++) {
         _cleanup_free_ char *arg = NULL;
         const char *s = json_as_str(json_array_at(arr, i));
         int r = s == NULL ? -EINVAL : decoded(s, &arg);
         if (r == 0 && strv_push(&v, arg) < 0)
             r = -ENOMEM;
-        if (r < 0) {
-            strv_free(v);
+        if (r < 0)
             return r;
-        }
     }
-    *ret = v;
+    *ret = steal_pointer(&v);
     return 0;
 }
 
@@ -210,23 +207,17 @@ int session_registry_read(const char *dir, session_entry_t **ret, as_error_t **e
     int r = config_file_read(AT_FDCWD, path, CONFIG_NOFOLLOW, REGISTRY_MAX_BYTES, &text, &len, err);
     if (r < 0)
         return r == -ENOENT ? r : config_error_name(err, "reading ", path);
-    json_t *doc = NULL;
+    _cleanup_(json_freep) json_t *doc = NULL;
     if ((r = json_parse(text, path, &doc, err)) < 0)
         return r;
-    session_entry_t *e = calloc(1, sizeof(*e));
-    if (e == NULL || (e->dir = strdup(dir)) == NULL) {
-        json_free(doc);
-        session_entry_free(e);
+    _cleanup_(session_entry_freep) session_entry_t *e = calloc(1, sizeof(*e));
+    if (e == NULL || (e->dir = strdup(dir)) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    }
     r = entry_of(doc, e);
-    json_free(doc);
-    if (r < 0) {
-        session_entry_free(e);
+    if (r < 0)
         return r == -ENOMEM ? as_error_make(err, ENOMEM, "out of memory")
                             : as_error_make(err, EINVAL, "%s: not a session entry of this version", path);
-    }
-    *ret = e;
+    *ret = steal_pointer(&e);
     return 0;
 }
 
@@ -257,17 +248,11 @@ static session_entry_t *live_entry(const char *base, int base_fd, const char *na
     _cleanup_free_ char *dir = NULL;
     if (asprintf(&dir, "%s/%s", base, name) < 0)
         return NULL;
-    session_entry_t *e = NULL;
-    as_error_t *err = NULL;
-    if (session_registry_read(dir, &e, &err) < 0) {
-        as_error_free(&err);
+    _cleanup_(session_entry_freep) session_entry_t *e = NULL;
+    _cleanup_(as_error_freep) as_error_t *err = NULL;
+    if (session_registry_read(dir, &e, &err) < 0 || strcmp(e->id, name) != 0)
         return NULL;
-    }
-    if (strcmp(e->id, name) != 0) {
-        session_entry_free(e);
-        return NULL;
-    }
-    return e;
+    return steal_pointer(&e);
 }
 
 int session_registry_list(const char *base, session_entry_t ***ret, size_t *ret_n, as_error_t **err)

@@ -17,6 +17,7 @@
 
 #include "session_dir.h"
 #include "base/error.h"
+#include "base/util.h"
 
 #define REGISTRY_FILE "session.json"
 
@@ -53,6 +54,7 @@ bool session_entry_live(const session_entry_t *e);
 int session_entry_signal(const session_entry_t *e, int signo, as_error_t **err);
 
 void session_entry_free(session_entry_t *e);
+DEFINE_CLEANUP_FUNC(session_entry_t, session_entry_free)
 void session_entries_free(session_entry_t **v, size_t n);
 
 #endif

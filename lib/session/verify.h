@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "base/util.h"
 
 typedef enum { VERIFY_PASS, VERIFY_FAIL, VERIFY_SKIP } verify_status_t;
 
@@ -49,6 +50,7 @@ const char *verify_probe_script(void);
 int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_t **ret,
                     as_error_t **err);
 void verify_report_free(verify_report_t *r);
+DEFINE_CLEANUP_FUNC(verify_report_t, verify_report_free)
 
 int verify_render_table(const verify_report_t *r, char **ret, as_error_t **err);
 int verify_render_json(const verify_report_t *r, char **ret, as_error_t **err);

@@ -75,28 +75,20 @@ static int read_or_refuse(int r, const char *launch_dir, const char *home, const
 int workspace_plan(const char *launch_dir, const char *home, workspace_rules_t *rules,
                    workspace_t **ret, as_error_t **err)
 {
-    if (launch_dir == NULL || launch_dir[0] != '/' || home == NULL || rules == NULL) {
-        workspace_rules_free(rules);
+    _cleanup_(workspace_rules_freep) workspace_rules_t *owned_rules = rules;   /* taken either way */
+    if (launch_dir == NULL || launch_dir[0] != '/' || home == NULL || rules == NULL)
         return as_error_make(err, EINVAL, "protected paths: bad input");
-    }
-    workspace_t *ws = calloc(1, sizeof(*ws));
-    if (ws == NULL) {
-        workspace_rules_free(rules);
+    _cleanup_(workspace_freep) workspace_t *ws = calloc(1, sizeof(*ws));
+    if (ws == NULL)
         return ws_oom(err);
-    }
-    ws->rules = rules;
-    as_error_t *e = NULL;
-    if ((ws->home = strdup(home)) == NULL || path_normalize(launch_dir, &ws->launch_dir, &e) < 0) {
-        as_error_free(&e);
-        workspace_free(ws);
+    ws->rules = steal_pointer(&owned_rules);
+    _cleanup_(as_error_freep) as_error_t *e = NULL;
+    if ((ws->home = strdup(home)) == NULL || path_normalize(launch_dir, &ws->launch_dir, &e) < 0)
         return ws_oom(err);
-    }
     int r = ws_plan_all(ws, err);
-    if (r < 0) {
-        workspace_free(ws);
+    if (r < 0)
         return r;
-    }
-    *ret = ws;
+    *ret = steal_pointer(&ws);
     return 0;
 }
 

@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "podman/podman_mount.h"
 
 #define WORKSPACE_USER_FILE    "protected-paths"                  /* in the config directory */
@@ -77,6 +78,7 @@ typedef struct workspace_config {
  * edit. */
 int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret, as_error_t **err);
 void workspace_rules_free(workspace_rules_t *r);
+DEFINE_CLEANUP_FUNC(workspace_rules_t, workspace_rules_free)
 
 /* Is rel (relative to a launch directory; a trailing "/" allowed) a path of
  * the default set or inside one? Pure: agents' profiles are checked
@@ -195,5 +197,6 @@ int workspace_journal_recover(const char *dir, const workspace_recovery_t *rc, a
 
 /* Unlocks; removes nothing. */
 void workspace_free(workspace_t *ws);
+DEFINE_CLEANUP_FUNC(workspace_t, workspace_free)
 
 #endif

@@ -134,11 +134,9 @@ int ws_end_snapshot(workspace_t *ws, workspace_snapshot_t **ret, as_error_t **er
 
 void ws_walks_cancel(workspace_t *ws)
 {
-    workspace_snapshot_t *s = NULL;
+    _cleanup_(ws_snapshot_freep) workspace_snapshot_t *s = NULL;
     (void)workspace_begin_wait(ws, NULL);
     workspace_pending_t *p = steal_pointer(&ws->pending_end);
-    if (p != NULL && walk_join(p, &s, NULL) == 0) {
+    if (p != NULL && walk_join(p, &s, NULL) == 0)
         ws_snapshot_restore_modes(ws, s);
-        ws_snapshot_free(s);
-    }
 }

@@ -153,6 +153,7 @@ void ws_walks_cancel(workspace_t *ws);
  * first); one disabled meanwhile is left as it is. */
 void ws_snapshot_restore_modes(const workspace_t *ws, workspace_snapshot_t *s);
 void ws_snapshot_free(workspace_snapshot_t *s);
+DEFINE_CLEANUP_FUNC(workspace_snapshot_t, ws_snapshot_free)
 /* The item recorded at rel ("." for the launch directory), or NULL. */
 const ws_item_t *ws_snapshot_find(const workspace_snapshot_t *s, const char *rel);
 /* The same file, unchanged: type, mode, size, inode, ctime, link target. */

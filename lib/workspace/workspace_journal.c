@@ -383,7 +383,7 @@ static int adopt(workspace_t *ws, journal_t *j, as_error_t **err)
  * workspace_end. */
 static int recover_one(journal_t *j, char **ret_report, char **ret_whole, as_error_t **err)
 {
-    workspace_t *ws = NULL;
+    _cleanup_(workspace_freep) workspace_t *ws = NULL;
     int r = workspace_load(j->launch_dir, j->home, j->user_file, &ws, err);
     if (r == 0)
         r = ws_lock_tree(ws, err);
@@ -391,7 +391,6 @@ static int recover_one(journal_t *j, char **ret_report, char **ret_whole, as_err
         r = adopt(ws, j, err);
     if (r == 0)
         r = workspace_end(ws, true, ret_report, ret_whole, err);
-    workspace_free(ws);
     return r;
 }
 

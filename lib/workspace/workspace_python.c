@@ -271,12 +271,11 @@ int ws_python_check(const workspace_t *ws, const workspace_snapshot_t *after, ws
 {
     /* An environment of the start counts even if its pyvenv.cfg is gone:
      * its activate script still runs when sourced. */
-    char **roots = NULL;
+    _cleanup_(strv_freep) char **roots = NULL;
     int r = add_roots(ws->before, &roots);
     if (r == 0)
         r = add_roots(after, &roots);
     for (size_t i = 0; r == 0 && roots != NULL && i < after->n; i++)
         r = check_item(ws, roots, &after->v[i], acts);
-    strv_free(roots);
     return r == -ENOMEM ? ws_oom(err) : r < 0 ? as_error_errno(err, -r, "checking the Python environments") : 0;
 }

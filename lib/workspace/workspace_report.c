@@ -325,7 +325,7 @@ int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, 
     r = placeholders_remove(ws, remove_placeholders, &kept, err);
     if (r < 0)
         return r;
-    workspace_snapshot_t *after = NULL;
+    _cleanup_(ws_snapshot_freep) workspace_snapshot_t *after = NULL;
     if ((r = ws_end_snapshot(ws, &after, err)) < 0)
         return r;
     ws_actions_t acts = { 0 };
@@ -337,6 +337,5 @@ int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, 
     if (r == 0 && ret_whole != NULL)
         *ret_whole = steal_pointer(&whole);
     ws_actions_clear(&acts);
-    ws_snapshot_free(after);
     return r;
 }

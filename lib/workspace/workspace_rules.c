@@ -377,7 +377,7 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
     if (cfg == NULL || cfg->launch_dir == NULL || cfg->launch_dir[0] != '/' ||
         cfg->home == NULL || cfg->home[0] != '/')
         return as_error_make(err, EINVAL, "protected paths: the launch directory and $HOME must be absolute");
-    workspace_rules_t *rules = calloc(1, sizeof(*rules));
+    _cleanup_(workspace_rules_freep) workspace_rules_t *rules = calloc(1, sizeof(*rules));
     if (rules == NULL)
         return ws_oom(err);
     int r = 0;
@@ -400,10 +400,8 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
         if (r == 0 && find_rule(rules, WORKSPACE_PROJECT_FILE) < 0)
             r = add_rule(rules, WORKSPACE_PROJECT_FILE, false, false, "the project's file itself", err);
     }
-    if (r < 0) {
-        workspace_rules_free(rules);
+    if (r < 0)
         return r;
-    }
-    *ret = rules;
+    *ret = steal_pointer(&rules);
     return 0;
 }
