@@ -65,7 +65,7 @@ static void check_host(doctor_t *d)
     check_t c = {0};
     struct passwd *pw = getpwuid(getuid());
     const char *user = pw != NULL ? pw->pw_name : "?";
-    doctor_show(d, "subordinate ids", &c, host_check_subids(user, getuid(), "/etc/subuid", "/etc/subgid", &c));
+    doctor_show(d, "subordinate ids", &c, host_check_subids(user, getuid(), "/etc/subuid", "/etc/subgid", cli_env()->path, &c));
     doctor_show(d, "user namespaces", &c, host_check_userns(&c));
     doctor_show(d, "/dev/net/tun", &c, host_check_tun("/dev/net/tun", &c));
 }
@@ -77,7 +77,7 @@ static cli_backend_t *check_service(doctor_t *d, cli_backend_t *b, podman_host_i
     char id[SESSION_ID_LEN + 1];
     if (session_id_generate(id, &err) < 0 || backend_start(id, NULL, b, &err) < 0) {
         _cleanup_free_ char *install = host_install_command("podman", "podman");
-        doctor_error(d, "podman", CHECK_FAIL, host_on_path("podman") ? "podman info   (podman's own complaint)"
+        doctor_error(d, "podman", CHECK_FAIL, host_on_path(cli_env()->path, "podman") ? "podman info   (podman's own complaint)"
                                                                         : install, &err);
         return NULL;
     }

@@ -40,10 +40,9 @@ void check_clear(check_t *c)
     *c = (check_t){0};
 }
 
-bool host_on_path(const char *program)
+bool host_on_path(const char *path_env, const char *program)
 {
-    const char *path = getenv("PATH");
-    _cleanup_free_ char *copy = strdup(path != NULL && path[0] != '\0' ? path : "/usr/bin:/bin");
+    _cleanup_free_ char *copy = strdup(path_env != NULL && path_env[0] != '\0' ? path_env : "/usr/bin:/bin");
     for (char *save = NULL, *dir = copy != NULL ? strtok_r(copy, ":", &save) : NULL; dir != NULL;
          dir = strtok_r(NULL, ":", &save)) {
         _cleanup_free_ char *p = NULL;
@@ -95,12 +94,12 @@ static void subids_read(const char *file, const char *user, uid_t uid, subids_t 
 }
 
 int host_check_subids(const char *user, uid_t uid, const char *subuid_file, const char *subgid_file,
-                      check_t *ret)
+                      const char *path_env, check_t *ret)
 {
     subids_t u, g;
     subids_read(subuid_file, user, uid, &u);
     subids_read(subgid_file, user, uid, &g);
-    if (!host_on_path("newuidmap") || !host_on_path("newgidmap")) {
+    if (!host_on_path(path_env, "newuidmap") || !host_on_path(path_env, "newgidmap")) {
         _cleanup_free_ char *fix = host_install_command("uidmap", "shadow-utils");
         return check_set(ret, CHECK_FAIL, fix, "newuidmap or newgidmap is not on PATH: rootless podman "
                          "needs both to map %s's subordinate ids", user);

@@ -29,8 +29,9 @@ int check_set(check_t *c, check_level_t level, const char *fix, const char *fmt,
     __attribute__((format(printf, 4, 5)));
 void check_clear(check_t *c);
 
-/* Whether `program` is an executable in a PATH directory. */
-bool host_on_path(const char *program);
+/* Whether `program` is an executable in a directory of path_env (the
+ * caller's PATH; NULL or empty: /usr/bin:/bin). */
+bool host_on_path(const char *path_env, const char *program);
 
 /* The command that installs a package: apt-get where there is apt-get,
  * dnf where there is dnf (each distribution's name for it). NULL: no memory. */
@@ -40,7 +41,7 @@ char *host_install_command(const char *debian_package, const char *fedora_packag
  * tools read them) cover 65536 ids each, and newuidmap and newgidmap are
  * on PATH. The fix adds a range past every one in use. */
 int host_check_subids(const char *user, uid_t uid, const char *subuid_file, const char *subgid_file,
-                      check_t *ret);
+                      const char *path_env, check_t *ret);
 
 /* An unprivileged process may create a user namespace (tried in a child). */
 int host_check_userns(check_t *ret);

@@ -35,10 +35,10 @@ int graphroot_cache_key(char **ret, as_error_t **err)
     const char *env = getenv("CONTAINERS_STORAGE_CONF");
     fprintf(f, "env %s\n", env != NULL ? env : "-");
     /* without a graphroot in storage.conf, podman's default is under these */
-    const char *data = getenv("XDG_DATA_HOME"), *home_env = getenv("HOME");
-    fprintf(f, "data %s\nhome %s\n", data != NULL ? data : "-", home_env != NULL ? home_env : "-");
+    const char *data = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    fprintf(f, "data %s\nhome %s\n", data != NULL ? data : "-", home != NULL ? home : "-");
     key_line(f, env);
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    const char *xdg = getenv("XDG_CONFIG_HOME");
     _cleanup_free_ char *user = NULL;
     if (xdg != NULL && xdg[0] == '/')
         user = asprintf(&user, "%s/containers/storage.conf", xdg) < 0 ? NULL : user;

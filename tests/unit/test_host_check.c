@@ -63,18 +63,16 @@ static void subids_by_name_or_uid_and_a_fix_past_every_range(void **state)
     snprintf(p2, sizeof(p2), "%s/newgidmap", bin);
     chmod(p1, 0755);
     chmod(p2, 0755);
-    char *path = strdup(getenv("PATH") != NULL ? getenv("PATH") : "/usr/bin:/bin");
-    setenv("PATH", bin, 1);
 
     char *uid = file_with("subuid", "other:100000:65536\nalice:165536:65536\n");
     char *gid = file_with("subgid", "other:100000:65536\n1001:300000:65536\n");
     check_t c = {0};
-    assert_int_equal(host_check_subids("alice", 1001, uid, gid, &c), 0);
+    assert_int_equal(host_check_subids("alice", 1001, uid, gid, bin, &c), 0);
     assert_int_equal(c.level, CHECK_OK);
     check_clear(&c);
 
     /* bob has none: the fix adds a range past the last one in either file */
-    assert_int_equal(host_check_subids("bob", 1002, uid, gid, &c), 0);
+    assert_int_equal(host_check_subids("bob", 1002, uid, gid, bin, &c), 0);
     assert_int_equal(c.level, CHECK_FAIL);
     assert_string_equal(c.fix, "sudo usermod --add-subuids 365536-431071 --add-subgids 365536-431071 bob "
                                "&& podman system migrate");
@@ -82,12 +80,10 @@ static void subids_by_name_or_uid_and_a_fix_past_every_range(void **state)
 
     /* without newuidmap the ranges are no use */
     unlink(p1);
-    assert_int_equal(host_check_subids("alice", 1001, uid, gid, &c), 0);
+    assert_int_equal(host_check_subids("alice", 1001, uid, gid, bin, &c), 0);
     assert_int_equal(c.level, CHECK_FAIL);
     assert_contains(c.detail, "newuidmap");
     check_clear(&c);
-    setenv("PATH", path, 1);
-    free(path);
     free(uid);
     free(gid);
 }
