@@ -175,7 +175,7 @@ while IFS='|' read -r purpose name paths; do
     [ -n "$name" ] || continue
     [ -n "$paths" ] || paths="usr/bin/$name usr/sbin/$name bin/$name sbin/$name"
     n=$((n + 1))
-    found= providers=
+    found='' providers=''
     for p in $paths; do
         for sp in ${shipped_by[$p]:-}; do
             pkg=${sp##*/}
