@@ -39,6 +39,7 @@ build() {
     printf '%.1f' "$(echo "$t1 - $t0" | bc -l)"
 }
 
+# shellcheck disable=SC2046  # one argument per image ID
 cleanup() { $PODMAN rmi -f $($PODMAN images -q --filter reference="$tag*") >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 printf 'round\tshape\tstep\tseconds\n'

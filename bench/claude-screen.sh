@@ -22,7 +22,7 @@ export AGENT_SANDBOX_HOME_VOLUME=as-bench-home-$$
 # records the seconds until MARKER shows (run 0: a warm-up, not recorded),
 # then ends CMD (SIGTERM) and waits until it has exited.
 first_screen() {
-    local variant=$1 run=$2 dir=$3 t0 t1= pid n cmd
+    local variant=$1 run=$2 dir=$3 t0 t1='' pid n cmd
     shift 3
     printf -v cmd '%q ' "$@"
     t0=$(now)
@@ -58,6 +58,7 @@ main() {
         read -r bin image < <(variant_cmd "$name")
         first_screen warm-up 0 "$d" env AGENT_SANDBOX_ROUTER_IMAGE="$image" "$bin"
     done
+    # shellcheck disable=SC2086  # $PODMAN is a command line, split as make splits $(PODMAN)
     first_screen warm-up 0 "$d" $PODMAN run --rm -it --network none "$BENCH_IMAGE" claude
     log "first screen: $BENCH_RUNS rounds of: $(variant_names | xargs), podman run --rm -it"
     for ((run = 1; run <= BENCH_RUNS; run++)); do
@@ -65,6 +66,7 @@ main() {
             read -r bin image < <(variant_cmd "$name")
             first_screen "$name" "$run" "$d" env AGENT_SANDBOX_ROUTER_IMAGE="$image" "$bin"
         done
+        # shellcheck disable=SC2086  # $PODMAN is a command line, split as make splits $(PODMAN)
         first_screen "podman run --rm -it" "$run" "$d" $PODMAN run --rm -it --network none "$BENCH_IMAGE" claude
     done
     bench_rm "$d"

@@ -53,6 +53,7 @@ sample_memory() {
     declare -A peak=() pids=()
     for ((n = 0; n < 6000; n++)); do
         [ -e "$dir/.phase-done" ] && break
+        # shellcheck disable=SC2012  # the newest by mtime; the names are our own .phase-NAME
         phase=$(cd "$dir" && ls -t .phase-* 2>/dev/null | head -1) || true
         phase=${phase#.phase-}
         if [ -z "${pids[router]:-}" ]; then
@@ -61,6 +62,7 @@ sample_memory() {
             id=$($PODMAN ps --filter volume="$dir" --format '{{index .Labels "agent-sandbox.session"}}' | head -1)
             if [ -n "$id" ]; then
                 for c in router forwarder; do pids[$c]=$(container_pid "agent-sandbox-$id-$c"); done
+                # shellcheck disable=SC2015  # unset unless both were found
                 [ "${pids[router]:-0}" != 0 ] && [ "${pids[forwarder]:-0}" != 0 ] || unset 'pids[router]'
             fi
         fi

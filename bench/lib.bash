@@ -100,6 +100,7 @@ bench_rm() {
 
 # The bench origin is the fake internet's origin (big.wild.test resolves
 # to it through .wild.test) with two locations more.
+# shellcheck disable=SC2034  # used by the benchmarks that source this file
 BENCH_ORIGIN_NAME=big.wild.test
 export FI_ORIGIN_HTTPS_EXTRA='        location = /small { access_log off; return 200 "small\n"; }
         location = /1g { access_log off; default_type application/octet-stream; root /fi/bench; }'
@@ -179,6 +180,7 @@ tree_pids() {
     local p c
     for p in "$@"; do
         echo "$p"
+        # shellcheck disable=SC2013  # children holds PIDs separated by blanks
         for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do tree_pids "$c"; done
     done
 }

@@ -35,7 +35,9 @@ main() {
     log "startup: $BENCH_RUNS rounds of: $(variant_names | xargs), podman run --rm${have_srt:+, srt -c true}"
     for ((run = 1; run <= BENCH_RUNS; run++)); do
         for name in $(variant_names); do timed "$name" "$run" session "$name" "$d" true; done
+        # shellcheck disable=SC2086  # $PODMAN is a command line, split as make splits $(PODMAN)
         timed "podman run --rm" "$run" $PODMAN run --rm "$BENCH_IMAGE" true
+        # shellcheck disable=SC2086  # as above
         timed "podman run --rm --network none" "$run" $PODMAN run --rm --network none "$BENCH_IMAGE" true
         if [ -n "$have_srt" ]; then
             timed "srt -c true" "$run" env -C "$d" "$SRT_BIN" -s "$SRT_SETTINGS" -c true

@@ -73,6 +73,7 @@ main() {
         for ((run = 1; run <= BENCH_RUNS; run++)); do
             t_tree=$(timed "session, $n files" "$first" "$run" session "$first" "$tree" true)
             t_empty=$(timed "session, $n files" "empty directory" "$run" session "$first" "$empty" true)
+            # shellcheck disable=SC2034  # timed records the round; the seconds it prints are not needed
             t_git=$(timed "check, $n files" "git status" "$run" git -C "$tree" status)
             record "check, $n files" "added by the check" "$run" \
                 "$(echo "$t_tree - $t_empty" | bc -l | xargs printf '%.3f')" s

@@ -12,7 +12,7 @@ _agent_sandbox_ids()
 _agent_sandbox()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local cli=${COMP_WORDS[0]} cmd= i
+    local cli=${COMP_WORDS[0]} cmd='' i
     COMPREPLY=()
     # the command, if any: the first word after the session's options
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -21,9 +21,9 @@ _agent_sandbox()
                 if declare -F _command_offset >/dev/null; then
                     _command_offset $((i + 1))
                 elif ((COMP_CWORD == i + 1)); then
-                    COMPREPLY=($(compgen -c -- "$cur"))
+                    mapfile -t COMPREPLY < <(compgen -c -- "$cur")
                 else
-                    COMPREPLY=($(compgen -f -- "$cur"))
+                    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
                 fi
                 return 0 ;;
             --) return 0 ;;              # the rest is the agent's
@@ -33,10 +33,10 @@ _agent_sandbox()
         esac
     done
     case $prev in
-        --session) COMPREPLY=($(compgen -W "$(_agent_sandbox_ids "$cli")" -- "$cur")); return 0 ;;
-        --agent) COMPREPLY=($(compgen -W "$_agent_sandbox_agents" -- "$cur")); return 0 ;;
-        --env) COMPREPLY=($(compgen -e -- "$cur")); return 0 ;;
-        --memory | --pids | --cpus) COMPREPLY=($(compgen -W none -- "$cur")); return 0 ;;
+        --session) mapfile -t COMPREPLY < <(compgen -W "$(_agent_sandbox_ids "$cli")" -- "$cur"); return 0 ;;
+        --agent) mapfile -t COMPREPLY < <(compgen -W "$_agent_sandbox_agents" -- "$cur"); return 0 ;;
+        --env) mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return 0 ;;
+        --memory | --pids | --cpus) mapfile -t COMPREPLY < <(compgen -W none -- "$cur"); return 0 ;;
         --publish) return 0 ;;
     esac
     local words
@@ -59,7 +59,7 @@ _agent_sandbox()
         log)
             if [[ $cur == -* ]]; then words="--denied --follow --json --help"; else words=$(_agent_sandbox_ids "$cli"); fi ;;
     esac
-    COMPREPLY=($(compgen -W "$words" -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 }
 
 complete -F _agent_sandbox agent-sandbox

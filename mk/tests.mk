@@ -3,8 +3,8 @@
 #   make e2e              the end-to-end suite: bats tests/e2e against $(BIN),
 #                         after `make images`; run it as the rootless user
 #                         whose podman storage holds the images
-#   make check            all + check-conventions + unit + e2e + check-rpm +
-#                         check-host-packages,
+#   make check            all + check-conventions (check-shell too) + unit +
+#                         e2e + check-rpm + check-host-packages,
 #                         under tests/user-state-guard: it fails if they changed
 #                         the user's own ~/.config/agent-sandbox or
 #                         ~/.local/state/agent-sandbox (XDG rules)
@@ -48,7 +48,7 @@ E2E_ENV += ASAN_OPTIONS=$(or $(ASAN_OPTIONS),detect_leaks=1) \
            UBSAN_OPTIONS=$(or $(UBSAN_OPTIONS),print_stacktrace=1)
 endif
 
-.PHONY: e2e check check-suites check-sanitize check-host-packages check-conventions
+.PHONY: e2e check check-suites check-sanitize check-host-packages check-conventions check-shell
 
 check:
 	@tests/user-state-guard $(MAKE) --no-print-directory check-suites
@@ -58,11 +58,17 @@ check-suites: all check-conventions unit e2e check-rpm check-host-packages
 # no C function over 80 lines (scripts/check-function-length); the include
 # rules of docs/architecture.md: lib/'s folders layered, no circle
 # (scripts/check-includes); that document's tables list exactly the files
-# of each folder (scripts/check-architecture).
-check-conventions:
+# of each folder (scripts/check-architecture); no shellcheck finding, of any
+# severity, in any shell script (check-shell).
+check-conventions: check-shell
 	@scripts/check-function-length $(wildcard lib/*/*.c cmd/*.c tests/unit/*.c)
 	@scripts/check-includes
 	@scripts/check-architecture
+
+# Every shell script git knows of (scripts/check-shell says which count);
+# the exceptions are annotated where they occur, .shellcheckrc has the rest.
+check-shell:
+	@scripts/check-shell
 
 e2e: $(BIN) images
 	@mkdir -p $(BUILD)

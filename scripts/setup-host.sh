@@ -29,6 +29,8 @@ PACKAGES=(
     bubblewrap ripgrep
     # the completions' tests run each shell; the man page's renders it
     bash-completion zsh fish man-db groff-base
+    # make check-conventions: every shell script through shellcheck
+    shellcheck
 )
 # npm: agent-fetch asks it which registry to download from. Any npm on
 # PATH does; Debian's is installed only where there is none, since a newer

@@ -4,6 +4,7 @@
 # Runs under bash, with an empty home of its own and a fixed PATH; curl -q
 # reads no config file. Arguments: FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE,
 # AGENT_COMMAND (or -).
+# shellcheck shell=bash
 first=$1 host_home=$2 nonce=$3 agent=${4:--}
 t=$(printf '\t')
 

@@ -11,21 +11,22 @@ load helpers
 }
 
 @test "--exec without a command is a usage error (64)" {
-    run_x $EX_USAGE agent-sandbox --exec
+    run_x "$EX_USAGE" agent-sandbox --exec
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "--exec" "the error names the option"
 }
 
 @test "an option without its value is a usage error that names it (64)" {
-    local opt want
+    local opt
     for opt in --env:NAME[=VALUE] --memory:SIZE --pids:N --cpus:N; do
-        run_x $EX_USAGE agent-sandbox --dry-run "${opt%%:*}"
+        run_x "$EX_USAGE" agent-sandbox --dry-run "${opt%%:*}"
         assert "$stderr" == "agent-sandbox: error: ${opt%%:*} needs ${opt#*:}"
     done
-    run_x $EX_USAGE agent-sandbox --env 1BAD --exec true
+    run_x "$EX_USAGE" agent-sandbox --env 1BAD --exec true
     assert "$stderr" contains "--env 1BAD: expected NAME or NAME=VALUE"
-    run_x $EX_USAGE agent-sandbox --env=A-B=1 --exec true
+    run_x "$EX_USAGE" agent-sandbox --env=A-B=1 --exec true
     assert "$stderr" contains "--env A-B=1: expected NAME or NAME=VALUE"
-    run_x $EX_USAGE env -u AS_SURELY_UNSET agent-sandbox --env AS_SURELY_UNSET --exec true
+    run_x "$EX_USAGE" env -u AS_SURELY_UNSET agent-sandbox --env AS_SURELY_UNSET --exec true
     assert "$stderr" contains "--env AS_SURELY_UNSET: not set in your environment"
 }
 

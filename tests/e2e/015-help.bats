@@ -73,6 +73,7 @@ help_commands() {
 @test "the man page renders without a warning, through groff and through man" {
     command -v groff >/dev/null || die "groff is missing (scripts/setup-host.sh installs groff-base)"
     run_x 0 groff -ww -man -z "$MAN_PAGE"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" == "" "groff's warnings"
     run_x 0 env MANWIDTH=80 man --warnings -l "$MAN_PAGE"
     assert "$stderr" == "" "man's warnings"
@@ -97,6 +98,7 @@ help_commands() {
                --agent --publish; do
         man_has "option $opt" "^       (.*, )?$opt( |,|\$)"
     done
+    # shellcheck disable=SC2013  # one name a line
     for var in $(sed -n '/^environment:/,/^$/p' <<<"$output" | grep -oE '^  [A-Z_]+'); do
         man_has "variable $var" "^       $var\$"
     done

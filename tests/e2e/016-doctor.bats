@@ -41,7 +41,8 @@ teardown() {
 @test "doctor: a config file with an error is a FAIL naming its line, with the command to edit it" {
     printf 'example.test\nbad..name\n' >"$AS_RUN_DIR/allowed-hosts"
     # a session says the same of the file
-    run_x $EX_CONFIG env AGENT_SANDBOX_ALLOWLIST="$AS_RUN_DIR/allowed-hosts" "$AGENT_SANDBOX_BIN" --exec true
+    run_x "$EX_CONFIG" env AGENT_SANDBOX_ALLOWLIST="$AS_RUN_DIR/allowed-hosts" "$AGENT_SANDBOX_BIN" --exec true
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "$AS_RUN_DIR/allowed-hosts:2: "
     echo "memory lots" >"$AS_CONFIG_DIR/limits"
     run_x 1 env AGENT_SANDBOX_ALLOWLIST="$AS_RUN_DIR/allowed-hosts" "$AGENT_SANDBOX_BIN" doctor
@@ -66,7 +67,7 @@ teardown() {
     assert "$output" contains $'\n'"FAIL  image codex: localhost/as-e2e-nosuch:dev is missing: sessions cannot start"$'\n'"      fix: make images AGENTS=codex"
     assert "$output" !contains "FAIL  image claude" "claude's image is not the one sessions need"
     printf 'agent codex\ncolour blue\n' >"$AS_CONFIG_DIR/settings"
-    run_x $EX_CONFIG agent-sandbox --exec true
+    run_x "$EX_CONFIG" agent-sandbox --exec true
     assert "$stderr" contains "$AS_CONFIG_DIR/settings:2: "
     run_x 1 agent-sandbox doctor
     assert "$output" =~ $'\n'"FAIL  config settings: $AS_CONFIG_DIR/settings:2: "
@@ -102,5 +103,5 @@ teardown() {
 @test "doctor --help, and no other argument" {
     run_x 0 agent-sandbox doctor --help
     assert "${lines[0]}" == "usage: agent-sandbox doctor"
-    run_x $EX_USAGE agent-sandbox doctor --json
+    run_x "$EX_USAGE" agent-sandbox doctor --json
 }

@@ -129,6 +129,7 @@ end_session() {
     agents=$(for pin in "$AS_TOP"/sandbox-image/agents/*.version; do
         grep -q '^blocked' "$pin" || basename "$pin" .version; done | xargs)
     for file in "$AS_TOP"/completions/*; do
+        # shellcheck disable=SC2013  # one name a line
         for cmd in $(sed -n '/^commands:/,/^$/p' <<<"$output" | sed -n 's/^  \([a-z][-a-z]*\) .*/\1/p'); do
             grep -qw -- "$cmd" "$file" || die "$file does not offer $cmd"
         done

@@ -32,6 +32,7 @@ STEP=$AS_TOP/scripts/image-step
     echo 7 >"$AS_RUN_DIR/logs/fail.seconds"
     run_x 1 "$STEP" "failing step" 30 "$log" sh -c 'seq 1 100; echo "E: Unable to locate package nosuch" >&2; exit 100'
     assert "$output" == "images: failing step (about 7 s)..."
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" =~ "images: failing step failed after [0-9]+ s \(exit 100\); its whole output is in $log, which ends:"
     assert "$stderr" contains "    E: Unable to locate package nosuch"
     assert "$stderr" !contains "    75" "only the end of the log"

@@ -25,6 +25,7 @@ load helpers
     echo secret >"$marker"
 
     run_x 2 agent-sandbox --exec ls "$sibling"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "No such file or directory" "ls of the sibling inside"
     run_x 0 agent-sandbox --exec sh -c 'if [ -e "$1" ]; then echo visible; else echo absent; fi' sh "$marker"
     assert "$output" == absent "the sibling's marker file, seen from inside"
@@ -39,7 +40,7 @@ load helpers
     # The launch directory is a mount point; no other mount point lies under
     # $HOME, and no mount's source (field 4: its root within its file system)
     # lies under $HOME except the launch directory and podman's own storage.
-    local graphroot home root point found= bad=()
+    local graphroot home root point found='' bad=()
     graphroot=$($PODMAN info --format '{{.Store.GraphRoot}}')
     home=$(cd "$HOME" && pwd -P)
     while read -r _ _ _ root point _; do

@@ -22,7 +22,7 @@ run_redirected() {
     shift 2
     local cmd=("$@") i
     for i in "${!cmd[@]}"; do
-        [ "${cmd[$i]}" = agent-sandbox ] && cmd[$i]=$AGENT_SANDBOX_BIN
+        [ "${cmd[$i]}" = agent-sandbox ] && cmd[i]=$AGENT_SANDBOX_BIN
     done
     echo "\$ $* $redir"
     status=0
@@ -79,23 +79,23 @@ run_redirected() {
 }
 
 @test "bug 4: an output that cannot be written is reported, naming the error, with exit 74" {
-    run_redirected $EX_OUTPUT '>/dev/full' agent-sandbox --memory none --exec echo hello
+    run_redirected "$EX_OUTPUT" '>/dev/full' agent-sandbox --memory none --exec echo hello
     assert "$stderr" contains "writing the agent's output to stdout failed: No space left on device"
     # what the CLI prints itself, too
-    run_redirected $EX_OUTPUT '>/dev/full' agent-sandbox --help
+    run_redirected "$EX_OUTPUT" '>/dev/full' agent-sandbox --help
     assert "$stderr" == "agent-sandbox: error: writing to stdout: No space left on device"
     # a long writer is stopped, not left to run
-    run_redirected $EX_OUTPUT '>/dev/full' agent-sandbox --memory none --exec sh -c 'trap "" PIPE TERM; yes'
+    run_redirected "$EX_OUTPUT" '>/dev/full' agent-sandbox --memory none --exec sh -c 'trap "" PIPE TERM; yes'
     assert "$stderr" contains "No space left on device; the agent was stopped"
 }
 
 @test "bug 5: a missing command gives 127 and a non-executable one 126, naming the command" {
-    run_x $EX_NOT_FOUND agent-sandbox --memory none --exec no-such-command-here
+    run_x "$EX_NOT_FOUND" agent-sandbox --memory none --exec no-such-command-here
     assert "$stderr" == "agent-sandbox: error: cannot run no-such-command-here in the sandbox: No such file or directory (no such command on the image's PATH or in the launch directory)"
     printf 'echo hi\n' >not-executable
-    run_x $EX_NOT_EXEC agent-sandbox --memory none --exec ./not-executable
+    run_x "$EX_NOT_EXEC" agent-sandbox --memory none --exec ./not-executable
     assert "$stderr" == "agent-sandbox: error: cannot run ./not-executable in the sandbox: Permission denied"
-    run_x $EX_NOT_EXEC agent-sandbox --memory none --exec /etc
+    run_x "$EX_NOT_EXEC" agent-sandbox --memory none --exec /etc
     assert "$stderr" contains "cannot run /etc in the sandbox: Permission denied"
     # a command that ran and printed the same line keeps its line and status
     run_x 2 agent-sandbox --memory none --exec sh -c 'echo "ERROR (catatonit:9): failed to exec pid1: No such file or directory" >&2; exit 2'
@@ -109,6 +109,7 @@ run_redirected() {
     help=$(sed -n '/^exit status:/,$p' <<<"$output" | grep -oE '^ +[0-9]+(\+N)? ' | tr -d ' ' | sort -u | xargs)
     enum=$(sed -n '/^enum {/,/^};/p' "$AS_TOP/cmd/cli.h" | grep -oE '= [0-9]+,' | tr -dc '0-9\n' | sort -u | xargs)
     assert "$readme" == "$help" "README's codes vs --help's"
+    # shellcheck disable=SC2086  # the codes, one word each
     assert "$readme" == "$(echo $enum 128+N | tr ' ' '\n' | sort -u | xargs)" "README's codes vs the CLI's enum (and 128+N)"
     # and the codes the e2e tests name
     local code

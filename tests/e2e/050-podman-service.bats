@@ -25,10 +25,12 @@ load helpers
 }
 
 @test "a socket path over 107 bytes is refused with a clear error, before anything starts" {
-    local long=$XDG_RUNTIME_DIR/$(printf 'r%.0s' $(seq 1 100))
+    local long
+    long=$XDG_RUNTIME_DIR/$(printf 'r%.0s' $(seq 1 100))
     install -d -m 0700 "$long"
     XDG_RUNTIME_DIR=$long run_x 69 agent-sandbox --exec true
     rm -rf "$long"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "over the 107 a unix socket allows" "the reason"
     assert "$stderr" contains "XDG_RUNTIME_DIR" "what to change"
 }
@@ -81,7 +83,8 @@ run_without_run_user() {
 }
 
 @test "XDG_RUNTIME_DIR unset and /run/user/UID unusable: exit 78 naming the variable and the fix, nothing started" {
-    local run_user=/run/user/$(id -u)
+    local run_user
+    run_user=/run/user/$(id -u)
     run_without_run_user - --exec touch "$AS_DIR/started"
     assert "$status" == "$EX_NO_RUNTIME_DIR" "exit status without $run_user"
     assert "$stderr" contains "error: XDG_RUNTIME_DIR is not set, and $run_user cannot stand in for it: it does not exist."
@@ -97,9 +100,9 @@ run_without_run_user() {
 }
 
 @test "XDG_RUNTIME_DIR set to a directory that is not ours: exit 78 naming it" {
-    XDG_RUNTIME_DIR=/ run_x $EX_NO_RUNTIME_DIR agent-sandbox --exec true
+    XDG_RUNTIME_DIR=/ run_x "$EX_NO_RUNTIME_DIR" agent-sandbox --exec true
     assert "$stderr" contains "error: XDG_RUNTIME_DIR=/ belongs to uid 0, not to you (uid $(id -u))."
     assert "$stderr" contains "point it at a directory of yours (mode 0700), or unset it to use /run/user/$(id -u)"
-    XDG_RUNTIME_DIR=relative/dir run_x $EX_NO_RUNTIME_DIR agent-sandbox --exec true
+    XDG_RUNTIME_DIR=relative/dir run_x "$EX_NO_RUNTIME_DIR" agent-sandbox --exec true
     assert "$stderr" contains "XDG_RUNTIME_DIR=relative/dir is not an absolute path"
 }

@@ -34,8 +34,10 @@ teardown() {
 @test "bug 9: a launch directory whose path is longer than PATH_MAX is refused, naming it" {
     local name i
     name=$(printf 'd%.0s' {1..250})
+    # shellcheck disable=SC2034  # i only counts
     for i in {1..17}; do mkdir "$name" && cd "$name"; done
-    run_x $EX_REFUSED agent-sandbox --memory none --exec true
+    run_x "$EX_REFUSED" agent-sandbox --memory none --exec true
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "error: cannot launch from $AS_DIR/$name/$name/"
     assert "$stderr" contains "its path is ${#PWD} bytes long, and the kernel takes paths of at most 4095 bytes, so podman cannot mount it"
     assert "$stderr" !contains "podman service exited"
@@ -49,7 +51,7 @@ teardown() {
     $PODMAN unshare mount -t tmpfs tmpfs "$AS_DIR/elsewhere"
     PODMAN_MOUNT=$AS_DIR/elsewhere
     cd elsewhere
-    run_x $EX_REFUSED agent-sandbox --memory none --exec touch "$AS_DIR/elsewhere/started"
+    run_x "$EX_REFUSED" agent-sandbox --memory none --exec touch "$AS_DIR/elsewhere/started"
     assert "$stderr" contains "error: cannot launch from $AS_DIR/elsewhere: podman does not see this directory (podman's mount namespace has another directory there)"
     assert "$stderr" contains "podman system migrate"
     cd "$AS_DIR"
@@ -60,7 +62,7 @@ teardown() {
     mkdir ro
     chmod a-w ro
     cd ro
-    run_x $EX_REFUSED agent-sandbox --memory none --exec true
+    run_x "$EX_REFUSED" agent-sandbox --memory none --exec true
     assert "$stderr" contains "error: cannot launch from $AS_DIR/ro: the directory is not writable by you (Permission denied)"
     assert "$stderr" contains "Make it writable (chmod u+w $AS_DIR/ro), or launch from a directory you can write."
     cd "$AS_DIR"
@@ -93,7 +95,7 @@ teardown() {
     printf '#!/bin/sh\necho "$*" >>%s\nexec %s "$@"\n' "$ran" "$real" >"$bin/podman"
     chmod +x "$bin/podman"
     cd "$HOME"                     # the policy refuses the home itself
-    PATH=$bin:$PATH run_x $EX_REFUSED agent-sandbox --memory none --exec true
+    PATH=$bin:$PATH run_x "$EX_REFUSED" agent-sandbox --memory none --exec true
     assert "$stderr" contains "[rule: home-or-parent]"
     cd "$AS_DIR"
     [ ! -e "$ran" ] || die "podman ran for a launch the cache could refuse: $(cat "$ran")"

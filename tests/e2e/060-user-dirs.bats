@@ -21,6 +21,7 @@ setup() {
 
 @test "config and logs follow XDG_CONFIG_HOME and XDG_STATE_HOME; the first run copies the allowlist there" {
     run_x 0 agent-sandbox --memory none --exec true
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "created $CFG/allowed-hosts from " "the first run's copy"
     cmp "$CFG/allowed-hosts" "$AS_TOP/config/allowed-hosts" || die "the copy differs from the packaged allowlist"
     assert "$(stat -c %a "$CFG")" == 700 "the config directory's mode"
@@ -31,12 +32,12 @@ setup() {
 
     # every config file is read from there
     printf 'pids lots\n' >"$CFG/limits"
-    run_x $EX_CONFIG agent-sandbox --exec true
+    run_x "$EX_CONFIG" agent-sandbox --exec true
     assert "$stderr" contains "$CFG/limits:1:" "the limits file"
     rm "$CFG/limits"
 
     printf 'relative/root\n' >"$CFG/allowed-paths"
-    run_x $EX_CONFIG agent-sandbox --exec true
+    run_x "$EX_CONFIG" agent-sandbox --exec true
     assert "$stderr" contains "allowed-paths:1" "the allowed-paths file"
     rm "$CFG/allowed-paths"
 
@@ -47,11 +48,12 @@ setup() {
 
     # and the config directory is refused as a launch directory
     cd "$CFG"
-    run_x $EX_REFUSED agent-sandbox --exec true
+    run_x "$EX_REFUSED" agent-sandbox --exec true
     assert "$stderr" contains "agent-sandbox's config directory" "the rule"
 }
 
 @test "the settings file picks the agent; its allowed-hosts.d file is copied on first use and merged with allowed-hosts" {
+    # shellcheck disable=SC2174  # 0700 for the directory named
     mkdir -m 0700 -p "$CFG"
     printf '# which agent runs\nagent codex\n' >"$CFG/settings"
     run_x 0 agent-sandbox --memory none --dry-run
@@ -68,7 +70,7 @@ setup() {
     assert "$stderr" !contains "created"
     assert "$output" contains $'\n    models.example.test\n'
     printf 'https://models.example.test/\n' >"$CFG/allowed-hosts.d/codex"
-    run_x $EX_CONFIG agent-sandbox --memory none --dry-run
+    run_x "$EX_CONFIG" agent-sandbox --memory none --dry-run
     assert "$stderr" contains "$CFG/allowed-hosts.d/codex:1:" "the agent's allowlist, by file and line"
 
     # --agent wins over the settings file; AGENT_SANDBOX_ALLOWLIST is used as is
@@ -85,12 +87,12 @@ setup() {
 
     # an unknown agent: by file and line, or by option
     printf '\nagent nope\n' >"$CFG/settings"
-    run_x $EX_CONFIG agent-sandbox --dry-run
+    run_x "$EX_CONFIG" agent-sandbox --dry-run
     assert "$stderr" == "agent-sandbox: error: $CFG/settings:2: agent nope: no such agent (the agents: claude, codex, crush, gemini, opencode)"
     printf 'agent Codex\n' >"$CFG/settings"
-    run_x $EX_CONFIG agent-sandbox --dry-run
+    run_x "$EX_CONFIG" agent-sandbox --dry-run
     assert "$stderr" contains "$CFG/settings:1: agent \`Codex\` is not an agent's name"
     rm "$CFG/settings"
-    run_x $EX_USAGE agent-sandbox --agent ../claude --dry-run
+    run_x "$EX_USAGE" agent-sandbox --agent ../claude --dry-run
     assert "$stderr" == "agent-sandbox: error: --agent ../claude: no such agent (the agents: claude, codex, crush, gemini, opencode)"
 }

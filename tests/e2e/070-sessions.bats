@@ -20,10 +20,10 @@ teardown() {
 # start_in NAME DIR: a session in DIR whose agent runs until it is ended;
 # waits until the agent runs.
 start_in() {
-    cd "$2"
+    cd "$2" || return
     bg_start --as "$1" agent-sandbox --memory none --exec sh -c 'touch .running; exec sleep 100000'
     wait_for_file "$2/.running" 120
-    cd "$AS_DIR"
+    cd "$AS_DIR" || return
 }
 
 # The ps row of the session whose CLI is PID.
@@ -69,6 +69,7 @@ print("ok")' "$output" "$one" "$two" "$id_one" "$AS_DIR" "$entries" "$id_two"
 
     # one of them, by a prefix of its ID: it ends as SIGTERM ends it
     run_x 0 agent-sandbox stop "${id_one:0:5}"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "stopping session $id_one (PID $one, in $(shown "$AS_DIR"), started "
     assert "$stderr" contains "stopped session $id_one"
     bg_wait --as one 30
@@ -101,9 +102,9 @@ print("ok")' "$output" "$one" "$two" "$id_one" "$AS_DIR" "$entries" "$id_two"
 @test "stop: a session that is not running, and bad arguments" {
     run_x 1 agent-sandbox stop 000000000000
     assert "$stderr" == "agent-sandbox: error: stop: no running session 000000000000 (\`agent-sandbox ps\` lists them)"
-    run_x $EX_USAGE agent-sandbox stop
-    run_x $EX_USAGE agent-sandbox stop --bogus
-    run_x $EX_USAGE agent-sandbox ps --bogus
+    run_x "$EX_USAGE" agent-sandbox stop
+    run_x "$EX_USAGE" agent-sandbox stop --bogus
+    run_x "$EX_USAGE" agent-sandbox ps --bogus
     run_x 0 agent-sandbox stop --all
     assert "$stderr" == "agent-sandbox: no session is running"
 }
@@ -114,7 +115,7 @@ print("ok")' "$output" "$one" "$two" "$id_one" "$AS_DIR" "$entries" "$id_two"
     run_x 0 agent-sandbox ps -q
     local id=$output pid=${AS_BG_PIDS[first]}
     cd sub
-    run_x $EX_REFUSED agent-sandbox --memory none --exec true
+    run_x "$EX_REFUSED" agent-sandbox --memory none --exec true
     assert "$stderr" contains "[rule: one-session-per-tree]"
     assert "$stderr" contains "agent-sandbox: it is session $id (PID $pid, in $(shown "$AS_DIR"), started "
     assert "$stderr" contains "; \`agent-sandbox stop $id\` ends it"
@@ -148,13 +149,13 @@ print("ok")' "$output" "$one" "$two" "$id_one" "$AS_DIR" "$entries" "$id_two"
     XDG_STATE_HOME=$state run_x '?' agent-sandbox doctor
     assert "$output" =~ $'\n'"WARN  resource limits: the memory limit cannot be applied"
     # fail closed: a limit you ask for is not dropped with a note
-    XDG_STATE_HOME=$state run_x $EX_SETUP agent-sandbox --memory 2G --exec touch started
+    XDG_STATE_HOME=$state run_x "$EX_SETUP" agent-sandbox --memory 2G --exec touch started
     assert "$stderr" contains "error: --memory 2G cannot be enforced here: "
     assert "$stderr" contains "run it with --memory none to go without a memory limit"
-    XDG_STATE_HOME=$state run_x $EX_SETUP agent-sandbox --cpus 1 --dry-run
+    XDG_STATE_HOME=$state run_x "$EX_SETUP" agent-sandbox --cpus 1 --dry-run
     assert "$stderr" contains "error: --cpus 1 cannot be enforced here: "
     echo "memory 2G" >"$AS_CONFIG_DIR/limits"
-    XDG_STATE_HOME=$state run_x $EX_SETUP agent-sandbox --exec touch started
+    XDG_STATE_HOME=$state run_x "$EX_SETUP" agent-sandbox --exec touch started
     assert "$stderr" contains "error: $AS_CONFIG_DIR/limits sets a memory limit that cannot be enforced here"
     [ ! -e started ] || die "the agent ran"
     # `memory none` there: no note, no error
@@ -164,7 +165,7 @@ print("ok")' "$output" "$one" "$two" "$id_one" "$AS_DIR" "$entries" "$id_two"
 }
 
 @test "a session that fails for a reason of the host points to doctor" {
-    run_x $EX_SERVICE env PATH=/nonexistent "$AGENT_SANDBOX_BIN" --memory none --exec true
+    run_x "$EX_SERVICE" env PATH=/nonexistent "$AGENT_SANDBOX_BIN" --memory none --exec true
     assert "$stderr" contains "\`agent-sandbox doctor\` checks what sessions need of this host"
 }
 

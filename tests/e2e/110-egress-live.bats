@@ -80,6 +80,7 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
     id=$(session_id)
     pid_before=$(agent_pid "$id")
     run_x 0 agent-sandbox allow x.evil.test
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" == "agent-sandbox: allowed x.evil.test in session $id: the agent can reach it now"
     assert "$(agent_pid "$id")" == "$pid_before" "the agent's process after allow"
     touch "$AS_DIR/allowed"
@@ -265,6 +266,7 @@ http blocked-three.test 80 deny - agent-sandbox allow blocked-three.test --save"
         done
         curl -sS -m 5 -H "Host: PyPI.org" http://127.0.0.2/ >/dev/null'
     local id
+    # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
     id=$(ls -t "$XDG_STATE_HOME/agent-sandbox/logs" | head -1)
     assert "$stderr" contains "agent-sandbox: egress: 4 blocked: pypi.org (4x), files.pythonhosted.org (2x), example.test (1x) and 1 more (agent-sandbox log $id --denied); allow with: agent-sandbox allow pypi.org --save"
     assert "$stderr" contains "agent-sandbox: egress: every query and connection: agent-sandbox log $id"
@@ -301,6 +303,7 @@ agent-sandbox: the session was not started: fix the allowlist, or point AGENT_SA
         echo x >>/etc/agent-sandbox/allowed-hosts 2>/dev/null; echo "write: $?"
         curl -sS -m 5 -H "Host: pypi.org" http://127.0.0.2/; curl -sS -m 5 -H "Host: 10.1.2.3" http://127.0.0.2/'
     local id
+    # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
     id=$(ls -t "$XDG_STATE_HOME/agent-sandbox/logs" | head -1)
     assert "$output" == "# The names this sandbox may reach now (agent-sandbox session $id).
 # Nothing else resolves, and the router refuses every other name. This file
@@ -336,6 +339,7 @@ notify_session() {
         curl -sS -m 5 -H "Host: pypi.org" http://127.0.0.2/ >/dev/null'
     notify_session "$AS_RUN_DIR/notes" "$script"
     local id
+    # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
     id=$(ls -t "$XDG_STATE_HOME/agent-sandbox/logs" | head -1)
     assert "$(cat "$AS_RUN_DIR/notes")" == \
 '{"app": "agent-sandbox", "summary": "agent-sandbox blocked pypi.org", "body": "The agent in session '"$id"' tried to reach pypi.org. To allow it, run: agent-sandbox allow pypi.org --session '"$id"'", "actions": []}
@@ -353,6 +357,7 @@ notify_session() {
         ./netprobe dns $R A "<b>bold</b>.test"; sleep 1'
     notify_session "$AS_RUN_DIR/notes" "$script"
     local id esc
+    # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
     id=$(ls -t "$XDG_STATE_HOME/agent-sandbox/logs" | head -1)
     esc='\x1b]0;evil\x07<a href="https://evil.test/">click</a>'
     assert "$stderr" contains "egress: 3 blocked: "

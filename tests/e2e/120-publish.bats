@@ -14,6 +14,7 @@ teardown_file() { fi_down; }
 setup() {
     as_setup
     fi_setup
+    # shellcheck disable=SC2034  # fault-helpers.bash's
     FH_BG_TAGS=()
     OTHER_DIR=
 }
@@ -91,6 +92,7 @@ host_get() {
     local h pod_ip
     h=$(free_port)
     serve a "$AS_DIR" --publish "$h:8001"
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     pod_ip=$($PODMAN ps --filter label=agent-sandbox.session --filter name='-forwarder$' --format '{{.Pod}}' |
         head -1 | xargs -r $PODMAN pod inspect --format '{{.InfraContainerID}}' |
         xargs -r $PODMAN inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}')
@@ -148,6 +150,7 @@ print("listening", flush=True); time.sleep(120)' "$h" >"$AS_RUN_DIR/holder" &
     for ((n = 0; n < 100; n++)); do [ -s "$AS_RUN_DIR/holder" ] && break; sleep 0.1; done
     run_x 71 agent-sandbox --publish "$h:8000" --exec touch started
     kill "$holder"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "--publish $h:8000: port $h on 127.0.0.1 is in use by another program" "the reason"
     assert "$stderr" contains "(--publish HOSTPORT:8000)" "what to do"
     assert "$(ls "$AS_DIR")" !contains started "the command ran"

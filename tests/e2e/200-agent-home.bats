@@ -11,6 +11,7 @@ load helpers
 setup() {
     as_setup
     home_volume_setup
+    # shellcheck disable=SC2018,SC2019  # ASCII on purpose: a podman name
     AS_PREFIX=as-e2e-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
     AS_OTHER_DIR=
 }
@@ -20,6 +21,7 @@ teardown() {
     [ -n "$AS_OTHER_DIR" ] && { rm -rf "$AS_OTHER_DIR" 2>/dev/null || $PODMAN unshare rm -rf "$AS_OTHER_DIR"; }
     as_teardown || rc=1
     home_volume_teardown
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN volume ls -q | grep "^$AS_PREFIX-" | xargs -r $PODMAN volume rm -f >/dev/null 2>&1 || true
     return $rc
 }
@@ -57,9 +59,11 @@ FAKE_LOGIN='{"claudeAiOauth":{"accessToken":"sk-ant-oat01-e2e","refreshToken":"s
     assert "$output" contains '"loggedIn": true' "the pinned Claude Code reads the shared login"
     assert "$output" contains '"subscriptionType": "pro"'
     # two homes and one login volume, each labelled
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN volume ls --format '{{.Name}} {{index .Labels "agent-sandbox.home-for"}}' --filter "label=agent-sandbox.home-for"
     assert "$output" contains "$AS_DIR" "the first tree's home"
     assert "$output" contains "$AS_OTHER_DIR" "the second tree's home"
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN volume exists "$AS_PREFIX-login"
 }
 
@@ -82,6 +86,7 @@ FAKE_LOGIN='{"claudeAiOauth":{"accessToken":"sk-ant-oat01-e2e","refreshToken":"s
     run_x 0 agent-sandbox --exec cat /var/lib/agent-sandbox-login/.credentials.json
     assert "$output" == "$FAKE_LOGIN"
     # the copy ran in a container of the session: nothing of it is left
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN ps -a --format '{{.Names}}' --filter name=login-copy
     assert "$output" == ""
 }
@@ -105,15 +110,17 @@ FAKE_LOGIN='{"claudeAiOauth":{"accessToken":"sk-ant-oat01-e2e","refreshToken":"s
     rm -rf "$AS_OTHER_DIR"
     AS_OTHER_DIR=
     run_x 0 agent-sandbox cleanup --homes
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "removed the home $gone_home of $AS_E2E_ROOT/" "the report names it"
     run $PODMAN volume exists "$gone_home"
     assert "$status" == 1 "the gone tree's home"
     run_x 0 agent-sandbox --exec ls /home/agent/x
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN volume exists "$AS_PREFIX-login"
     # cleanup alone keeps its meaning: the homes stay
     run_x 0 agent-sandbox cleanup
     assert "$stderr" !contains "home"
-    run_x $EX_USAGE agent-sandbox cleanup --bogus
+    run_x "$EX_USAGE" agent-sandbox cleanup --bogus
 }
 
 @test "HOME is the home volume, owned by the caller's uid on the first run and later ones" {
@@ -126,6 +133,7 @@ FAKE_LOGIN='{"claudeAiOauth":{"accessToken":"sk-ant-oat01-e2e","refreshToken":"s
     assert "${lines[2]}" == writable
 
     # Made by the CLI, and not a session resource: no session label.
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN volume inspect --format '{{index .Labels "agent-sandbox.session"}}|{{index .Labels "agent-sandbox.home"}}' "$AS_HOME_VOLUME"
     assert "$output" == "|1" "the volume's labels (session|home)"
 
@@ -150,29 +158,33 @@ FAKE_LOGIN='{"claudeAiOauth":{"accessToken":"sk-ant-oat01-e2e","refreshToken":"s
 @test "cleanup and the stale sweep leave the home volume alone" {
     run_x 0 agent-sandbox --exec true
     run_x 0 agent-sandbox cleanup
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN volume exists "$AS_HOME_VOLUME"
 }
 
 @test "AGENT_SANDBOX_HOME_VOLUME must be a valid volume name" {
-    AGENT_SANDBOX_HOME_VOLUME='../x' run_x $EX_USAGE agent-sandbox --exec true
+    AGENT_SANDBOX_HOME_VOLUME='../x' run_x "$EX_USAGE" agent-sandbox --exec true
     assert "$stderr" contains "home volume name" "the error names the setting"
 }
 
 @test "a home volume that is not the caller's is refused, with the fix" {
     # Podman chowns a fresh volume to the user of the first container that
     # mounts it; here a uid other than the caller's.
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN volume create "$AS_HOME_VOLUME"
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN run --rm --network none -v "$AS_HOME_VOLUME:/v" --user 4321:4321 \
         "${AGENT_SANDBOX_IMAGE:-localhost/agent-sandbox:dev}" stat -c %u /v
     assert "$output" == 4321 "owner of the volume inside the helper container"
 
-    run_x $EX_SETUP agent-sandbox --exec true
+    run_x "$EX_SETUP" agent-sandbox --exec true
     assert "$stderr" contains "home volume $AS_HOME_VOLUME belongs to uid" "the error names the volume"
     assert "$stderr" contains "podman unshare chown 0:0 " "the error gives the fix"
 
     # The fix it names works.
     local mountpoint
     mountpoint=$($PODMAN volume inspect --format '{{.Mountpoint}}' "$AS_HOME_VOLUME")
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN unshare chown 0:0 "$mountpoint"
     run_x 0 agent-sandbox --exec sh -c 'stat -c %u "$HOME"'
     assert "$output" == "$(id -u)"

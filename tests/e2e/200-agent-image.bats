@@ -50,6 +50,7 @@ teardown() {
     assert "${#lines[@]}" == 6 "lines of status"
 
     # The whole image, as its root, which reads every directory.
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x 0 $PODMAN run --rm --network none --user 0:0 "${AGENT_SANDBOX_IMAGE:-localhost/agent-sandbox:dev}" \
         sh -c 'find / -xdev -perm /6000; echo "find: $?"'
     assert "$output" == "find: 0" "setuid/setgid files in the image"

@@ -156,6 +156,7 @@ while True:
     assert "${lines[6]}" == "connections: 0" "connections after --network none"
     assert "${lines[7]}" == "default: exit 0 reached" "the control: the agent's network"
     assert "${lines[8]}" == "connections: 1" "connections after the control"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "nested containers have no network of their own" "the refusal says why"
 }
 

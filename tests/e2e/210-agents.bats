@@ -17,6 +17,7 @@ setup() {
     home_volume_setup
     allow_nothing
     tmux_setup
+    # shellcheck disable=SC2018,SC2019  # ASCII on purpose: a podman name
     AS_PREFIX=as-e2e-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
     # every session finds its agent's image by the profile, with the tag
     # of this build
@@ -30,6 +31,7 @@ teardown() {
     [ -z "${AS_HTTP_PID:-}" ] || kill "$AS_HTTP_PID" 2>/dev/null || true
     as_teardown || rc=1
     home_volume_teardown
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN volume ls -q | grep "^$AS_PREFIX-" | xargs -r $PODMAN volume rm -f >/dev/null 2>&1 || true
     return $rc
 }
@@ -82,6 +84,7 @@ first_screen() {
 version_offline() {
     use_agent "$1"
     run_x 0 agent-sandbox --agent "$1" -- --version
+    # shellcheck disable=SC2059  # $2 is the format, %s the pin
     assert "$output" == "$(printf "$2" "$AS_PINNED")"
 }
 
@@ -99,6 +102,7 @@ exec_inside() {
     assert "${lines[0]}" == "/usr/local/bin/$1" "the agent's program, in its image"
     assert "${lines[1]}" == "HOME=/home/agent"
     local want
+    # shellcheck disable=SC2013  # one word a line
     for want in $(sed -n 's/^telemetry-off[[:space:]]*//p; s/^env[[:space:]]*//p' "$AS_TOP/config/agents/$1"); do
         assert "$output" contains $'\n'"$want"$'\n' "the profile's $want"
     done
@@ -181,7 +185,8 @@ exec_inside() {
 @test "a missing agent image: exit 66 and the command that builds it; nothing left" {
     local image=localhost/agent-sandbox-crush:$AS_TAG
     ! $PODMAN image exists "$image" || skip "$image exists"
-    run_x $EX_NOIMAGE agent-sandbox --agent crush --exec true
+    run_x "$EX_NOIMAGE" agent-sandbox --agent crush --exec true
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "the sandbox image $image is missing; build it with \`make images AGENTS=crush\`"
     assert "$output" == ""
     leak_check "after the failed start" || die "a failed start left resources behind"
@@ -193,6 +198,7 @@ exec_inside() {
         image=localhost/agent-sandbox-$name:$AS_TAG
         $PODMAN image exists "$image" || continue
         built="$built $name"
+        # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
         run_x 0 $PODMAN run --rm --network none --user 0:0 "$image" \
             sh -c 'find / -xdev -perm /6000; echo "find: $?"'
         assert "$output" == "find: 0" "setuid/setgid files in $image"
@@ -211,6 +217,7 @@ exec_inside() {
     )
     for name in $built; do
         [ -n "${want[$name]:-}" ] || continue
+        # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
         run_x 0 $PODMAN run --rm --network none "localhost/agent-sandbox-$name:$AS_TAG" sh -c "${want[$name]}"
         assert "$output" == "${expect[$name]}" "$name's telemetry switch"
     done

@@ -84,6 +84,7 @@ screen() {
         sleep 0.1
     done
     local logs
+    # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
     logs=$(ls -td "$XDG_STATE_HOME"/agent-sandbox/logs/*/ | head -1)
     assert "$(sed -n 's/.*config \(.*\) is NXDOMAIN$/\1/p' "$logs/dns.log" | sort -u | xargs)" == \
         "denied-probe.agent-sandbox.invalid" "names the router denied"
@@ -113,9 +114,11 @@ idle_start() {
         pgrep -u "$(id -u)" -f -- "^$AGENT_SANDBOX_BIN --env" >/dev/null || break
         sleep 0.1
     done
+    # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
     logs=$(ls -td "$XDG_STATE_HOME"/agent-sandbox/logs/*/ | head -1)
     IDLE_DENIED=$(sed -n 's/.*config \(.*\) is NXDOMAIN$/\1/p' "$logs/dns.log" | grep -vx denied-probe.agent-sandbox.invalid | sort -u | xargs)
     IDLE_REQUESTS=$(fi_log origin | sed -nE 's/.*sni="([^"]*)".*request="([A-Z]+ [^ ?"]*).*/\1 \2/p' | sort -u)
+    # shellcheck disable=SC2001  # a prefix on every line
     { echo "# $label: denied: ${IDLE_DENIED:-none}"; echo "$IDLE_REQUESTS" | sed "s/^/# $label: request: /"; } >&3
 }
 
@@ -134,8 +137,10 @@ idle_start() {
     assert "$IDLE_DENIED" !contains "raw.githubusercontent.com" "denied names"
     # github.com: Claude Code's fallback for the plugin marketplace when
     # downloads.claude.ai fails, as it does here (docs/allowlist.md)
+    # shellcheck disable=SC2143  # reads as the claim: no other line
     [ -z "$(tr ' ' '\n' <<<"$IDLE_DENIED" | grep -vx github.com)" ] || die "denied: $IDLE_DENIED"
     # nothing but the managed settings and policy limits
+    # shellcheck disable=SC2143  # reads as the claim: no other line
     [ -z "$(grep -vE '^api\.anthropic\.com GET /api/claude_code/(settings|policy_limits)$' <<<"$IDLE_REQUESTS")" ] ||
         die "requests besides settings and policy limits:"$'\n'"$IDLE_REQUESTS"
     fi_assert_no_hit

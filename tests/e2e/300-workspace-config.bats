@@ -63,7 +63,7 @@ EOF
         rm -f .agent-sandbox/protected-paths 2>/dev/null && echo "REMOVED the project file"
         mv .agent-sandbox .x 2>/dev/null && echo "MOVED .agent-sandbox"
         echo done'
-    assert "$output" == done
+    assert "$output" == "done"
     assert "$(cat scripts/deploy.sh)" == "echo deploying"
     assert "$(cat .agent-sandbox/protected-paths)" == $'# ours\nscripts/deploy.sh'
 }
@@ -71,9 +71,10 @@ EOF
 @test "a project's file cannot remove protection: refused, naming the file, line and rule" {
     mkdir .agent-sandbox
     printf '# the agent wrote this\n!.git/hooks/\n' >.agent-sandbox/protected-paths
-    run_x $EX_CONFIG agent-sandbox --exec true
+    run_x "$EX_CONFIG" agent-sandbox --exec true
     local dir
     dir=$(shown "$AS_DIR")
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "refusing to launch from $dir: $dir/.agent-sandbox/protected-paths:2: \"!.git/hooks/\": a ! line; the project's own file can only add paths [rule: project-file-adds-only]."
     assert "$stderr" contains "add a section \"[$dir]\" with your lines to $(shown "$WS_USER_FILE")."
     assert "$(ls -A)" == .agent-sandbox "nothing created in the launch directory"
@@ -88,21 +89,21 @@ EOF
 
 @test "a malformed or unreadable user file refuses, naming the file, line and rule" {
     printf 'fine/\n\n/etc/passwd   # absolute\n' >"$WS_USER_FILE"
-    run_x $EX_CONFIG agent-sandbox --exec true
+    run_x "$EX_CONFIG" agent-sandbox --exec true
     assert "$stderr" contains "$(shown "$WS_USER_FILE"):3: \"/etc/passwd\": an absolute path; protected paths are relative to the launch directory [rule: protected-paths-syntax]."
     assert "$stderr" contains "fix or remove that line in $(shown "$WS_USER_FILE")"
 
     printf '[~/src/p\n' >"$WS_USER_FILE"
-    run_x $EX_CONFIG agent-sandbox --exec true
+    run_x "$EX_CONFIG" agent-sandbox --exec true
     assert "$stderr" contains "protected-paths:1: \"[~/src/p\": a section header without its closing ] [rule: protected-paths-syntax]"
 
     printf '.claude/settings*.json\n' >"$WS_USER_FILE"
-    run_x $EX_CONFIG agent-sandbox --exec true
+    run_x "$EX_CONFIG" agent-sandbox --exec true
     assert "$stderr" contains "wildcards are not supported, list each path [rule: protected-paths-syntax]"
 
     rm "$WS_USER_FILE"
     mkdir "$WS_USER_FILE"
-    run_x $EX_CONFIG agent-sandbox --exec true
+    run_x "$EX_CONFIG" agent-sandbox --exec true
     assert "$stderr" contains "cannot read $(shown "$WS_USER_FILE"): Is a directory [rule: protected-paths-unreadable]"
     assert "$(ls -A)" == "" "nothing created in the launch directory"
 }
@@ -112,10 +113,10 @@ EOF
     bg_start agent-sandbox --exec sh -c 'touch .running; while [ ! -e .stop ]; do sleep 0.1; done'
     wait_for_file "$AS_DIR/.running" 120
 
-    run_x $EX_REFUSED agent-sandbox --exec true
+    run_x "$EX_REFUSED" agent-sandbox --exec true
     assert "$stderr" contains "another agent-sandbox session is running in this directory or in one below it [rule: one-session-per-tree]"
     cd sub
-    run_x $EX_REFUSED agent-sandbox --exec true
+    run_x "$EX_REFUSED" agent-sandbox --exec true
     assert "$stderr" contains "refusing to launch from $(shown "$AS_DIR")/sub: another agent-sandbox session is running in $(shown "$AS_DIR"), which holds this directory [rule: one-session-per-tree]"
     cd "$AS_DIR"
 

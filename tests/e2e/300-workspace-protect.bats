@@ -24,7 +24,7 @@ git_repo() {
 # content hash. Equal listings: nothing changed.
 ws_state() {
     (
-        cd "$AS_DIR"
+        cd "$AS_DIR" || exit
         find "$@" -printf '%p %y %m %s %T@\n' 2>/dev/null | sort
         find "$@" -type f -exec sha256sum {} + 2>/dev/null | sort
     )
@@ -77,6 +77,7 @@ echo attack-done'
     run_x 0 agent-sandbox --exec sh -c "$ATTACK" sh "${WS_FILES[@]}" "${WS_DIRS[@]}"
     assert "$output" == attack-done "changes that got through, or paths not mounted read-only"
     assert "$(ws_state "${WS_FILES[@]}" "${WS_DIRS[@]}")" == "$before" "the protected paths on the host"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" !contains "warning" "a warning after a session that changed nothing"
 }
 
@@ -161,7 +162,7 @@ echo attack-done'
         mv .vscode .vscode-old 2>/dev/null && echo "MOVED .vscode"
         grep -q " $PWD/.git rw," /proc/self/mountinfo || echo "NOT-PINNED .git"
         echo done'
-    assert "$output" == done
+    assert "$output" == "done"
     assert "$(git log --format=%s)" == one "the repository on the host"
 }
 
@@ -177,7 +178,7 @@ echo attack-done'
         (echo evil >>tools/hooks/pre-commit) 2>/dev/null && echo "WROTE the target"
         (: >tools/hooks/post-checkout) 2>/dev/null && echo "CREATED in the target"
         echo done'
-    assert "$output" == done
+    assert "$output" == "done"
     assert "$stderr" !contains "DISABLED" "the user's own hook, through the link, is theirs"
     assert "$stderr" contains "warning: .git/hooks is a symlink: what it points to is read-only inside"
     assert "$stderr" contains "a link on the way that the agent re-points is put back at the end"

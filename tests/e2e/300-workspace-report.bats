@@ -10,6 +10,7 @@ WARNING="files that can run on this machine changed in"
 @test "no warning when only ordinary files change" {
     echo 'int main;' >main.c
     run_x 0 agent-sandbox --exec sh -c 'echo "int main(void);" >main.c; mkdir -p src; echo x >src/a.txt'
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" !contains "$WARNING"
 }
 

@@ -7,7 +7,7 @@ load helpers
 
 setup() {
     as_setup
-    AS_SSH_MARKER= AS_SSH_DIR_MADE=
+    AS_SSH_MARKER='' AS_SSH_DIR_MADE=''
 }
 
 teardown() {

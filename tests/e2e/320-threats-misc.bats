@@ -39,6 +39,7 @@ teardown() {
     local list=$AS_RUN_DIR/allowed-hosts
     printf '# mine\napi.allowed.test\nhttps://evil.test/x\n' >"$list"
     AGENT_SANDBOX_ALLOWLIST=$list run_x 65 agent-sandbox --exec touch "$AS_DIR/started"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "$list:3:" "the file and the line"
     [ ! -e "$AS_DIR/started" ] || die "the agent ran with a malformed allowlist"
     AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/missing run_x 65 agent-sandbox --exec touch "$AS_DIR/started"
@@ -115,6 +116,7 @@ r = json.loads(sys.argv[1])
 print("\n".join(sorted(p["id"] + " " + p["result"] for p in r["probes"])))' "$1"
     }
     # its own home: what is planted must not reach the suite's other tests
+    # shellcheck disable=SC2018,SC2019  # ASCII on purpose: a podman name
     AS_TEST_HOME=as-e2e-verify-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
     export AGENT_SANDBOX_HOME_VOLUME=$AS_TEST_HOME
     run_x 0 agent-sandbox verify --json

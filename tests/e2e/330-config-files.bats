@@ -39,7 +39,8 @@ teardown() {
 refused() {
     local file=$1 text
     shift
-    run_x --timeout 20 $EX_CONFIG agent-sandbox --memory none --exec touch "$AS_DIR/started"
+    run_x --timeout 20 "$EX_CONFIG" agent-sandbox --memory none --exec touch "$AS_DIR/started"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "cannot read " "the message for $file"
     for text in "$@"; do
         assert "$stderr" contains "$text" "the message for $file"

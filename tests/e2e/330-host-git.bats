@@ -55,6 +55,7 @@ host_git_everywhere() {
     run_x 0 agent-sandbox --exec sh -c "$PLANT_BARE"'
         plant_bare sub "$1" && echo x >sub/file && echo planted' sh "$MARK"
     assert "$output" == planted
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "$DISABLED"
     assert "$stderr" contains "  sub/config: a git config with core.fsmonitor"
     host_git_everywhere
@@ -66,7 +67,7 @@ host_git_everywhere() {
         [ -f HEAD ] && echo "WROTE HEAD"
         grep -q " $PWD/HEAD ro," /proc/self/mountinfo || echo "HEAD NOT FROZEN"
         echo done' sh "$MARK"
-    assert "$output" == done "the launch directory's HEAD could be written"
+    assert "$output" == "done" "the launch directory's HEAD could be written"
     host_git_everywhere
     [ ! -e HEAD ] || die "the HEAD placeholder is left"
 }

@@ -31,7 +31,7 @@ TOOL_FILES=(.npmrc .yarnrc .yarnrc.yml .pnpmfile.cjs .lfsconfig .bazelrc .bazelv
             (echo evil >>"$p") 2>/dev/null && echo "APPENDED $p"
         done
         echo done' sh "${TOOL_FILES[@]}"
-    assert "$output" == done "tool configs written inside"
+    assert "$output" == "done" "tool configs written inside"
     assert "$(cat .npmrc)" == 'registry=https://registry.npmjs.org/'
 }
 
@@ -44,6 +44,7 @@ TOOL_FILES=(.npmrc .yarnrc .yarnrc.yml .pnpmfile.cjs .lfsconfig .bazelrc .bazelv
         ln -s "$1" package-lock.json && ln -s "$1" notes.md && ln -s src inside-link
         printf "{\"name\":\"x\",\"version\":\"1.0.0\",\"description\":\"\$(touch %s)\"}\n" "$2" >package.json
         mkdir -p src' sh "$outside" "$MARK"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "  package-lock.json: a symlink made or re-pointed during the session, to $outside, outside the launch directory; now a file that names its target"
     assert "$stderr" contains "  notes.md: a symlink made or re-pointed"
     assert "$stderr" !contains "inside-link:"
@@ -89,7 +90,7 @@ PY
         (echo "$rc" >.npmrc) 2>/dev/null && echo "WROTE .npmrc"
         mkdir -p sub && echo "$rc" >sub/.npmrc && echo "{\"name\":\"s\",\"version\":\"1.0.0\"}" >sub/package.json
         echo done' sh "$LISTENER_PORT"
-    assert "$output" == done
+    assert "$output" == "done"
     assert "$stderr" contains "  sub/.npmrc: a tool config the tool obeys when run in that directory; moved to sub/.npmrc.agent-sandbox-disabled"
     # The user's own registry: a loopback port where nothing listens.
     echo 'registry=http://127.0.0.1:9/' >"$AS_RUN_DIR/npmrc"
@@ -109,7 +110,7 @@ PY
         mkdir -p .cargo 2>/dev/null
         (printf "[build]\nrustc-wrapper = \"%s/w.sh\"\n" "$PWD" >.cargo/config.toml) 2>/dev/null && echo WROTE
         echo done' sh "$MARK"
-    assert "$output" == done ".cargo/config.toml written inside"
+    assert "$output" == "done" ".cargo/config.toml written inside"
     timeout 120 cargo metadata --offline --format-version 1 >/dev/null 2>&1 || true
     [ ! -e "$MARK" ] || die "cargo ran the planted wrapper"
 }
@@ -121,7 +122,7 @@ PY
         (echo "yarnPath: y.cjs" >.yarnrc.yml) 2>/dev/null && echo WROTE
         (echo "yarn-path \"y.cjs\"" >.yarnrc) 2>/dev/null && echo WROTE
         echo done' sh "$MARK"
-    assert "$output" == done
+    assert "$output" == "done"
     # Debian's yarn finds its modules in /usr/share/nodejs.
     NODE_PATH=/usr/share/nodejs timeout 60 yarnpkg --version >/dev/null 2>&1 || true
     [ ! -e "$MARK" ] || die "yarn ran the planted yarnPath"
@@ -134,7 +135,7 @@ PY
         printf "import os\ndef extsetup(ui):\n    open(\"%s\", \"w\")\n" "$1" >evil.py
         (printf "[hooks]\npre-status = touch %s\n[extensions]\nevil = %s/evil.py\n" "$1" "$PWD" >>.hg/hgrc) 2>/dev/null && echo WROTE
         echo done' sh "$MARK"
-    assert "$output" == done
+    assert "$output" == "done"
     hg root >/dev/null 2>&1 || true
     hg status >/dev/null 2>&1 || true
     [ ! -e "$MARK" ] || die "hg ran what the session planted"

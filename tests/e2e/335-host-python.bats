@@ -47,6 +47,7 @@ host_python_everything() {
         printf "touch %s.activate\n" "$mark" >>.venv/bin/activate
         echo planted' sh "$SP" "$MARK"
     assert "$output" == planted
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "$DISABLED"
     assert "$stderr" contains "  $SP/evil.pth: a .pth file with a line python runs when it starts (import ...); moved to $SP/evil.pth.agent-sandbox-disabled"
     assert "$stderr" contains "  $SP/sitecustomize.py: a sitecustomize or usercustomize module of a virtual environment"

@@ -19,7 +19,8 @@ setup() {
         echo "{\"mcp\":{}}" >opencode.json
         echo "{\"initializeCommand\":\"touch x\"}" >.devcontainer.json
         echo done'
-    assert "$output" == done ".cursor/mcp.json was writable inside"
+    assert "$output" == "done" ".cursor/mcp.json was writable inside"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "$DISABLED"
     assert "$stderr" contains "  .gemini: a project config of Gemini CLI, which it obeys when started here, created during the session; moved to .gemini.agent-sandbox-disabled"
     assert "$stderr" contains "  opencode.json: a project config of opencode"

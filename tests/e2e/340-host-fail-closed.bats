@@ -46,6 +46,7 @@ host_git_in() {
             printf "#!/bin/sh\ntouch %s\n" "$1" >h/.git/hooks/$hook && chmod +x h/.git/hooks/$hook
         done
         chmod 111 h/.git/hooks' sh "$MARK"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "$DISABLED"
     assert "$stderr" contains "  a/.git/config: a git config with core.fsmonitor"
     assert "$stderr" contains "  h/.git/hooks/pre-commit: a git hook; moved to "

@@ -72,6 +72,7 @@ kill_cli_mid_session() {
 @test "threat 25: after kill -9 of the CLI mid-session, the next start removes the router, forwarder, agent, pod, network and session directory" {
     kill_cli_mid_session
     run_x 0 agent-sandbox --exec true
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" =~ "removed [0-9]+ leftover resource\(s\) and 1 directory\(ies\) of 1 earlier session\(s\)" \
         "what the next start says it removed"
     fh_assert_gone "after the next start"
@@ -338,6 +339,7 @@ egress_fault() {
 @test "threat 28: a forwarder that cannot bind its listeners says why at once and never says ready" {
     # no NET_BIND_SERVICE: nginx cannot bind 443; the reason is nginx's own
     local image=${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev}
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x --timeout 15 3 $PODMAN run --rm --read-only --cap-drop all --user 0:0 --network none \
         --tmpfs /run/agent-sandbox:rw,size=1m,mode=0700 --entrypoint '[]' "$image" \
         /usr/local/bin/agent-sandbox-forwarder --probe denied.invalid -- 127.0.0.2:443=127.0.0.1:9
@@ -352,6 +354,7 @@ egress_fault() {
     local image=${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev} net=as-e2e-probe-$$ t0
     $PODMAN network create --internal --subnet 10.251.77.0/24 --label "$AS_LABEL=probe" "$net" >/dev/null
     t0=$SECONDS
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     run_x --timeout 15 '?' $PODMAN run --rm --read-only --cap-drop all --network "$net" --dns 10.251.77.200 \
         --entrypoint '[]' "$image" /usr/local/bin/agent-sandbox-probe denied.invalid --
     $PODMAN network rm -f "$net" >/dev/null

@@ -23,7 +23,8 @@ start_agent() {
     [ "$conmon" -gt 0 ] || die "no conmon pid for $AGENT"
     kill -KILL "$conmon"
     bg_wait 90          # podman waits 20 s for a dead conmon's exit file
-    assert "$status" == $EX_SERVICE_LOST "exit status"
+    assert "$status" == "$EX_SERVICE_LOST" "exit status"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "agent-sandbox: error: the agent's monitor (conmon) died mid-session; the agent's exit status is lost"
     assert "$stderr" !contains "HTTP 500" "podman's raw answer"
 }
@@ -32,7 +33,7 @@ start_agent() {
     start_agent
     $PODMAN rm -f "$AGENT" >/dev/null
     bg_wait 60
-    assert "$status" == $EX_REMOVED "exit status"
+    assert "$status" == "$EX_REMOVED" "exit status"
     assert "$stderr" contains "agent-sandbox: error: the agent's container was removed from outside the session (podman rm); the agent did not finish"
 }
 

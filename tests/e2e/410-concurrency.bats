@@ -18,6 +18,7 @@ teardown_file() { fi_down; }
 setup() {
     as_setup
     fi_setup
+    # shellcheck disable=SC2034  # fault-helpers.bash's
     FH_BG_TAGS=()
     DIRS=("$AS_DIR")
 }
@@ -60,8 +61,8 @@ start_five() {
             sleep 0.1
         done
         [ -e "${DIRS[$i]}/.running" ] || die "session $i did not run within 180 s"
-        CLI_PIDS[$i]=$(fh_bg_cli_pid "s$i")
-        IDS[$i]=$(fh_session_of "${CLI_PIDS[$i]}")
+        CLI_PIDS[i]=$(fh_bg_cli_pid "s$i")
+        IDS[i]=$(fh_session_of "${CLI_PIDS[$i]}")
     done
 }
 
@@ -74,7 +75,7 @@ finish_five() {
     for ((i = 0; i < N_SESSIONS; i++)); do
         fh_bg_wait "s$i" 180
         assert "$status" == 0 "exit status of session $i"
-        OUT[$i]=$output
+        OUT[i]=$output
     done
 }
 
@@ -138,19 +139,18 @@ EOF
 
     # Unique: ids, networks and subnets, directories, services; every
     # session on its own network, not on the egress one.
-    local i j id net subnet infra
-    local -a NETS SUBNETS ROUTERS ROUTERS_EGRESS PODS SERVICES
+    local i j id net infra
+    local -a SUBNETS ROUTERS ROUTERS_EGRESS PODS SERVICES
     for ((i = 0; i < N_SESSIONS; i++)); do
         id=${IDS[$i]}
         net=agent-sandbox-$id-net
-        NETS[$i]=$net
-        SUBNETS[$i]=$($PODMAN network inspect "$net" --format '{{range .Subnets}}{{.Subnet}} {{end}}')
-        SUBNETS[$i]=${SUBNETS[$i]% }
-        ROUTERS[$i]=$($PODMAN inspect "agent-sandbox-$id-router" --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}")
-        ROUTERS_EGRESS[$i]=$($PODMAN inspect "agent-sandbox-$id-router" --format "{{(index .NetworkSettings.Networks \"$FI_NET\").IPAddress}}")
+        SUBNETS[i]=$($PODMAN network inspect "$net" --format '{{range .Subnets}}{{.Subnet}} {{end}}')
+        SUBNETS[i]=${SUBNETS[$i]% }
+        ROUTERS[i]=$($PODMAN inspect "agent-sandbox-$id-router" --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}")
+        ROUTERS_EGRESS[i]=$($PODMAN inspect "agent-sandbox-$id-router" --format "{{(index .NetworkSettings.Networks \"$FI_NET\").IPAddress}}")
         infra=$($PODMAN pod inspect "agent-sandbox-$id" --format '{{.InfraContainerID}}')
-        PODS[$i]=$($PODMAN inspect "$infra" --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}")
-        SERVICES[$i]=$(pgrep -u "$(id -u)" -f -- "$AS_SESSIONS_DIR/$id/podman.sock" | xargs)
+        PODS[i]=$($PODMAN inspect "$infra" --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}")
+        SERVICES[i]=$(pgrep -u "$(id -u)" -f -- "$AS_SESSIONS_DIR/$id/podman.sock" | xargs)
         echo "# session $i: $id ${SUBNETS[$i]} router ${ROUTERS[$i]} (egress ${ROUTERS_EGRESS[$i]}) pod ${PODS[$i]} service ${SERVICES[$i]} dir ${DIRS[$i]}"
         [ -n "${ROUTERS[$i]}" ] && [ -n "${ROUTERS_EGRESS[$i]}" ] && [ -n "${PODS[$i]}" ] ||
             die "session $i: an address is missing"
@@ -174,7 +174,7 @@ EOF
         local a b c d p n
         IFS=./ read -r a b c d p <<<"${SUBNETS[$i]}"
         n=$(((a << 24) | (b << 16) | (c << 8) | d))
-        lo[$i]=$n hi[$i]=$((n + (1 << (32 - p)) - 1))
+        lo[i]=$n hi[i]=$((n + (1 << (32 - p)) - 1))
     done
     for ((i = 0; i < N_SESSIONS; i++)); do
         for ((j = i + 1; j < N_SESSIONS; j++)); do

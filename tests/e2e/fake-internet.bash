@@ -52,6 +52,7 @@ FI_LOGS="dns origin db hits"
 # test maps them to the origin with fi_dns_add (230-agent-login.bats); the
 # fake DNS answers them with the canary otherwise, as any other name.
 FI_CLAUDE_NAMES="api.anthropic.com platform.claude.com claude.ai"
+# shellcheck disable=SC2086  # one argument per name
 FI_CLAUDE_SANS=$(printf ',DNS:%s' $FI_CLAUDE_NAMES)
 
 ###############################################################################
@@ -254,7 +255,9 @@ fi_remove_all() {
     left=$(fi_leftovers)
     [ -n "$left" ] || return 0
     echo "$left"
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN ps -aq --filter "label=$FI_LABEL" | xargs -r $PODMAN rm -f -t 0 >/dev/null 2>&1
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN network ls -q --filter "label=$FI_LABEL" | xargs -r $PODMAN network rm -f >/dev/null 2>&1
     rm -rf "$AS_E2E_ROOT"/.fi-* 2>/dev/null || $PODMAN unshare rm -rf "$AS_E2E_ROOT"/.fi-*
 }
@@ -263,6 +266,7 @@ fi_remove_all() {
 # afterwards.
 fi_down() {
     [ -n "${FI_ID:-}" ] || return 0
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN ps -aq --filter "label=$FI_LABEL=$FI_ID" | xargs -r $PODMAN rm -f -t 0 >/dev/null 2>&1
     $PODMAN network rm -f "$FI_NET" >/dev/null 2>&1
     if [ -n "${FI_DIR:-}" ] && [ -d "$FI_DIR" ]; then
@@ -334,6 +338,7 @@ _fi_dns_reload() {
 fi_session_router() {
     local n name
     for ((n = 0; n < 300; n++)); do
+        # shellcheck disable=SC2153  # AS_LABEL: helpers.bash's, loaded first
         name=$($PODMAN ps --filter "label=$AS_LABEL" --filter name='-router$' --format '{{.Names}}' | head -1)
         [ -n "$name" ] && { echo "$name"; return 0; }
         sleep 0.1
@@ -361,6 +366,7 @@ fi_router_egress_ip() {
 # there is no such line.
 expect() {
     local line got found=
+    # shellcheck disable=SC2154  # output: bats' run or run_x
     while IFS= read -r line; do
         if [[ $line == "$1:"* ]]; then
             got=${line#"$1:"}

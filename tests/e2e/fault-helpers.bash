@@ -44,6 +44,7 @@ fh_proc_key() {
     local pid=$1 stat
     stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 0
     stat=${stat##*) }            # fields 3... (the command name may hold spaces)
+    # shellcheck disable=SC2086  # the fields of the stat line
     set -- $stat
     echo "$pid:${20}"            # field 22: start time
 }
@@ -54,6 +55,7 @@ fh_proc_alive() {
     local pid=${1%%:*} start=${1#*:} stat
     stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
     stat=${stat##*) }
+    # shellcheck disable=SC2086  # the fields of the stat line
     set -- $stat
     [ "$1" != Z ] && [ "${20}" = "$start" ]
 }
@@ -77,7 +79,7 @@ fh_session_of() {
 # network, directory, socket, and processes (the private podman service,
 # every container's main process and conmon). Sets FH_SNAP_* and prints it.
 fh_snapshot() {
-    local id=$1 c pids pod_id
+    local id=$1 c pids
     FH_SNAP_ID=$id
     FH_SNAP_DIR=$AS_SESSIONS_DIR/$id
     FH_SNAP_POD=agent-sandbox-$id
@@ -256,6 +258,7 @@ fh_broken_router_image() {
 fh_images_down() {
     local imgs
     imgs=$($PODMAN images --filter "label=$FH_E2E_LABEL=1" --format '{{.Repository}}:{{.Tag}}' | grep -v '<none>')
+    # shellcheck disable=SC2086  # one argument per image
     [ -n "$imgs" ] && $PODMAN rmi -f $imgs >/dev/null 2>&1
     $PODMAN image prune -f --filter "label=$FH_E2E_LABEL=1" >/dev/null 2>&1
     true
@@ -272,7 +275,7 @@ fh_bg_start() {
     shift 2
     local cmd=("$@") i
     for i in "${!cmd[@]}"; do
-        if [ "${cmd[$i]}" = agent-sandbox ]; then cmd[$i]=$AGENT_SANDBOX_BIN; break; fi
+        if [ "${cmd[$i]}" = agent-sandbox ]; then cmd[i]=$AGENT_SANDBOX_BIN; break; fi
     done
     local base=$AS_RUN_DIR/$tag
     rm -f "$base.pid" "$base.rc"

@@ -11,6 +11,8 @@
 #
 # Tests talk to podman through its CLI; only the product may not shell out.
 #
+# shellcheck disable=SC2034  # a library: the test files use what it sets
+#
 # The suite never reads or writes the invoking user's own agent-sandbox
 # files: setup_suite points XDG_CONFIG_HOME and XDG_STATE_HOME at a directory
 # of its own ($AS_E2E_ROOT/.xdg-<id>/, removed at the end), and every session
@@ -77,7 +79,7 @@ _show() {
 assert() {
     local actual op expected desc ok=
     if [ "$1" = -z ] || [ "$1" = -n ]; then
-        op=$1 actual=$2 expected= desc=${3:-}
+        op=$1 actual=$2 expected='' desc=${3:-}
     else
         actual=$1 op=$2 expected=$3 desc=${4:-}
     fi
@@ -116,6 +118,7 @@ check_sanitizer() {
 ###############################################################################
 # Running the CLI
 
+# shellcheck disable=SC1007,SC2004  # run_x: x= is an empty value, cmd[$i] is cmd[i]
 # run_x [OPTIONS] [EXPECTED_STATUS] COMMAND [ARGS...]
 #   Runs COMMAND with a timeout ($AS_TIMEOUT) and stdin from /dev/null, then
 #   checks its exit status against EXPECTED_STATUS (default 0; '?' accepts any).
@@ -186,6 +189,7 @@ bg_start() {
     if [ "$1" = --as ]; then name=$2; shift 2; fi
     local cmd=("$@") i
     for i in "${!cmd[@]}"; do
+        # shellcheck disable=SC2004  # cmd[$i] is cmd[i]
         if [ "${cmd[$i]}" = agent-sandbox ]; then cmd[$i]=$AGENT_SANDBOX_BIN; break; fi
     done
     rm -f "$AS_RUN_DIR/$name.pid" "$AS_RUN_DIR/$name.rc"
@@ -256,6 +260,7 @@ service_pids() {
 
 # leak_check [WHEN]: report and remove whatever a session left; returns 1 if
 # there was anything.
+# shellcheck disable=SC2120  # WHEN is optional; the tests pass it
 leak_check() {
     local when=${1:-after the test} found=() x line pids=()
     local cs ps ns vs ds
@@ -287,9 +292,13 @@ leak_check() {
         done
         kill -KILL "${pids[@]}" 2>/dev/null || true
     fi
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN pod ps -q --filter "label=$AS_LABEL" | xargs -r $PODMAN pod rm -f -t 0 >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN ps -aq --filter "label=$AS_LABEL" | xargs -r $PODMAN rm -f -v -t 0 >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN network ls -q --filter "label=$AS_LABEL" | xargs -r $PODMAN network rm -f >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN volume ls -q --filter "label=$AS_LABEL" | xargs -r $PODMAN volume rm -f >/dev/null 2>&1 || true
     if [ -n "$ds" ]; then
         while IFS= read -r x; do
@@ -317,6 +326,7 @@ as_setup() {
     [ -n "${XDG_RUNTIME_DIR:-}" ] || die "XDG_RUNTIME_DIR is not set"
     # Fail closed: without setup_suite's directories a test would use the
     # user's own config and state.
+    # shellcheck disable=SC2015  # die unless all three hold
     [ -n "${AS_SUITE_XDG:-}" ] && [ "${XDG_CONFIG_HOME:-}" = "$AS_SUITE_XDG/config" ] &&
         [ "${XDG_STATE_HOME:-}" = "$AS_SUITE_XDG/state" ] ||
         die "XDG_CONFIG_HOME and XDG_STATE_HOME are not the suite's own (setup_suite.bash did not run)"
@@ -331,6 +341,7 @@ as_setup() {
     cp "$AS_CONFIG_DIR/settings" "$AS_RUN_DIR/settings.suite" || die "the suite's settings file is gone"
     AS_BG_PID=
     AS_BG_PIDS=()
+    # shellcheck disable=SC2164  # bats' set -e fails the test
     cd "$AS_DIR"
 }
 
@@ -348,6 +359,7 @@ as_teardown() {
         fi
     done
     AS_BG_PIDS=()
+    # shellcheck disable=SC2119  # no WHEN: after the test
     leak_check || rc=1
     if [ -n "${AS_RUN_DIR:-}" ] && [ -f "$AS_RUN_DIR/settings.suite" ]; then
         cp "$AS_RUN_DIR/settings.suite" "$AS_CONFIG_DIR/settings" || rc=1
@@ -364,6 +376,7 @@ as_teardown() {
 # $AS_HOME_VOLUME; home volumes outlive sessions by design, so the test's
 # teardown removes it with home_volume_teardown.
 home_volume_setup() {
+    # shellcheck disable=SC2018,SC2019  # ASCII on purpose: a podman name
     AS_HOME_VOLUME=as-e2e-home-$(basename "$AS_DIR" | tr 'A-Z' 'a-z')
     export AGENT_SANDBOX_HOME_VOLUME=$AS_HOME_VOLUME
 }
@@ -381,6 +394,7 @@ allow_nothing() {
 # here (cgroup v2, both controllers delegated to the user), as
 # lib/config/resource_limits.c finds out; elsewhere a limit you set is refused.
 host_enforces_limits() {
+    # shellcheck disable=SC2155  # id -u does not fail
     local f=/sys/fs/cgroup/user.slice/user-$(id -u).slice/user@$(id -u).service/cgroup.controllers
     [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && grep -qw memory "$f" 2>/dev/null && grep -qw cpu "$f"
 }

@@ -16,7 +16,9 @@ suite_nets_remove_all() {
     local left
     left=$($PODMAN network ls --filter "label=$AS_SUITE_NET_LABEL" --format '{{.Name}}')
     [ -n "$left" ] || return 0
+    # shellcheck disable=SC2001  # a prefix on every line
     echo "$left" | sed 's/^/network /'
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     echo "$left" | xargs -r $PODMAN network rm -f >/dev/null 2>&1
 }
 
@@ -36,6 +38,7 @@ _last_usable() {
 suite_xdg_setup() {
     local user_config=${XDG_CONFIG_HOME:-$HOME/.config} name
     AS_SUITE_XDG=$AS_E2E_ROOT/.xdg-$1
+    # shellcheck disable=SC2174  # 0700 for the directories named
     mkdir -p -m 0700 "$AS_SUITE_XDG/config" "$AS_SUITE_XDG/state" || return 1
     for name in containers cni; do
         ln -s "$user_config/$name" "$AS_SUITE_XDG/config/$name" || return 1
@@ -72,6 +75,7 @@ setup_suite() {
     rm -f "$AS_E2E_ROOT/.pre-leaks"
     local stale
     stale=$(fi_remove_all; suite_nets_remove_all)
+    # shellcheck disable=SC2001  # a prefix on every line
     [ -z "$stale" ] || printf '# removed what an earlier run of the suite left:\n%s\n' "$(sed 's/^/#   /' <<<"$stale")" >&3
 
     local id net subnet
@@ -108,6 +112,7 @@ teardown_suite() {
     fi
     left=$($PODMAN network ls --filter "label=$AS_SUITE_NET_LABEL" --format 'network {{.Name}}'; fi_leftovers)
     if [ -n "$left" ]; then
+        # shellcheck disable=SC2001  # a prefix on every line
         printf '# left at the end of the suite (now removed):\n%s\n' "$(sed 's/^/#   /' <<<"$left")" >&2
         fi_remove_all >/dev/null
         suite_nets_remove_all >/dev/null

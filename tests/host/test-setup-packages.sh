@@ -58,6 +58,7 @@ build: the RPM (make check-rpm)|rpm|
 build: the RPM lint (make rpmlint)|rpmlint|
 build: the RPM unpacked (make check-rpm)|cpio|
 build: the source tarball (make tarball)|git|
+build: shellcheck on every shell script (make check-conventions)|shellcheck|usr/bin/shellcheck
 run time: the private service|podman|usr/bin/podman
 run time: podman'"'"'s container monitor|conmon|usr/bin/conmon usr/libexec/podman/conmon
 run time: OCI runtime on cgroup v1 hosts (setup-host.sh)|runc|usr/sbin/runc usr/bin/runc
@@ -175,7 +176,7 @@ while IFS='|' read -r purpose name paths; do
     [ -n "$name" ] || continue
     [ -n "$paths" ] || paths="usr/bin/$name usr/sbin/$name bin/$name sbin/$name"
     n=$((n + 1))
-    found= providers=
+    found='' providers=''
     for p in $paths; do
         for sp in ${shipped_by[$p]:-}; do
             pkg=${sp##*/}
