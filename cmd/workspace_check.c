@@ -315,7 +315,7 @@ void workspace_check_recover(podman_api_t *api)
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *dir = NULL;
-    workspace_recovery_t rc = { .session_gone = session_gone, .report = recovered, .ctx = api };
+    workspace_recovery_t rc = { .is_gone = session_gone, .on_report = recovered, .ctx = api };
     if (journal_dir(&dir, &err) < 0 || workspace_journal_recover(dir, &rc, &err) < 0) {
         as_error_prefix(&err, "checking the workspace of an earlier, killed session");
         report_error(&err);

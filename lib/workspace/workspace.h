@@ -183,11 +183,11 @@ void workspace_journal_end(int fd, const char *dir, const char *id);
 typedef struct workspace_recovery {
     /* Whether the session ID's containers are gone (NULL: assume so). The
      * check runs only then: a running agent could undo what it disables. */
-    bool (*session_gone)(void *ctx, const char *id);
+    bool (*is_gone)(void *ctx, const char *id);
     /* Told of each journal checked and removed: its tree (NULL when the
      * journal could not be read) and the report, short and whole (NULL:
      * nothing to say). */
-    void (*report)(void *ctx, const char *id, const char *launch_dir, const char *report, const char *whole);
+    void (*on_report)(void *ctx, const char *id, const char *launch_dir, const char *report, const char *whole);
     void *ctx;
 } workspace_recovery_t;
 

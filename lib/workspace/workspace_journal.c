@@ -407,7 +407,7 @@ static int recover_file(int dir_fd, const char *name, const workspace_recovery_t
     _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
         return 0;                         /* gone meanwhile, or its session still runs */
-    if (rc->session_gone != NULL && !rc->session_gone(rc->ctx, name))
+    if (rc->is_gone != NULL && !rc->is_gone(rc->ctx, name))
         return 0;
     char *text = NULL;
     size_t len = 0;
@@ -423,8 +423,8 @@ static int recover_file(int dir_fd, const char *name, const workspace_recovery_t
     if (parsed && stat(j.launch_dir, &st) == 0 && S_ISDIR(st.st_mode))
         r = recover_one(&j, &report_text, &whole, err);
     if (r == 0) {
-        if (rc->report != NULL)
-            rc->report(rc->ctx, name, parsed ? j.launch_dir : NULL, report_text, whole);
+        if (rc->on_report != NULL)
+            rc->on_report(rc->ctx, name, parsed ? j.launch_dir : NULL, report_text, whole);
         unlinkat(dir_fd, name, 0);
     }
     free(report_text);

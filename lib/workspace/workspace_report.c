@@ -209,7 +209,7 @@ static int report_text(const workspace_t *ws, const workspace_snapshot_t *after,
 }
 
 /* The warning, short and whole; both NULL when there is nothing to say. */
-static int report(const workspace_t *ws, const workspace_snapshot_t *after, const ws_actions_t *acts,
+static int compose_report(const workspace_t *ws, const workspace_snapshot_t *after, const ws_actions_t *acts,
                   const char *kept, char **ret, char **ret_whole, as_error_t **err)
 {
     change_entry_t *ch = NULL;
@@ -333,7 +333,7 @@ int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, 
         r = neutralise(ws, after, &acts, err);
     ws_snapshot_restore_modes(ws, after);
     if (r == 0)
-        r = report(ws, after, &acts, kept, ret_report, &whole, err);
+        r = compose_report(ws, after, &acts, kept, ret_report, &whole, err);
     if (r == 0 && ret_whole != NULL)
         *ret_whole = steal_pointer(&whole);
     ws_actions_clear(&acts);
