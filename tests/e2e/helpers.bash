@@ -185,6 +185,11 @@ run_x() {
     fi
 }
 
+# The end-of-session check's warnings (cmd/workspace_check.c), for --warns.
+WARN_DISABLED='for host tools to run was DISABLED:'
+WARN_EXECUTABLES='files that can run on this machine changed in'
+WARN_UNCHECKED='ended without its end-of-session check (its CLI was killed); checked now:'
+
 # check_warnings COMMAND [TEXT...] <LINES: the "succeeded, but issued
 # unexpected warnings" check of run_x (see there).
 check_warnings() {
@@ -200,7 +205,7 @@ check_warnings() {
         [ -n "$found" ] || unexpected+=$line$'\n'
     done
     if [ -n "$unexpected" ]; then
-        die "command succeeded, but issued unexpected warnings: $what"$'\n'"$unexpected"
+        die "command succeeded, but issued unexpected warnings: $what"$'\n'"${unexpected%$'\n'}"
         return 1
     fi
     for text in "$@"; do
