@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 typedef struct warning {
     unsigned line;
+    size_t seq;            /* emission order, for a stable sort */
     char *msg;
 } warning_t;
 
@@ -148,16 +150,141 @@ static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, 
         return as_error_make(err, ENOMEM, "out of memory");
     }
     p->warnings = w;
-    p->warnings[p->n_warnings++] = (warning_t){ .line = line, .msg = full };
+    p->warnings[p->n_warnings] = (warning_t){ .line = line, .seq = p->n_warnings, .msg = full };
+    p->n_warnings++;
     return 0;
 }
 
 /* ---- host names ------------------------------------------------------- */
 
+/* ---- the index -------------------------------------------------------- */
+
+struct allowlist_index {
+    size_t *slots;         /* entry number + 1; 0: free (open addressing) */
+    size_t cap;            /* 0, or a power of two above twice n */
+    size_t n;              /* entries added */
+};
+
+/* FNV-1a over the name, then the kind */
+static size_t name_hash(const char *name, bool wildcard)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++)
+        h = (h ^ *c) * 1099511628211ULL;
+    return (size_t)((h ^ (wildcard ? 1 : 0)) * 1099511628211ULL);
+}
+
+/* The slot of (name, wildcard): its entry's, or the free one it would take. */
+static size_t *index_slot(const allowlist_index_t *ix, const allowlist_t *al, const char *name,
+                          bool wildcard)
+{
+    size_t mask = ix->cap - 1;
+    for (size_t i = name_hash(name, wildcard) & mask;; i = (i + 1) & mask) {
+        size_t *s = &ix->slots[i];
+        if (*s == 0)
+            return s;
+        const allowlist_entry_t *e = &al->entries[*s - 1];
+        if (e->wildcard == wildcard && strcmp(e->name, name) == 0)
+            return s;
+    }
+}
+
+static int index_grow(allowlist_index_t *ix, const allowlist_t *al)
+{
+    size_t old_cap = ix->cap, cap = old_cap > 0 ? old_cap * 2 : 64;
+    size_t *old = ix->slots, *slots = calloc(cap, sizeof(*slots));
+    if (slots == NULL)
+        return -ENOMEM;
+    ix->slots = slots;
+    ix->cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i] != 0) {
+            const allowlist_entry_t *e = &al->entries[old[i] - 1];
+            *index_slot(ix, al, e->name, e->wildcard) = old[i];
+        }
+    free(old);
+    return 0;
+}
+
+allowlist_index_t *allowlist_index_new(void)
+{
+    return calloc(1, sizeof(allowlist_index_t));
+}
+
+void allowlist_index_free(allowlist_index_t *ix)
+{
+    if (ix == NULL)
+        return;
+    free(ix->slots);
+    free(ix);
+}
+
+int allowlist_index_add(allowlist_index_t *ix, const allowlist_t *al, size_t i,
+                        const allowlist_entry_t **ret_earlier)
+{
+    if ((ix->n + 1) * 2 > ix->cap && index_grow(ix, al) < 0)
+        return -ENOMEM;
+    const allowlist_entry_t *e = &al->entries[i];
+    size_t *s = index_slot(ix, al, e->name, e->wildcard);
+    *ret_earlier = *s != 0 ? &al->entries[*s - 1] : NULL;
+    if (*s == 0) {
+        *s = i + 1;
+        ix->n++;
+    }
+    return 0;
+}
+
+const allowlist_entry_t *allowlist_index_find(const allowlist_index_t *ix, const allowlist_t *al,
+                                              const char *name, bool wildcard)
+{
+    if (ix->cap == 0)
+        return NULL;
+    size_t s = *index_slot(ix, al, name, wildcard);
+    return s != 0 ? &al->entries[s - 1] : NULL;
+}
+
+/* The list's own index, when it holds every entry (a list made by hand, or
+ * changed by allowlist_remove, has none: it is looked through instead). */
+static const allowlist_index_t *list_index(const allowlist_t *al)
+{
+    return al->index != NULL && al->index->n == al->n_entries ? al->index : NULL;
+}
+
+/* Gives the list an index of every entry, when memory allows. */
+static void index_list(allowlist_t *al)
+{
+    if (list_index(al) != NULL)
+        return;
+    allowlist_index_free(al->index);
+    al->index = allowlist_index_new();
+    const allowlist_entry_t *earlier = NULL;
+    for (size_t i = 0; al->index != NULL && i < al->n_entries; i++)
+        if (allowlist_index_add(al->index, al, i, &earlier) < 0) {
+            allowlist_index_free(al->index);
+            al->index = NULL;
+        }
+}
+
+/* Entry i, the newest, joins the list's index (which goes when memory runs out). */
+static void index_newest(allowlist_t *al)
+{
+    const allowlist_entry_t *earlier = NULL;
+    if (al->index != NULL && al->index->n + 1 == al->n_entries &&
+        allowlist_index_add(al->index, al, al->n_entries - 1, &earlier) < 0) {
+        allowlist_index_free(al->index);
+        al->index = NULL;
+    }
+}
+
 /* ---- entries ---------------------------------------------------------- */
 
 static allowlist_entry_t *find_entry(const allowlist_t *al, const char *name, bool wildcard)
 {
+    const allowlist_index_t *ix = list_index(al);
+    if (ix != NULL) {
+        const allowlist_entry_t *e = allowlist_index_find(ix, al, name, wildcard);
+        return e != NULL ? &al->entries[e - al->entries] : NULL;
+    }
     for (size_t i = 0; i < al->n_entries; i++)
         if (al->entries[i].wildcard == wildcard && strcmp(al->entries[i].name, name) == 0)
             return &al->entries[i];
@@ -201,6 +328,7 @@ static int add_entry(parser_t *p, const char *name, bool wildcard, unsigned port
             return as_error_make(err, ENOMEM, "out of memory");
         e = &al->entries[al->n_entries++];
         *e = (allowlist_entry_t){ .name = copy, .wildcard = wildcard, .line = p->line };
+        index_newest(al);
     }
     if (port == 0)
         return 0;
@@ -448,6 +576,36 @@ static int parse_line(parser_t *p, as_error_t **err)
     return parse_entry(p, w[0].text, w[0].len, err);
 }
 
+/* The domain above `name` ("b.c" of "a.b.c"), or NULL. */
+static const char *parent(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot != NULL ? dot + 1 : NULL;
+}
+
+/* The longest wildcard of the list that covers `name` (itself too when
+ * `self`), by looking up each of its parent domains. */
+static const allowlist_entry_t *covering_wildcard(const allowlist_t *al, const char *name, bool self)
+{
+    const allowlist_index_t *ix = list_index(al);
+    if (ix == NULL) {                     /* a list without index: looked through */
+        const allowlist_entry_t *best = NULL;
+        for (size_t j = 0; j < al->n_entries; j++) {
+            const allowlist_entry_t *w = &al->entries[j];
+            if (w->wildcard && covered_by(name, w->name) && (self || strcmp(name, w->name) != 0) &&
+                (best == NULL || strlen(w->name) > strlen(best->name)))
+                best = w;
+        }
+        return best;
+    }
+    for (const char *apex = self ? name : parent(name); apex != NULL; apex = parent(apex)) {
+        const allowlist_entry_t *w = allowlist_index_find(ix, al, apex, true);
+        if (w != NULL)
+            return w;
+    }
+    return NULL;
+}
+
 /* Overlaps are only known once the whole file is read. */
 static int find_overlaps(parser_t *p, as_error_t **err)
 {
@@ -456,16 +614,7 @@ static int find_overlaps(parser_t *p, as_error_t **err)
         const allowlist_entry_t *e = &al->entries[i];
         if (!e->wildcard && e->n_ports > 0)
             continue;            /* its extra ports are not covered by any wildcard */
-        const allowlist_entry_t *best = NULL;
-        for (size_t j = 0; j < al->n_entries; j++) {
-            const allowlist_entry_t *w = &al->entries[j];
-            if (j == i || !w->wildcard || !covered_by(e->name, w->name))
-                continue;
-            if (e->wildcard && strcmp(e->name, w->name) == 0)
-                continue;
-            if (best == NULL || strlen(w->name) > strlen(best->name))
-                best = w;
-        }
+        const allowlist_entry_t *best = covering_wildcard(al, e->name, !e->wildcard);
         if (best == NULL)
             continue;
         int r = pwarn(p, e->line, err, "%s%s is already covered by .%s (line %u)",
@@ -483,17 +632,20 @@ static void free_warnings(warning_t *w, size_t n)
     free(w);
 }
 
-/* Warnings in line order (overlaps are found last); a stable insertion
- * sort keeps the emission order of warnings on the same line. Moves them
- * into the list. */
+/* Warnings in line order (overlaps are found last), those of one line in
+ * the order they were found. Moves them into the list. */
+static int warning_cmp(const void *a, const void *b)
+{
+    const warning_t *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 static int take_warnings(parser_t *p, allowlist_t *al, as_error_t **err)
 {
-    for (size_t i = 1; i < p->n_warnings; i++)
-        for (size_t j = i; j > 0 && p->warnings[j - 1].line > p->warnings[j].line; j--) {
-            warning_t t = p->warnings[j];
-            p->warnings[j] = p->warnings[j - 1];
-            p->warnings[j - 1] = t;
-        }
+    if (p->n_warnings > 1)
+        qsort(p->warnings, p->n_warnings, sizeof(*p->warnings), warning_cmp);
     if (p->n_warnings == 0)
         return 0;
     al->warnings = calloc(p->n_warnings, sizeof(char *));
@@ -510,6 +662,8 @@ static int take_warnings(parser_t *p, allowlist_t *al, as_error_t **err)
 static int parse_all(parser_t *p, const char *text, size_t len, as_error_t **err)
 {
     config_lines_init(&p->it, p->file != NULL ? p->file : "", text, len);
+    if (p->al->index == NULL)
+        p->al->index = allowlist_index_new();     /* none: the entries are looked through */
     while (!p->stop && config_lines_next(&p->it, &p->cur)) {
         p->line = p->cur.number;
         int r = parse_line(p, err);
@@ -583,20 +737,14 @@ const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name,
 
 const allowlist_entry_t *allowlist_covering(const allowlist_t *al, const char *name)
 {
-    const allowlist_entry_t *best = NULL;
-    for (size_t i = 0; i < al->n_entries; i++) {
-        const allowlist_entry_t *w = &al->entries[i];
-        if (w->wildcard && covered_by(name, w->name) &&
-            (best == NULL || strlen(w->name) > strlen(best->name)))
-            best = w;
-    }
-    return best;
+    return covering_wildcard(al, name, true);
 }
 
 int allowlist_append(allowlist_t *al, const allowlist_entry_t *e, as_error_t **err)
 {
     if (!hostname_is_canonical(e->name) || (e->wildcard && e->n_ports > 0))
         return as_error_make(err, EINVAL, "internal error: not an entry of an allowlist");
+    index_list(al);
     if (find_entry(al, e->name, e->wildcard) != NULL)
         return as_error_make(err, EEXIST, "%s%s is listed already", e->wildcard ? "." : "", e->name);
     if (al->n_entries >= ALLOWLIST_MAX_ENTRIES)
@@ -617,6 +765,7 @@ int allowlist_append(allowlist_t *al, const allowlist_entry_t *e, as_error_t **e
     for (size_t i = 0; i < e->n_ports; i++)
         copy.ports[i] = (allowlist_port_t){ .port = e->ports[i].port, .line = 0 };
     al->entries[al->n_entries++] = copy;
+    index_newest(al);
     return 0;
 }
 
@@ -630,6 +779,8 @@ bool allowlist_remove(allowlist_t *al, const char *name, bool wildcard)
     size_t i = (size_t)(e - al->entries);
     memmove(e, e + 1, (al->n_entries - i - 1) * sizeof(*e));
     al->n_entries--;
+    allowlist_index_free(al->index);      /* its entry numbers moved; the next append makes one */
+    al->index = NULL;
     return true;
 }
 
@@ -688,6 +839,7 @@ void allowlist_free(allowlist_t *al)
         free(al->entries[i].ports);
     }
     free(al->entries);
+    allowlist_index_free(al->index);
     free(al->nets);
     for (size_t i = 0; i < al->n_warnings; i++)
         free(al->warnings[i]);

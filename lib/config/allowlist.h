@@ -50,7 +50,24 @@ typedef struct allowlist {
     size_t n_nets;
     char **warnings;              /* "file:line: ..." for duplicates and overlaps */
     size_t n_warnings;
+    struct allowlist_index *index; /* allowlist.c's own: the entries by name, or NULL */
 } allowlist_t;
+
+/* A hash table of a list's entries by (name, wildcard), for a check of a
+ * whole list in one pass (a list may have thousands of entries): it holds
+ * entry numbers, so it stays valid while the list grows. */
+typedef struct allowlist_index allowlist_index_t;
+
+allowlist_index_t *allowlist_index_new(void);
+void allowlist_index_free(allowlist_index_t *ix);
+/* Adds entry i of `al`; when an entry with its name and kind is in the
+ * table already, *ret_earlier is that one and i is not added, else NULL.
+ * -ENOMEM when out of memory. */
+int allowlist_index_add(allowlist_index_t *ix, const allowlist_t *al, size_t i,
+                        const allowlist_entry_t **ret_earlier);
+/* The entry (name, wildcard) among those added, or NULL. */
+const allowlist_entry_t *allowlist_index_find(const allowlist_index_t *ix, const allowlist_t *al,
+                                              const char *name, bool wildcard);
 
 /* Parse the text of an allowed-hosts file. `filename` is used only in
  * messages ("filename:line: what is wrong"). `text` need not be

@@ -130,12 +130,8 @@ static int check_layout(const router_layout_t *in, bool for_nginx, bool for_dnsm
 
 /* The parser only stores valid data; this re-check makes sure a hand-built
  * or corrupted allowlist cannot put anything else into a config. */
-static int check_allowlist(const allowlist_t *al, as_error_t **err)
+static int check_entries(const allowlist_t *al, allowlist_index_t *names, as_error_t **err)
 {
-    if (al == NULL)
-        return as_error_make(err, EINVAL, "allowlist: missing");
-    if (al->n_entries > 0 && al->entries == NULL)
-        return as_error_make(err, EINVAL, "allowlist: entries missing");
     for (size_t i = 0; i < al->n_entries; i++) {
         const allowlist_entry_t *e = &al->entries[i];
         if (!hostname_is_canonical(e->name))
@@ -153,10 +149,28 @@ static int check_allowlist(const allowlist_t *al, as_error_t **err)
                     return as_error_make(err, EINVAL, "allowlist: %s lists port %u twice",
                                          e->name, p);
         }
-        for (size_t k = 0; k < i; k++)
-            if (al->entries[k].wildcard == e->wildcard && strcmp(al->entries[k].name, e->name) == 0)
-                return as_error_make(err, EINVAL, "allowlist: %s is listed twice", e->name);
+        const allowlist_entry_t *earlier = NULL;
+        if (allowlist_index_add(names, al, i, &earlier) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+        if (earlier != NULL)
+            return as_error_make(err, EINVAL, "allowlist: %s is listed twice", e->name);
     }
+    return 0;
+}
+
+static int check_allowlist(const allowlist_t *al, as_error_t **err)
+{
+    if (al == NULL)
+        return as_error_make(err, EINVAL, "allowlist: missing");
+    if (al->n_entries > 0 && al->entries == NULL)
+        return as_error_make(err, EINVAL, "allowlist: entries missing");
+    allowlist_index_t *names = allowlist_index_new();
+    if (names == NULL)
+        return as_error_make(err, ENOMEM, "out of memory");
+    int r = check_entries(al, names, err);
+    allowlist_index_free(names);
+    if (r < 0)
+        return r;
     if (al->n_nets > 0 && al->nets == NULL)
         return as_error_make(err, EINVAL, "allowlist: networks missing");
     return 0;
@@ -512,12 +526,15 @@ static int render_names(const allowlist_t *al, names_file_t which, char **ret_te
     fputs(HEADER, o.f);
     if (which == NAMES_AGENT_HOSTS)
         fputs("127.0.0.1\tlocalhost\n", o.f);
+    unsigned octet = ROUTER_POD_FIRST_HOST_OCTET;     /* as entry_octet counts, in one pass */
     for (size_t i = 0; i < al->n_entries; i++) {
         const allowlist_entry_t *e = &al->entries[i];
+        bool own = !e->wildcard && e->n_ports > 0;
         if (which == NAMES_DNS_WILDCARDS && e->wildcard)
             fprintf(o.f, "server=/%s/" ROUTER_WILDCARD_DNS_ADDR "#" ROUTER_WILDCARD_DNS_PORT "\n", e->name);
         else if (which != NAMES_DNS_WILDCARDS && !e->wildcard)
-            fprintf(o.f, "127.0.0.%u\t%s\n", entry_octet(al, i), e->name);
+            fprintf(o.f, "127.0.0.%u\t%s\n", own ? octet : 2, e->name);
+        octet += own;
     }
     return msg_close(&o, ret_text, err);
 }

@@ -22,7 +22,9 @@ start_sleeping_session() {
 
 # signal_test SIGNAL [group]: SIGNAL to the CLI (or to its whole process
 # group, as a terminal's Ctrl-C does) mid-session must tear the session down
-# in order and end the CLI with a non-zero status.
+# in order and end the CLI with the agent's status: the CLI passes the signal
+# on, the agent (sleep, under the sandbox's init) dies of it, and its 128+N
+# is the CLI's (README.md, "Exit codes").
 signal_test() {
     local sig=$1 target
     start_sleeping_session
@@ -30,23 +32,23 @@ signal_test() {
     [ "${2:-}" = group ] && target=-$AS_BG_PID
     kill -s "$sig" -- "$target"
     bg_wait 60
-    assert "$status" != 0 "exit status after SIG$sig"
+    assert "$status" == $((128 + $(kill -l "$sig"))) "exit status after SIG$sig (128+N)"
     leak_check "after SIG$sig" || die "SIG$sig did not tear the session down"
 }
 
-@test "threat 26: SIGTERM: orderly teardown, non-zero exit" {
+@test "threat 26: SIGTERM: orderly teardown, exit 143 (128+15)" {
     signal_test TERM
 }
 
-@test "threat 26: SIGINT: orderly teardown, non-zero exit" {
+@test "threat 26: SIGINT: orderly teardown, exit 130 (128+2)" {
     signal_test INT
 }
 
-@test "threat 26: SIGHUP: orderly teardown, non-zero exit" {
+@test "threat 26: SIGHUP: orderly teardown, exit 129 (128+1)" {
     signal_test HUP
 }
 
-@test "Ctrl-C (SIGINT to the CLI's process group): orderly teardown, non-zero exit" {
+@test "Ctrl-C (SIGINT to the CLI's process group): orderly teardown, exit 130 (128+2)" {
     signal_test INT group
 }
 

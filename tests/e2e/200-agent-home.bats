@@ -7,6 +7,7 @@
 # own (AGENT_SANDBOX_VOLUME_PREFIX), so the user's are never touched.
 
 load helpers
+load fault-helpers
 
 setup() {
     as_setup
@@ -155,11 +156,39 @@ FAKE_LOGIN='{"claudeAiOauth":{"accessToken":"sk-ant-oat01-e2e","refreshToken":"s
     assert "$output" == "$secret"
 }
 
-@test "cleanup and the stale sweep leave the home volume alone" {
-    run_x 0 agent-sandbox --exec true
-    run_x 0 agent-sandbox cleanup
+@test "the stale sweep of a CLI killed with SIGKILL removes that session and keeps its home and the login" {
+    per_project
+    local sid home kept=kept-$RANDOM$RANDOM
+    bg_start agent-sandbox --exec sh -c 'echo "$1" >~/from-killed; touch .running; exec sleep 1000' sh "$kept"
+    wait_for_file "$AS_DIR/.running" 120
+    sid=$(fh_session_of "$AS_BG_PID")
+    fh_snapshot "$sid"
+    home=$($PODMAN volume ls --filter "label=agent-sandbox.home-for=$AS_DIR" --format '{{.Name}}')
+    assert "$home" =~ "^$AS_PREFIX-" "the launch directory's home"
     # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
-    run_x 0 $PODMAN volume exists "$AS_HOME_VOLUME"
+    run_x 0 $PODMAN volume exists "$AS_PREFIX-login"
+    kill -KILL "$AS_BG_PID"
+    bg_wait 30
+    assert "$status" == 137 "exit status of the killed CLI"
+    # a stale session: its containers, pod, network and directory are left
+    $PODMAN pod exists "agent-sandbox-$sid" || die "the killed session's pod is gone already"
+    [ -e "$AS_SESSIONS_DIR/$sid/lock" ] || die "the killed session's directory is gone already"
+    fh_assert_left
+
+    run_x 0 agent-sandbox cleanup
+    assert "$stderr" =~ "removed [1-9][0-9]* leftover resource\(s\) and 1 directory\(ies\) of 1 earlier session\(s\)" \
+        "what the sweep says it removed"
+    fh_assert_gone "after the sweep"
+    # kept: the home (with what the killed session wrote) and the login
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
+    run_x 0 $PODMAN volume inspect --format '{{index .Labels "agent-sandbox.session"}}|{{index .Labels "agent-sandbox.home-for"}}' "$home"
+    assert "$output" == "|$AS_DIR" "the home's labels (session|home-for) after the sweep"
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
+    run_x 0 $PODMAN volume exists "$AS_PREFIX-login"
+    run_x 0 agent-sandbox --exec cat /home/agent/from-killed
+    assert "$output" == "$kept" "the killed session's file in its home"
+    # and the start of that session swept nothing more
+    assert "$stderr" !contains "leftover resource" "the next start"
 }
 
 @test "AGENT_SANDBOX_HOME_VOLUME must be a valid volume name" {

@@ -85,10 +85,10 @@ EOF
     # without an identity, and says why and how to silence it
     settings $'git-identity on\n'
     printf '[user]\n\tname = "unterminated\n' >"$GIT_XDG_CONFIG"
-    run_x 0 agent-sandbox --exec sh -c 'echo "name: [$(git config --get user.name)]"'
+    run_x --warns "commits in the sandbox carry no identity of yours: $GIT_XDG_CONFIG:2: not read as git config" \
+        0 agent-sandbox --exec sh -c 'echo "name: [$(git config --get user.name)]"'
     expect name "[]"
     # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
-    assert "$stderr" contains "warning: commits in the sandbox carry no identity of yours: $GIT_XDG_CONFIG:2: not read as git config"
     assert "$stderr" contains "\`git-identity off\` in $SETTINGS"
 
     # a malformed settings file refuses the session, naming the line

@@ -83,7 +83,7 @@ EOF
     rm -r .agent-sandbox
     printf '[%s]\n!.git/hooks/\n' "$dir" >"$WS_USER_FILE"
     git init -q .
-    run_x 0 agent-sandbox --exec sh -c ': >.git/hooks/x && echo hooks-writable'
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c ': >.git/hooks/x && echo hooks-writable'
     assert "$output" == hooks-writable
 }
 

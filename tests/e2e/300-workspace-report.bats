@@ -36,7 +36,7 @@ WARNING="files that can run on this machine changed in"
     printf '#!/bin/sh\necho 1\n' >build.sh
     printf '#!/bin/sh\n' >old.sh
     chmod +x build.sh old.sh
-    run_x 0 agent-sandbox --exec sh -c 'chmod +x tool; echo "echo 2" >>build.sh; rm old.sh'
+    run_x --warns "$WARN_EXECUTABLES" 0 agent-sandbox --exec sh -c 'chmod +x tool; echo "echo 2" >>build.sh; rm old.sh'
     assert "$stderr" contains "  tool: made executable"
     assert "$stderr" contains "  build.sh: new or changed, executable"
     assert "$stderr" !contains "old.sh"
@@ -62,7 +62,7 @@ WARNING="files that can run on this machine changed in"
 
 @test "a symlinked protected path pointing outside is named at the start" {
     ln -s /etc/hostname .envrc
-    run_x 0 agent-sandbox --exec true
+    run_x --warns '.envrc is a symlink to a place outside the launch directory' 0 agent-sandbox --exec true
     assert "$stderr" contains "warning: .envrc is a symlink to a place outside the launch directory, which the agent cannot see (/etc/hostname)"
     [ -L .envrc ] || die ".envrc is no longer the symlink"
 }

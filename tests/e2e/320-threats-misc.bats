@@ -82,7 +82,7 @@ print(len(ids))' "$output"
     [ -n "$first" ] || die "the suite's allowlist has no entry"
     printf '%s\n' "$first" >>"$list"
     export AGENT_SANDBOX_ALLOWLIST=$list
-    run_x '?' agent-sandbox verify
+    run_x --warns "is already listed on line" 0 agent-sandbox verify
     assert "$output" contains "0 failed" "the verdict"
     local told
     told=$(grep -c "warning: .*is already listed on line" "$AS_RUN_DIR/stderr" || true)
@@ -95,7 +95,7 @@ print(len(ids))' "$output"
     # an executable the end-of-session report lists.
     # The same and an OSC title sequence in a TLS server name the router
     # refuses: the end-of-session summary names it.
-    run_x 0 agent-sandbox --exec sh -c \
+    run_x --warns "$WARN_EXECUTABLES" 0 agent-sandbox --exec sh -c \
         'f=$(printf "run\302\233\302\235\342\200\256me\233x"); printf "#!/bin/sh\n" >"$f"; chmod +x "$f"
          openssl s_client -connect 127.0.0.2:443 -servername "$(printf "ev\302\233il\342\200\256\033]0;x.test")" \
              </dev/null >/dev/null 2>&1 || true'

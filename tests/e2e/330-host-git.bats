@@ -52,7 +52,7 @@ host_git_everywhere() {
 }
 
 @test "threat 31: a bare-shaped subdirectory" {
-    run_x 0 agent-sandbox --exec sh -c "$PLANT_BARE"'
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c "$PLANT_BARE"'
         plant_bare sub "$1" && echo x >sub/file && echo planted' sh "$MARK"
     assert "$output" == planted
     # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
@@ -62,7 +62,7 @@ host_git_everywhere() {
 }
 
 @test "threat 31: the launch directory without .git cannot become a repository" {
-    run_x 0 agent-sandbox --exec sh -c "$PLANT_BARE"'
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c "$PLANT_BARE"'
         plant_bare . "$1" 2>/dev/null
         [ -f HEAD ] && echo "WROTE HEAD"
         grep -q " $PWD/HEAD ro," /proc/self/mountinfo || echo "HEAD NOT FROZEN"
@@ -73,7 +73,7 @@ host_git_everywhere() {
 }
 
 @test "threat 31: a .git file pointing at a directory the agent wrote" {
-    run_x 0 agent-sandbox --exec sh -c "$PLANT_BARE"'
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c "$PLANT_BARE"'
         plant_bare store "$1"
         mkdir -p work && echo "gitdir: ../store" >work/.git && echo x >work/file' sh "$MARK"
     assert "$stderr" contains "  store/config: a git config with core.fsmonitor"
@@ -81,7 +81,7 @@ host_git_everywhere() {
 }
 
 @test "threat 31: a nested repository with core.fsmonitor, and one with an executable hook" {
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         git init -q fsm && git -C fsm config core.fsmonitor "touch $1" && echo x >fsm/file
         git init -q hooked && echo x >hooked/file
         for h in post-index-change pre-commit post-commit reference-transaction; do
@@ -96,13 +96,13 @@ host_git_everywhere() {
 }
 
 @test "threat 31: an alias with !" {
-    run_x 0 agent-sandbox --exec sh -c 'git init -q al && git -C al config alias.st "!touch $1"' sh "$MARK"
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c 'git init -q al && git -C al config alias.st "!touch $1"' sh "$MARK"
     assert "$stderr" contains "  al/.git/config: a git config with alias.st"
     host_git_everywhere st
 }
 
 @test "threat 31: a filter named by .gitattributes" {
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         set -e
         git init -q fl && cd fl
         git config user.email a@b.test && git config user.name a
@@ -134,7 +134,7 @@ host_git_everywhere() {
     ln -s ../.githooks .git/hooks
     ln -s tools/hooks .githooks
     git commit -q --allow-empty -m one
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns '.git/hooks is a symlink: what it points to is read-only inside' --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         mkdir -p .git/objects/hk
         printf "#!/bin/sh\ntouch %s\n" "$1" >.git/objects/hk/pre-commit && chmod +x .git/objects/hk/pre-commit
         ln -sfn .git/objects/hk .githooks && echo re-pointed' sh "$MARK"
@@ -147,7 +147,7 @@ host_git_everywhere() {
 }
 
 @test "threat 36: an executable hidden in a fake .git/objects is reported" {
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_EXECUTABLES" 0 agent-sandbox --exec sh -c '
         mkdir -p vendor/.git/objects/ab vendor/x/objects
         printf "#!/bin/sh\n" >vendor/.git/objects/ab/payload && chmod +x vendor/.git/objects/ab/payload
         printf "#!/bin/sh\n" >vendor/x/objects/run && chmod +x vendor/x/objects/run'
@@ -171,7 +171,7 @@ plant_then_kill() {
 
 @test "threat 31: a killed CLI's check runs at the next cleanup" {
     plant_then_kill
-    run_x 0 agent-sandbox cleanup
+    run_x --warns "$WARN_UNCHECKED" 0 agent-sandbox cleanup
     assert "$stderr" contains "ended without its end-of-session check (its CLI was killed); checked now:"
     assert "$stderr" contains "  sub/config: a git config with core.fsmonitor"
     host_git_everywhere
@@ -183,7 +183,7 @@ plant_then_kill() {
     local other
     other=$(mktemp -d "$AS_E2E_ROOT/XXXXXXXX")
     cd "$other"
-    run_x 0 agent-sandbox --exec true
+    run_x --warns "$WARN_UNCHECKED" 0 agent-sandbox --exec true
     cd "$AS_DIR"
     rm -rf "$other"
     assert "$stderr" contains "  sub/config: a git config with core.fsmonitor"

@@ -40,7 +40,7 @@ TOOL_FILES=(.npmrc .yarnrc .yarnrc.yml .pnpmfile.cjs .lfsconfig .bazelrc .bazelv
     local outside=$AS_RUN_DIR/bashrc
     printf '# the user file\n' >"$outside"
     cp "$outside" "$AS_RUN_DIR/bashrc.orig"
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         ln -s "$1" package-lock.json && ln -s "$1" notes.md && ln -s src inside-link
         printf "{\"name\":\"x\",\"version\":\"1.0.0\",\"description\":\"\$(touch %s)\"}\n" "$2" >package.json
         mkdir -p src' sh "$outside" "$MARK"
@@ -84,7 +84,7 @@ PY
     command -v npm >/dev/null || skip "npm is not installed (scripts/setup-host.sh installs it)"
     start_listener
     echo '{"name":"p","version":"1.0.0"}' >package.json
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         rc="registry=http://127.0.0.1:$1/
 //127.0.0.1:$1/:_authToken=\${SECRET_TOKEN}"
         (echo "$rc" >.npmrc) 2>/dev/null && echo "WROTE .npmrc"
@@ -105,7 +105,7 @@ PY
 @test "threat 38: .cargo/config.toml cannot be planted: cargo metadata runs no wrapper" {
     command -v cargo >/dev/null || skip "cargo is not installed (scripts/setup-host.sh installs it)"
     timeout 120 cargo init -q --vcs none --name p . || die "cargo init on the host"
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_EXECUTABLES" 0 agent-sandbox --exec sh -c '
         printf "#!/bin/sh\ntouch %s\nexec \"\$@\"\n" "$1" >w.sh && chmod +x w.sh
         mkdir -p .cargo 2>/dev/null
         (printf "[build]\nrustc-wrapper = \"%s/w.sh\"\n" "$PWD" >.cargo/config.toml) 2>/dev/null && echo WROTE
@@ -142,7 +142,7 @@ PY
 }
 
 @test "threat 38: a module shadowing pip when run from the tree is reported" {
-    run_x 0 agent-sandbox --exec sh -c 'mkdir -p pip && echo "print(1)" >pip/__main__.py && echo "x=1" >setuptools.py'
+    run_x --warns "$WARN_EXECUTABLES" 0 agent-sandbox --exec sh -c 'mkdir -p pip && echo "print(1)" >pip/__main__.py && echo "x=1" >setuptools.py'
     assert "$stderr" contains "  pip: created (run from here, python3 -m pip and the like would load it instead of their own)"
     assert "$stderr" contains "  setuptools.py: created (run from here"
 }

@@ -40,7 +40,7 @@ host_python_everything() {
 # site-packages on sys.path), so there only the report shows the planted one
 # disabled; where python has none (Fedora, python.org builds), it would run.
 @test "threat 44: a virtual environment's .pth, sitecustomize and activate" {
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         sp=$1 mark=$2
         printf "import os; open(\"%s.pth\", \"w\")\n" "$mark" >"$sp/evil.pth"
         printf "open(\"%s.site\", \"w\")\n" "$mark" >"$sp/sitecustomize.py"
@@ -74,7 +74,7 @@ with zipfile.ZipFile("x-0.1-py3-none-any.whl", "w") as z:
     for name, text in files.items():
         z.writestr(name, text)
 EOF
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_EXECUTABLES" 0 agent-sandbox --exec sh -c '
         .venv/bin/python -m pip install --no-index --no-cache-dir --disable-pip-version-check \
             ./x-0.1-py3-none-any.whl >/dev/null && echo installed'
     assert "$output" == installed

@@ -13,7 +13,7 @@ setup() {
 
 @test "threat 45: an existing agent config is frozen, a new one disabled at the end" {
     mkdir .cursor && echo '{}' >.cursor/mcp.json
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         echo "{\"mcpServers\":{}}" >.cursor/mcp.json 2>/dev/null && echo "WROTE .cursor"
         mkdir .gemini && echo "{\"mcpServers\":{\"x\":{\"command\":\"touch\"}}}" >.gemini/settings.json
         echo "{\"mcp\":{}}" >opencode.json

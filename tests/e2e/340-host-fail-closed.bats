@@ -38,7 +38,7 @@ host_git_in() {
 }
 
 @test "threat 40: a repository behind chmod 111 .git, and hooks behind chmod 111 .git/hooks, are disabled" {
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         set -e
         git init -q a && git -C a config core.fsmonitor "touch $1" && echo x >a/f && chmod 111 a/.git
         git init -q h && echo x >h/f
@@ -58,7 +58,7 @@ host_git_in() {
 }
 
 @test "threat 41: past 300,000 entries and 256 levels, every planted repository is disabled" {
-    run_x --timeout 300 0 agent-sandbox --exec sh -c '
+    run_x --timeout 300 --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         set -e
         python3 -c "
 import os
@@ -91,7 +91,7 @@ for i in range(300100):
 # directory outside the tree that the agent writes.
 @test "threat 42: a .git symlink to a gitfile, and a gitfile with a NUL, pointing at a repository in the home volume" {
     home_volume_setup
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         set -e
         vol=$(awk -v h="$HOME" '\''$5 == h { print $4 }'\'' /proc/self/mountinfo)
         git init -q "$HOME/evil" && git -C "$HOME/evil" config core.fsmonitor "touch $1"
@@ -107,7 +107,7 @@ for i in range(300100):
 }
 
 @test "threat 43: a link through /proc/self/cwd counts as leading out of the tree" {
-    run_x 0 agent-sandbox --exec sh -c 'ln -s /proc/self/cwd/.target notes.txt && ln -s /proc/self/root/tmp/x other.txt'
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c 'ln -s /proc/self/cwd/.target notes.txt && ln -s /proc/self/root/tmp/x other.txt'
     assert "$stderr" contains "  notes.txt: a symlink made or re-pointed during the session, to /proc/self/cwd/.target, outside the launch directory; now a file that names its target"
     assert "$stderr" contains "  other.txt: a symlink made or re-pointed during the session, to /proc/self/root/tmp/x"
     [ -f notes.txt ] && [ ! -L notes.txt ] || die "notes.txt is still a link"
@@ -123,7 +123,7 @@ for i in range(300100):
         git init -q origin && cd origin && git config user.email a@b.test && git config user.name a
         echo one >f && git add f && git commit -qm one && cd .. && git clone -q origin dep'
     assert "$stderr" !contains "warning:"
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         for i in $(seq 1 40); do git init -q "r$i" && git -C "r$i" config core.fsmonitor "touch $1"; done' sh "$MARK"
     assert "$stderr" contains "  ... and 10 more, each renamed"
     local file
@@ -148,7 +148,7 @@ for i in range(300100):
     kill -KILL "$AS_BG_PID"
     bg_wait 30
     assert "$status" == 137 "the killed CLI"
-    run_x 0 agent-sandbox cleanup
+    run_x --warns "$WARN_UNCHECKED" 0 agent-sandbox cleanup
     assert "$stderr" contains "ended without its end-of-session check (its CLI was killed); checked now:"
     assert "$stderr" contains "  a/.git/config: a git config with core.fsmonitor"
     assert "$stderr" contains "  b/.git: a .git file naming a git directory outside the launch directory"

@@ -131,18 +131,28 @@ check_sanitizer() {
 #            --stdin FILE     stdin is FILE
 #            --stdout FILE    stdout goes to FILE ($output stays empty)
 #            --timeout SECS   instead of $AS_TIMEOUT
+#            --warns TEXT     the command is expected to warn with TEXT (repeatable)
+#   A command that succeeds (exit 0) but prints a warning ("agent-sandbox:
+#   warning: ..." on stderr or stdout) fails the test, as podman's run_podman
+#   does, unless every such line contains one of the --warns TEXTs; each TEXT
+#   must then be in some warning, so a declaration that no longer applies
+#   fails too. EXPECTED_STATUS `0+w` accepts exit 0 with any warnings (and
+#   none), for a warning that depends on the host.
 run_x() {
     local stdin=/dev/null input= have_input= stdout_file= secs=$AS_TIMEOUT expected=0
+    local any_warnings='' warns=()
     while :; do
         case $1 in
             --input) input=$2 have_input=1; shift 2 ;;
             --stdin) stdin=$2; shift 2 ;;
             --stdout) stdout_file=$2; shift 2 ;;
             --timeout) secs=$2; shift 2 ;;
+            --warns) warns+=("$2"); shift 2 ;;
             *) break ;;
         esac
     done
-    if [[ $1 =~ ^([0-9]+|\?)$ ]]; then expected=$1; shift; fi
+    if [ "$1" = 0+w ]; then expected=0 any_warnings=1; shift
+    elif [[ $1 =~ ^([0-9]+|\?)$ ]]; then expected=$1; shift; fi
     local cmd=("$@") i
     for i in "${!cmd[@]}"; do
         if [ "${cmd[$i]}" = agent-sandbox ]; then cmd[$i]=$AGENT_SANDBOX_BIN; break; fi
@@ -173,6 +183,39 @@ run_x() {
     if [ "$expected" != '?' ] && [ "$status" != "$expected" ]; then
         die "exit status $status, expected $expected: $*"
     fi
+    if [ "$status" = 0 ] && [ -z "$any_warnings" ]; then
+        check_warnings "$*" "${warns[@]}" <<<"$stderr"$'\n'"$output"
+    fi
+}
+
+# The end-of-session check's warnings (cmd/workspace_check.c), for --warns.
+WARN_DISABLED='for host tools to run was DISABLED:'
+WARN_EXECUTABLES='files that can run on this machine changed in'
+WARN_UNCHECKED='ended without its end-of-session check (its CLI was killed); checked now:'
+
+# check_warnings COMMAND [TEXT...] <LINES: the "succeeded, but issued
+# unexpected warnings" check of run_x (see there).
+check_warnings() {
+    local what=$1 line text found unexpected=''
+    shift
+    local -a seen=()
+    while IFS= read -r line; do
+        [[ $line == 'agent-sandbox: warning: '* ]] || continue
+        found=
+        for text in "$@"; do
+            if [[ $line == *"$text"* ]]; then found=1; seen+=("$text"); fi
+        done
+        [ -n "$found" ] || unexpected+=$line$'\n'
+    done
+    if [ -n "$unexpected" ]; then
+        die "command succeeded, but issued unexpected warnings: $what"$'\n'"${unexpected%$'\n'}"
+        return 1
+    fi
+    for text in "$@"; do
+        for line in "${seen[@]}"; do [ "$line" = "$text" ] && continue 2; done
+        die "command succeeded, but did not issue the expected warning \"$text\": $what"
+        return 1
+    done
 }
 
 # bg_start [--as NAME] COMMAND [ARGS...]: start COMMAND (`agent-sandbox`

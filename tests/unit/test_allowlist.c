@@ -16,6 +16,8 @@
 
 #include "base/hostname.h"
 #include "config/allowlist.h"
+#include "config/allowlist_merge.h"
+#include "egress/router_render.h"
 
 static allowlist_t *parse_ok(const char *text)
 {
@@ -443,6 +445,103 @@ static void test_warnings(void **state)
     allowlist_free(al);
 }
 
+/* ---- a full list: every duplicate and overlap found, none falsely ---- */
+
+#define BIG_DUPLICATES 100
+
+/* Entry i (0-based, on line i + 1) of the big list: a wildcard every 16
+ * lines, the line after it a name it covers, every 32nd a name with a port,
+ * else a name nothing covers. */
+static void big_entry(size_t i, char *buf, size_t size)
+{
+    if (i % 16 == 0)
+        snprintf(buf, size, ".w%zu.test", i);
+    else if (i % 16 == 1)
+        snprintf(buf, size, "a.w%zu.test", i - 1);
+    else if (i % 32 == 2)
+        snprintf(buf, size, "p%zu.example.net:%zu", i, 1000 + i);
+    else
+        snprintf(buf, size, "h%zu.w%zu.example.net", i, i - i % 16);
+}
+
+/* Line `line` of the duplicates after the 4,096 entries repeats this one. */
+static size_t big_repeated(size_t k)
+{
+    return (k * 41 + 7) % ALLOWLIST_MAX_ENTRIES;
+}
+
+static void test_full_list(void **state)
+{
+    (void)state;
+    size_t size = 64 * (ALLOWLIST_MAX_ENTRIES + BIG_DUPLICATES), len = 0;
+    char *text = malloc(size), entry[64];
+    assert_non_null(text);
+    for (size_t i = 0; i < ALLOWLIST_MAX_ENTRIES; i++) {
+        big_entry(i, entry, sizeof(entry));
+        len += (size_t)snprintf(text + len, size - len, "%s\n", entry);
+    }
+    for (size_t k = 0; k < BIG_DUPLICATES; k++) {
+        big_entry(big_repeated(k), entry, sizeof(entry));
+        len += (size_t)snprintf(text + len, size - len, "%s\n", entry);
+    }
+    allowlist_t *al = parse_ok(text);
+    free(text);
+    assert_int_equal(al->n_entries, ALLOWLIST_MAX_ENTRIES);
+
+    /* the warnings, in line order: each covered name, then each repetition */
+    size_t w = 0;
+    char want[256];
+    for (size_t i = 0; i < ALLOWLIST_MAX_ENTRIES; i++) {
+        if (i % 16 != 1)
+            continue;
+        snprintf(want, sizeof(want), "hosts:%zu: a.w%zu.test is already covered by .w%zu.test (line %zu)",
+                 i + 1, i - 1, i - 1, i);
+        assert_true(w < al->n_warnings);
+        assert_string_equal(al->warnings[w++], want);
+    }
+    for (size_t k = 0; k < BIG_DUPLICATES; k++) {
+        size_t j = big_repeated(k);
+        big_entry(j, entry, sizeof(entry));
+        snprintf(want, sizeof(want), "hosts:%zu: %s is already listed on line %zu",
+                 ALLOWLIST_MAX_ENTRIES + k + 1, entry, j + 1);
+        assert_true(w < al->n_warnings);
+        assert_string_equal(al->warnings[w++], want);
+    }
+    assert_int_equal(al->n_warnings, w);
+
+    /* every entry found where it is, and what covers it */
+    for (size_t i = 0; i < ALLOWLIST_MAX_ENTRIES; i++) {
+        const allowlist_entry_t *e = &al->entries[i];
+        assert_int_equal(e->line, i + 1);
+        assert_ptr_equal(allowlist_find(al, e->name, e->wildcard), e);
+        assert_null(allowlist_find(al, e->name, !e->wildcard));
+        const allowlist_entry_t *cover = allowlist_covering(al, e->name);
+        if (i % 16 <= 1)
+            assert_ptr_equal(cover, &al->entries[i - i % 16]);
+        else
+            assert_null(cover);
+    }
+
+    /* a merge adds nothing twice; the renderer finds no duplicate */
+    allowlist_t *copy = parse_ok("");
+    as_error_t *err = NULL;
+    assert_int_equal(allowlist_merge(copy, al, &err), 0);
+    assert_int_equal(allowlist_merge(copy, al, &err), 0);
+    assert_int_equal(copy->n_entries, ALLOWLIST_MAX_ENTRIES);
+    char *hosts = NULL;
+    assert_int_equal(router_render_hosts(copy, &hosts, &err), 0);
+    assert_non_null(strstr(hosts, "\n127.0.0.2\th4095.w4080.example.net\n"));
+    free(hosts);
+    /* ... and names the one a list made by hand has twice */
+    free(copy->entries[3000].name);
+    copy->entries[3000].name = strdup(copy->entries[2999].name);
+    assert_int_equal(router_render_hosts(copy, &hosts, &err), -EINVAL);
+    assert_string_equal(err->msg, "allowlist: h2999.w2992.example.net is listed twice");
+    as_error_free(&err);
+    allowlist_free(copy);
+    allowlist_free(al);
+}
+
 /* ---- one entry from the command line; changes; the list as text ---- */
 
 static void test_parse_entry(void **state)
@@ -661,6 +760,7 @@ int main(void)
         cmocka_unit_test(test_errors_directive),
         cmocka_unit_test(test_errors_file_level),
         cmocka_unit_test(test_warnings),
+        cmocka_unit_test(test_full_list),
         cmocka_unit_test(test_parse_entry),
         cmocka_unit_test(test_changes_and_format),
         cmocka_unit_test(test_name_is_canonical),

@@ -1,9 +1,12 @@
 /* The C side and the router image's scripts speak one protocol
  * (lib/egress/router_protocol.h, docs/router-protocol.md): each string the CLI
  * relies on is checked in the script that must carry it, read from the
- * source tree (AS_SOURCE_DIR, or the directory given as argv[1]). */
+ * source tree (AS_SOURCE_DIR, or the directory given as argv[1]), in the
+ * script's code: its comments are dropped first, so a mention in a comment
+ * does not count. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -18,6 +21,76 @@
 
 static const char *source_dir = AS_SOURCE_DIR;
 
+/* A here-document's delimiter after `<<` or `<<-` (its quotes removed). */
+static const char *heredoc_word(const char *p, char *word, size_t size, bool *ret_tabs)
+{
+    size_t n = 0;
+    *ret_tabs = *p == '-';
+    p += *ret_tabs;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    for (; *p != '\0' && strchr(" \t\n;&|<>()", *p) == NULL; p++)
+        if (*p != '\'' && *p != '"' && *p != '\\' && n + 1 < size)
+            word[n++] = *p;
+    word[n] = '\0';
+    return p;
+}
+
+/* Copies the lines of a here-document up to and with its delimiter line. */
+static const char *copy_heredoc(const char *p, char **out, const char *word, bool tabs)
+{
+    while (*p != '\0') {
+        const char *line = p, *end = strchr(p, '\n');
+        size_t len = end != NULL ? (size_t)(end - p) + 1 : strlen(p);
+        memcpy(*out, line, len);
+        *out += len;
+        p += len;
+        while (tabs && *line == '\t')
+            line++;
+        size_t wl = strlen(word);
+        if (strncmp(line, word, wl) == 0 && (line[wl] == '\n' || line[wl] == '\0'))
+            break;
+    }
+    return p;
+}
+
+/* The shell code of `text`: each comment (a `#` that starts a word outside
+ * quotes and here-documents, to the end of its line) dropped with the
+ * blanks before it, as the shell drops it. */
+static void shell_code(const char *text, char *out)
+{
+    const char *p = text, *start = out;
+    char quote = 0, word[64] = "";
+    bool ansi = false, tabs = false;
+    while (*p != '\0') {
+        char c = *p;
+        bool escaped = c == '\\' && p[1] != '\0' && (quote != '\'' || ansi);
+        if (escaped) {
+            *out++ = *p++;
+        } else if (quote != 0) {
+            if (c == quote)
+                quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+            ansi = c == '\'' && p > text && p[-1] == '$';
+        } else if (c == '#' && (p == text || strchr(" \t\n;&|()<>", p[-1]) != NULL)) {
+            while (out > start && (out[-1] == ' ' || out[-1] == '\t'))
+                out--;
+            p += strcspn(p, "\n");
+            continue;
+        } else if (c == '<' && p[1] == '<' && p[2] != '<' && (p == text || p[-1] != '<')) {
+            heredoc_word(p + 2, word, sizeof(word), &tabs);
+        } else if (c == '\n' && word[0] != '\0') {
+            *out++ = *p++;
+            p = copy_heredoc(p, &out, word, tabs);
+            word[0] = '\0';
+            continue;
+        }
+        *out++ = *p++;
+    }
+    *out = '\0';
+}
+
 static char *script(const char *name)
 {
     char path[4096];
@@ -25,11 +98,12 @@ static char *script(const char *name)
     FILE *f = fopen(path, "re");
     if (f == NULL)
         fail_msg("cannot read %s", path);
-    static char buf[65536];
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    buf[n] = '\0';
+    static char text[65536], code[65536];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
     fclose(f);
-    return buf;
+    shell_code(text, code);
+    return code;
 }
 
 #define assert_carries(text, name, s) \
