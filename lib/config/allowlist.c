@@ -683,7 +683,7 @@ int allowlist_parse(const char *filename, const char *text, size_t len,
     if (text == NULL && len > 0)
         return as_error_make(err, EINVAL, "%s: no text", filename);
 
-    allowlist_t *al = calloc(1, sizeof(*al));
+    _cleanup_(allowlist_freep) allowlist_t *al = calloc(1, sizeof(*al));
     if (al == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     parser_t p = { .file = filename, .al = al };
@@ -692,11 +692,9 @@ int allowlist_parse(const char *filename, const char *text, size_t len,
         r = take_warnings(&p, al, err);
     free_warnings(p.warnings, p.n_warnings);
     free_errors(&p);
-    if (r < 0) {
-        allowlist_free(al);
+    if (r < 0)
         return r;
-    }
-    *ret = al;
+    *ret = steal_pointer(&al);
     return 0;
 }
 
@@ -706,7 +704,7 @@ int allowlist_parse_entry(const char *text, allowlist_t **ret, as_error_t **err)
         return as_error_make(err, EINVAL, "an empty entry");
     if (strchr(text, '\n') != NULL)
         return as_error_make(err, EINVAL, "an entry is one line");
-    allowlist_t *al = calloc(1, sizeof(*al));
+    _cleanup_(allowlist_freep) allowlist_t *al = calloc(1, sizeof(*al));
     if (al == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     parser_t p = { .file = NULL, .al = al };
@@ -720,11 +718,9 @@ int allowlist_parse_entry(const char *text, allowlist_t **ret, as_error_t **err)
         r = as_error_make(err, EINVAL, "expected one host name, .domain or host:port");
     free_warnings(p.warnings, p.n_warnings);
     free_errors(&p);
-    if (r < 0) {
-        allowlist_free(al);
+    if (r < 0)
         return r;
-    }
-    *ret = al;
+    *ret = steal_pointer(&al);
     return 0;
 }
 
