@@ -140,10 +140,12 @@ EOF
     # Unique: ids, networks and subnets, directories, services; every
     # session on its own network, not on the egress one.
     local i j id net infra
-    local -a SUBNETS ROUTERS ROUTERS_EGRESS PODS SERVICES
+    local -a NETS SUBNETS ROUTERS ROUTERS_EGRESS PODS SERVICES
     for ((i = 0; i < N_SESSIONS; i++)); do
         id=${IDS[$i]}
         net=agent-sandbox-$id-net
+        # shellcheck disable=SC2034  # read below, through the nameref of "distinct $what"
+        NETS[i]=$net
         SUBNETS[i]=$($PODMAN network inspect "$net" --format '{{range .Subnets}}{{.Subnet}} {{end}}')
         SUBNETS[i]=${SUBNETS[$i]% }
         ROUTERS[i]=$($PODMAN inspect "agent-sandbox-$id-router" --format "{{(index .NetworkSettings.Networks \"$net\").IPAddress}}")
