@@ -167,8 +167,10 @@ void sweep_stale(cli_backend_t *b, bool verbose)
         report_error(&err);
     }
     if (verbose || rep.resources > 0)
-        report("removed %zu leftover resource(s) and %zu directory(ies) of %zu earlier session(s) whose CLI was gone",
-               rep.resources, rep.dirs, rep.sessions);
+        report("removed %zu leftover %s and %zu %s of %zu earlier %s whose CLI was gone",
+               rep.resources, plural(rep.resources, "resource", "resources"), rep.dirs,
+               plural(rep.dirs, "directory", "directories"), rep.sessions,
+               plural(rep.sessions, "session", "sessions"));
 }
 
 int image_status(podman_api_t *api, const char *image, bool *ret_present, char **ret_version,

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "inputs.h"
+#include "session_list.h"
 #include "base/escape.h"
 #include "base/msg.h"
 #include "base/util.h"
@@ -31,6 +32,29 @@ typedef struct live_args {
     bool save;
 } live_args_t;
 
+/* One option of allow or deny at argv[*i]: 0, or an exit code, reported. */
+static int parse_option(int argc, char **argv, int *i, bool allow, live_args_t *a)
+{
+    const char *command = allow ? "allow" : "deny";
+    static const char *const allow_known[] = { "--session", "--save" }, *const deny_known[] = { "--session" };
+    const char *arg = argv[*i];
+    if (allow && strcmp(arg, "--save") == 0) {
+        a->save = true;
+    } else if (strcmp(arg, "--session") == 0) {
+        if (*i + 1 >= argc || argv[*i + 1][0] == '-')
+            return cli_missing_value(command, "--session", "a session's ID");
+        a->session = argv[++*i];
+    } else if (strncmp(arg, "--session=", 10) == 0) {
+        if (arg[10] == '\0')
+            return cli_missing_value(command, "--session", "a session's ID");
+        a->session = arg + 10;
+    } else {
+        return cli_bad_argument(command, arg, allow ? allow_known : deny_known,
+                                allow ? ARRAY_SIZE(allow_known) : ARRAY_SIZE(deny_known));
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, bool allow, live_args_t *ret)
 {
     const char *usage = allow ? ALLOW_SYNOPSIS : DENY_SYNOPSIS;
@@ -38,18 +62,14 @@ static int parse_args(int argc, char **argv, bool allow, live_args_t *ret)
     if (a.names == NULL)
         return EXIT_INTERNAL;
     for (int i = 1; i < argc; i++) {
-        if (allow && strcmp(argv[i], "--save") == 0) {
-            a.save = true;
-        } else if (strcmp(argv[i], "--session") == 0 && i + 1 < argc) {
-            a.session = argv[++i];
-        } else if (strncmp(argv[i], "--session=", 10) == 0) {
-            a.session = argv[i] + 10;
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            report("error: %s: unknown option\n%s", argv[i], usage);
-            free(a.names);
-            return EXIT_USAGE;
-        } else {
+        if (argv[i][0] != '-' || argv[i][1] != '-') {
             a.names[a.n++] = argv[i];
+            continue;
+        }
+        int rc = parse_option(argc, argv, &i, allow, &a);
+        if (rc != 0) {
+            free(a.names);
+            return rc;
         }
     }
     if (a.n == 0) {
@@ -90,9 +110,31 @@ static int parse_names(const live_args_t *a, const char *verb, allowlist_t **ret
     return 0;
 }
 
-/* The session to change: the one named, else the only one running.
- * *ret_path is NULL when none runs and none was named (`allow --save`). */
-static int pick_session(const char *id, bool none_ok, char **ret_path, char ret_id[SESSION_ID_LEN + 1])
+/* `allow --save` without --session: the session the rule picks; with
+ * several running and none in this directory, none (the file is still
+ * written, and no session is guessed at). */
+static int save_default(const session_found_t *v, size_t n, size_t *ret_index)
+{
+    const char *dirs[n + 1];
+    for (size_t i = 0; i < n; i++)
+        dirs[i] = v[i].launch_dir;
+    _cleanup_free_ char *cwd = cwd_resolved();
+    if (n == 1 || (cwd != NULL && session_pick_by_dir(dirs, n, cwd, ret_index) == 0)) {
+        if (n == 1)
+            *ret_index = 0;
+        return 0;
+    }
+    if (n > 1)
+        report("note: %zu sessions are running, none started in this directory or above it: none of "
+               "them is changed (name one with --session ID to change it too)", n);
+    return -ENOENT;
+}
+
+/* The session to change: the one named, else the current directory's,
+ * else the only one running (cmd/session_list.h). *ret_path is NULL when
+ * none runs and none was named (`allow --save`). */
+static int pick_session(const char *command, const char *id, bool none_ok, char **ret_path,
+                        char ret_id[SESSION_ID_LEN + 1])
 {
     session_found_t *v = NULL;
     size_t n = 0, at = 0;
@@ -101,21 +143,19 @@ static int pick_session(const char *id, bool none_ok, char **ret_path, char ret_
         report_error(&err);
         return EXIT_INTERNAL;
     }
-    int rc = 0, r = id != NULL ? session_found_pick(v, n, id, &at) : 0;
+    int rc = 0, r = id != NULL ? session_found_pick(v, n, id, &at)
+                   : none_ok ? save_default(v, n, &at) : session_found_default(command, v, n, &at);
     if (id != NULL && r < 0) {
         _cleanup_free_ char *shown = path_escaped(id);
-        report("error: %s session %s is running%s", r == -EEXIST ? "more than one" : "no",
-               shown ? shown : "?", r == -EEXIST ? ": give more of its ID" : "");
+        report("error: %s: %s session %s is running%s", command, r == -EEXIST ? "more than one" : "no",
+               shown ? shown : "?", r == -EEXIST ? ": give more of its ID" : " (`agent-sandbox ps` lists them)");
         rc = EXIT_USAGE;
-    } else if (id == NULL && n > 1) {
-        report("error: %zu sessions are running; name one with --session ID:", n);
-        for (size_t i = 0; i < n; i++)
-            report("  %s", v[i].id);
+    } else if (r > 0) {
+        rc = r;                          /* which session? (reported) */
+    } else if (r == -ENOENT && !none_ok) {
+        report("error: %s: no session is running", command);
         rc = EXIT_USAGE;
-    } else if (id == NULL && n == 0 && !none_ok) {
-        report("error: no session is running");
-        rc = EXIT_USAGE;
-    } else if (n > 0) {
+    } else if (r == 0) {
         if ((*ret_path = strdup(v[at].path)) == NULL)
             rc = EXIT_INTERNAL;
         snprintf(ret_id, SESSION_ID_LEN + 1, "%s", v[at].id);
@@ -241,7 +281,8 @@ static int save_names(const allowlist_t *want, const char *source)
         return EXIT_CONFIG;
     }
     if (res.added > 0)
-        report("saved %zu name(s) to %s", res.added, shown ? shown : "the allowlist file");
+        report("saved %zu %s to %s", res.added, plural(res.added, "name", "names"),
+               shown ? shown : "the allowlist file");
     if (res.present > 0)
         report("%s allows %zu of them already", shown ? shown : "the allowlist file", res.present);
     return 0;
@@ -273,7 +314,8 @@ static int live_command(int argc, char **argv, bool allow, live_fn fn)
     char id[SESSION_ID_LEN + 1] = "";
     if ((rc = runtime_dir_settle()) == 0 &&
              (rc = parse_names(&a, allow ? "allow" : "deny", &names)) == 0 &&
-             (rc = pick_session(a.session, allow && a.save && a.session == NULL, &dir, id)) == 0)
+             (rc = pick_session(allow ? "allow" : "deny", a.session, allow && a.save && a.session == NULL,
+                                &dir, id)) == 0)
         rc = fn(&a, names, dir, id);
     free(a.names);
     return rc;

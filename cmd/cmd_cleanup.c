@@ -49,17 +49,17 @@ static int prune_homes(cli_backend_t *b)
         }
     }
     podman_labelled_free(list, n);
-    report("removed %zu per-project home(s); kept %zu whose directory exists", removed, kept);
+    report("removed %zu per-project %s; kept %zu whose directory exists", removed,
+           plural(removed, "home", "homes"), kept);
     return rc;
 }
 
 int cmd_cleanup(int argc, char **argv)
 {
-    bool homes = argc == 2 && strcmp(argv[1], "--homes") == 0;
-    if (argc > 2 || (argc == 2 && !homes)) {
-        report("error: usage: agent-sandbox cleanup [--homes]");
-        return EXIT_USAGE;
-    }
+    static const char *const known[] = { "--homes" };
+    bool homes = argc >= 2 && strcmp(argv[1], "--homes") == 0;
+    if (argc > 2 || (argc == 2 && !homes))
+        return cli_bad_argument("cleanup", argv[argc == 2 || !homes ? 1 : 2], known, ARRAY_SIZE(known));
     int rc = runtime_dir_settle();
     if (rc != 0)
         return rc;

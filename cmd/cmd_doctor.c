@@ -218,10 +218,8 @@ static void check_egress(doctor_t *d, cli_backend_t *b)
 
 int cmd_doctor(int argc, char **argv)
 {
-    if (argc > 1) {
-        report("error: doctor: unknown argument %s (usage: agent-sandbox doctor)", argv[1]);
-        return EXIT_USAGE;
-    }
+    if (argc > 1)
+        return cli_bad_argument("doctor", argv[1], NULL, 0);
     doctor_t d = {0};
     if (geteuid() == 0) {
         check_t c = {0};

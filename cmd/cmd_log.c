@@ -12,17 +12,16 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "session_list.h"
 #include "base/escape.h"
 #include "base/json.h"
+#include "base/msg.h"
 #include "base/util.h"
 #include "config/user_dirs.h"
 #include "egress/egress_log.h"
 #include "session/session_find.h"
 
 #define FOLLOW_INTERVAL_MS 250
-
-/* The synopsis for an error; `--help` prints the whole (cmd/main.c's table). */
-#define LOG_SYNOPSIS "usage: agent-sandbox log [ID] [--denied] [--follow] [--json] (see --help)"
 
 typedef struct log_args {
     const char *id;
@@ -33,6 +32,7 @@ typedef struct log_args {
 typedef struct log_source {
     char id[SESSION_ID_LEN + 1];
     char *dir;               /* router-log/ of a running session, or the kept copy */
+    char *launch_dir;        /* a running session's; NULL when not known */
     bool running;
 } log_source_t;
 
@@ -49,9 +49,8 @@ static int parse_args(int argc, char **argv, log_args_t *ret)
         else if (argv[i][0] != '-' && a.id == NULL)
             a.id = argv[i];
         else {
-            _cleanup_free_ char *shown = path_escaped(argv[i]);
-            report("error: %s: unexpected argument\n%s", shown ? shown : "?", LOG_SYNOPSIS);
-            return EXIT_USAGE;
+            static const char *const known[] = { "--denied", "--follow", "-f", "--json" };
+            return cli_bad_argument("log", argv[i], known, ARRAY_SIZE(known));
         }
     }
     *ret = a;
@@ -99,7 +98,8 @@ static int find_kept(const char *id, log_source_t *ret, as_error_t **err)
     return 0;
 }
 
-/* A running session first (named, else the newest), then a kept one. */
+/* A running session first (named, else the current directory's, else
+ * the only one), then a kept one (named, else the newest). */
 static int find_source(const char *id, log_source_t *ret)
 {
     as_error_t *err = NULL;
@@ -113,10 +113,16 @@ static int find_source(const char *id, log_source_t *ret)
         report_error(&err);
         return EXIT_INTERNAL;
     }
-    int r = id != NULL ? session_found_pick(v, n, id, &at) : n > 0 ? 0 : -ENOENT;
+    int r = id != NULL ? session_found_pick(v, n, id, &at) : session_found_default("log", v, n, &at);
+    if (r > 0) {
+        session_found_free(v, n);
+        return r;                        /* which session? (reported) */
+    }
     if (r == 0) {
         snprintf(ret->id, sizeof(ret->id), "%s", v[at].id);
         ret->running = true;
+        ret->launch_dir = v[at].launch_dir;
+        v[at].launch_dir = NULL;
         r = asprintf(&ret->dir, "%s/router-log", v[at].path) < 0 ? -ENOMEM : 0;
     } else if (r == -ENOENT) {
         r = find_kept(id, ret, &err);
@@ -278,6 +284,34 @@ static int print_log(const log_args_t *a, const log_source_t *src)
     return rc < 0 ? EXIT_INTERNAL : 0;
 }
 
+/* Whose log this is, on stderr: stdout stays the log alone (--json: JSON
+ * lines and nothing else). */
+static void put_header(const log_source_t *src)
+{
+    msg_t m;
+    as_error_t *err = NULL;
+    _cleanup_free_ char *text = NULL;
+    if (msg_open(&m, &err) < 0) {
+        as_error_free(&err);
+        return;
+    }
+    fprintf(m.f, "log of session %s", src->id);
+    if (src->launch_dir != NULL) {
+        fputs(", in ", m.f);
+        session_put_dir(m.f, src->launch_dir);
+    }
+    fputs(src->running ? ", running" : ", ended (its logs kept in ", m.f);
+    if (!src->running) {
+        session_put_dir(m.f, src->dir);
+        fputc(')', m.f);
+    }
+    if (msg_close(&m, &text, &err) < 0) {
+        as_error_free(&err);
+        return;
+    }
+    report("%s", text);
+}
+
 int cmd_log(int argc, char **argv)
 {
     log_args_t a;
@@ -285,8 +319,11 @@ int cmd_log(int argc, char **argv)
     if (rc != 0)
         return rc;
     log_source_t src = {0};
-    if ((rc = runtime_dir_settle()) == 0 && (rc = find_source(a.id, &src)) == 0)
+    if ((rc = runtime_dir_settle()) == 0 && (rc = find_source(a.id, &src)) == 0) {
+        put_header(&src);
         rc = print_log(&a, &src);
+    }
     free(src.dir);
+    free(src.launch_dir);
     return rc;
 }

@@ -121,8 +121,8 @@ int cmd_ps(int argc, char **argv)
         } else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
             quiet = true;
         } else {
-            report("error: ps: unknown argument %s (usage: agent-sandbox ps [--json | -q])", argv[i]);
-            return EXIT_USAGE;
+            static const char *const known[] = { "--json", "--quiet", "-q" };
+            return cli_bad_argument("ps", argv[i], known, ARRAY_SIZE(known));
         }
     }
     if (json && quiet) {

@@ -338,6 +338,9 @@ int run_session(const run_options_t *o)
         return rc;
     run_inputs_t ri = {0};
     rc = run_inputs_load(o, &ri);
+    /* a mistyped option or command is refused before any podman starts */
+    if (rc == 0 && run_options_check(o, ri.agent) < 0)
+        rc = EXIT_USAGE;
     if (rc == 0)
         rc = run_loaded(o, &ri);
     run_inputs_clear(&ri);

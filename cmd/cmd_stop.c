@@ -99,33 +99,54 @@ static int wait_all(const session_entry_t **chosen, size_t n)
     return 1;
 }
 
+/* No ID: the session started in the current directory or above it, only
+ * (cmd/session_list.h); never a guess among others. 0 and *ret; -ENOENT
+ * when none runs (said); EXIT_USAGE after naming those that run. */
+static int session_here(session_entry_t **v, size_t n, const session_entry_t **ret)
+{
+    const char *ids[n + 1], *dirs[n + 1];
+    for (size_t i = 0; i < n; i++) {          /* newest first */
+        ids[i] = v[n - 1 - i]->id;
+        dirs[i] = v[n - 1 - i]->launch_dir;
+    }
+    size_t at = 0;
+    int r = session_default("stop", ids, dirs, n, false, &at);
+    if (r == -ENOENT)
+        report("no session is running");
+    if (r != 0)
+        return r;
+    *ret = v[n - 1 - at];
+    return 0;
+}
+
 int cmd_stop(int argc, char **argv)
 {
-    bool all = argc == 2 && strcmp(argv[1], "--all") == 0;
-    if (argc < 2) {
-        report("error: stop: which session? (usage: agent-sandbox stop ID...|--all)");
-        return EXIT_USAGE;
-    }
+    bool all = argc == 2 && strcmp(argv[1], "--all") == 0, here = argc < 2;
     for (int i = 1; !all && i < argc; i++)
         if (argv[i][0] == '-') {
-            report("error: stop: unknown option %s (usage: agent-sandbox stop ID...|--all)", argv[i]);
-            return EXIT_USAGE;
+            static const char *const known[] = { "--all" };
+            return cli_bad_argument("stop", argv[i], known, ARRAY_SIZE(known));
         }
     session_entry_t **v = NULL;
     size_t n = 0;
     int rc = sessions_load(&v, &n);
     if (rc != 0)
         return rc;
-    size_t n_chosen = all ? n : (size_t)argc - 1;
+    size_t n_chosen = all ? n : here ? 1 : (size_t)argc - 1;
     const session_entry_t **chosen = calloc(n_chosen + 1, sizeof(*chosen));
     if (chosen == NULL) {
         session_entries_free(v, n);
         return EXIT_INTERNAL;
     }
-    for (size_t i = 0; i < n_chosen; i++) {
+    if (here && (rc = session_here(v, n, &chosen[0])) != 0) {
+        free(chosen);
+        session_entries_free(v, n);
+        return rc < 0 ? 0 : rc;
+    }
+    for (size_t i = 0; !here && i < n_chosen; i++) {
         chosen[i] = all ? v[i] : find_session(v, n, argv[i + 1]);
         if (chosen[i] == NULL)
-            rc = 1;
+            rc = EXIT_USAGE;             /* names no running session, as for allow, deny, log */
         for (size_t j = 0; j < i && chosen[i] != NULL; j++)
             if (chosen[j] == chosen[i])
                 chosen[i] = NULL;        /* named twice: signalled once */

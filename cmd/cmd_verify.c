@@ -85,14 +85,15 @@ static int parse_args(int argc, char **argv, bool *ret_json, const char **ret_ag
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             *ret_json = true;
-        } else if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--agent") == 0) {
+            if (i + 1 >= argc)
+                return cli_missing_value("verify", "--agent", "an agent's name");
             *ret_agent = argv[++i];
         } else if (strncmp(argv[i], "--agent=", 8) == 0) {
             *ret_agent = argv[i] + 8;
         } else {
-            report("error: verify: unknown argument %s (usage: agent-sandbox verify [--agent NAME] [--json])",
-                   argv[i]);
-            return EXIT_USAGE;
+            static const char *const known[] = { "--json", "--agent" };
+            return cli_bad_argument("verify", argv[i], known, ARRAY_SIZE(known));
         }
     }
     return 0;

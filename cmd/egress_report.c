@@ -59,7 +59,8 @@ static void report_failures(const name_count_t *v, size_t n, const char *what)
         report("egress: %s: allowed, but %s (%zux)", name != NULL ? name : "?", what, v[i].count);
     }
     if (n > NAMES_SHOWN)
-        report("egress: and %zu more name(s) %s", n - NAMES_SHOWN, what);
+        report("egress: and %zu more %s %s", n - NAMES_SHOWN, plural(n - NAMES_SHOWN, "name", "names"),
+               what);
 }
 
 void egress_report_end(const session_dir_t *dir)
@@ -86,7 +87,8 @@ void egress_report_end(const session_dir_t *dir)
     if (sum.n_blocked > 0 || sum.n_unresolved > 0 || sum.n_unreachable > 0)
         report("egress: every query and connection: agent-sandbox log %s", dir->id);
     if (sum.dropped > 0)
-        report("egress: the router's logs reached their ceiling (%d MiB each): %zu line(s) were "
-               "dropped, counted in %s/*" LOG_DROPPED_SUFFIX, ROUTER_LOG_MAX_BYTES >> 20, sum.dropped, dest);
+        report("egress: the router's logs reached their ceiling (%d MiB each): %zu %s "
+               "dropped, counted in %s/*" LOG_DROPPED_SUFFIX, ROUTER_LOG_MAX_BYTES >> 20, sum.dropped,
+               plural(sum.dropped, "line was", "lines were"), dest);
     egress_summary_clear(&sum);
 }

@@ -72,6 +72,9 @@ const cli_command_t cli_commands[] = {
       "sessions are left alone.\n"
       "\n"
       "  --homes      also the homes of launch directories that no longer exist" },
+    { "help", cmd_help, "[COMMAND]", "this text, or COMMAND's (as COMMAND --help)",
+      "Prints the tool's --help, or with COMMAND that command's own, as\n"
+      "`agent-sandbox COMMAND --help` does." },
 };
 const size_t cli_n_commands = sizeof(cli_commands) / sizeof(cli_commands[0]);
 

@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "base/escape.h"
 #include "base/strv.h"
+#include "base/suggest.h"
 #include "base/util.h"
+#include "config/agent_profile.h"
 
 typedef enum opt_id {
     OPT_EXEC, OPT_AGENT, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_PUBLISH, OPT_HELP,
@@ -132,6 +135,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
     int i = 1, n_env = 0, n_publish = 0;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
+            o->args_verbatim = true;
             i++;
             break;
         }
@@ -144,7 +148,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
             return 1;
         }
         if (opt->id == OPT_EXEC) {
-            o->exec = true;
+            o->exec = o->args_verbatim = true;
             i++;
             break;
         }
@@ -173,6 +177,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
     }
     env_args[n_env] = NULL;
     publish_args[n_publish] = NULL;
+    o->args_first = i == 1;
     *ret_next = i;
     return 0;
 }
@@ -214,6 +219,100 @@ void run_options_clear(run_options_t *o)
     strv_free(o->command);
     strv_free(o->env);
     o->command = o->env = NULL;
+}
+
+#define AFTER_DASHES "to pass it to the agent, put it after --"
+
+/* An option the agent does not list: near one of ours, or (a short one,
+ * when the profile lists the agent's options) neither ours nor the
+ * agent's. 0 when it passes to the agent. */
+static int judge_option(const char *arg, const agent_profile_t *agent)
+{
+    size_t len = strcspn(arg, "=");
+    char name[SUGGEST_WORD_MAX + 1], near[256] = "";
+    if (len > SUGGEST_WORD_MAX)
+        return 0;
+    memcpy(name, arg, len);
+    name[len] = '\0';
+    if (strv_contains(agent->options, name))
+        return 0;
+    if (len == 2 && name[1] != '-') {
+        if (agent->options == NULL)
+            return 0;                    /* nothing to judge it against */
+        for (size_t i = 0, n = 0; i < ARRAY_SIZE(options); i++)
+            if (options[i].name[2] == name[1]) {
+                size_t at = strlen(near);
+                snprintf(near + at, sizeof(near) - at, "%s%s", n++ > 0 ? " or " : "", options[i].name);
+            }
+    } else {
+        const char *known[2 * ARRAY_SIZE(options)];
+        size_t n = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
+            known[n++] = options[i].name;
+            if (options[i].alias != NULL)
+                known[n++] = options[i].alias;
+        }
+        const char *nearest = suggest_nearest(name, known, n);
+        if (nearest == NULL)
+            return 0;
+        snprintf(near, sizeof(near), "%s", nearest);
+    }
+    _cleanup_free_ char *shown = path_escaped(name);
+    if (near[0] != '\0')
+        report("error: unknown option %s; did you mean %s? (" AFTER_DASHES ")", shown ? shown : "?", near);
+    else
+        report("error: unknown option %s: neither agent-sandbox's nor %s's (" AFTER_DASHES ")",
+               shown ? shown : "?", agent->name);
+    return -EINVAL;
+}
+
+/* A word in a command's place: near one of the commands, and not one of
+ * the agent's own. A prompt (words, capitals, punctuation) never is. */
+static int judge_command(const char *word, const agent_profile_t *agent)
+{
+    size_t len = strlen(word);
+    if (len == 0 || word[0] < 'a' || word[0] > 'z' ||
+        strspn(word, "abcdefghijklmnopqrstuvwxyz0123456789-") != len || strv_contains(agent->subcommands, word))
+        return 0;
+    const char *names[cli_n_commands];
+    for (size_t i = 0; i < cli_n_commands; i++)
+        names[i] = cli_commands[i].name;
+    const char *near = suggest_nearest(word, names, cli_n_commands);
+    if (near == NULL)
+        return 0;
+    report("error: unknown command %s; did you mean %s? (to pass it to the agent as a prompt, put it "
+           "after --)", word, near);
+    return -EINVAL;
+}
+
+/* The variables the sandbox sets for what it mounts: HOME (the home
+ * volume) and the profile's login-env (the shared login volume). */
+static int judge_env(char *const *env, const agent_profile_t *agent)
+{
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+        size_t len = strcspn(env[i], "=");
+        bool home = len == 4 && strncmp(env[i], "HOME", 4) == 0;
+        bool login = agent->login_env != NULL && strlen(agent->login_env) == len &&
+                     strncmp(env[i], agent->login_env, len) == 0;
+        if (home || login) {
+            report("error: --env %.*s: the sandbox sets %.*s itself (%s, where %s is mounted); it "
+                   "cannot be passed", (int)len, env[i], (int)len, env[i],
+                   home ? AGENT_HOME : AGENT_LOGIN_DIR, home ? "the agent's home volume" : "the shared login volume");
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+int run_options_check(const run_options_t *o, const agent_profile_t *agent)
+{
+    const char *first = o->command != NULL && !o->args_verbatim ? o->command[0] : NULL;
+    int r = judge_env(o->env, agent);
+    if (r == 0 && first != NULL && first[0] == '-' && first[1] != '\0')
+        r = judge_option(first, agent);
+    else if (r == 0 && first != NULL && o->args_first)
+        r = judge_command(first, agent);
+    return r;
 }
 
 void run_options_usage(FILE *f)

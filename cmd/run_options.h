@@ -28,6 +28,8 @@ typedef struct run_options {
     const char *memory, *pids, *cpus;   /* as given, or NULL */
     char **command;          /* NULL-terminated, owned: the agent's ARGS... (NULL when none),
                               * or COMMAND ARGS... with exec */
+    bool args_verbatim;      /* the command came after `--` or --exec: never judged */
+    bool args_first;         /* the agent's arguments start at argv[1] (a command's place) */
     char **env;              /* KEY=VALUE, NULL-terminated, owned */
     publish_t publish[PUBLISH_MAX];     /* --publish, in order */
     size_t n_publish;
@@ -48,6 +50,13 @@ typedef struct run_options {
 /* 0 and *ret filled; -EINVAL after reporting a usage error; -ENOMEM. */
 int run_options_parse(int argc, char **argv, run_options_t *ret);
 void run_options_clear(run_options_t *o);
+
+/* The agent's first argument (run_options_parse stopped there) judged as
+ * a mistyped option or command (docs/cli.md has the rule), and the --env
+ * names the sandbox sets itself, against the agent's profile. 0, or
+ * -EINVAL after reporting. */
+struct agent_profile;
+int run_options_check(const run_options_t *o, const struct agent_profile *agent);
 
 /* The option lines of the usage text, made from the table. */
 void run_options_usage(FILE *f);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
@@ -82,4 +83,62 @@ char *session_describe(const session_entry_t *e)
     if (msg_close(&m, &text, &err) < 0)
         as_error_free(&err);
     return text;
+}
+
+char *cwd_resolved(void)
+{
+    _cleanup_free_ char *cwd = getcwd(NULL, 0);
+    return cwd != NULL ? realpath(cwd, NULL) : NULL;
+}
+
+int session_default(const char *command, const char *const *ids, const char *const *dirs, size_t n,
+                    bool only_ok, size_t *ret_index)
+{
+    if (n == 0)
+        return -ENOENT;
+    _cleanup_free_ char *cwd = cwd_resolved();
+    if (cwd != NULL && session_pick_by_dir(dirs, n, cwd, ret_index) == 0)
+        return 0;
+    if (n == 1 && only_ok) {
+        *ret_index = 0;
+        return 0;
+    }
+    if (n == 1)
+        report("error: %s: which session? One is running, not started in this directory or above "
+               "it; name it with its ID:", command);
+    else
+        report("error: %s: which session? %zu are running, none started in this directory or above "
+               "it; name one with its ID:", command, n);
+    for (size_t i = 0; i < n; i++) {
+        msg_t m;
+        as_error_t *err = NULL;
+        _cleanup_free_ char *text = NULL;
+        if (msg_open(&m, &err) < 0) {
+            report_error(&err);
+            return EXIT_INTERNAL;
+        }
+        fprintf(m.f, "  %s  in ", ids[i]);
+        if (dirs[i] != NULL)
+            session_put_dir(m.f, dirs[i]);
+        else
+            fputs("(a directory not known yet: the session is starting)", m.f);
+        if (msg_close(&m, &text, &err) < 0) {
+            report_error(&err);
+            return EXIT_INTERNAL;
+        }
+        report("%s", text);
+    }
+    return EXIT_USAGE;
+}
+
+int session_found_default(const char *command, const session_found_t *v, size_t n, size_t *ret_index)
+{
+    _cleanup_free_ const char **ids = calloc(n + 1, sizeof(char *)), **dirs = calloc(n + 1, sizeof(char *));
+    if (ids == NULL || dirs == NULL)
+        return EXIT_INTERNAL;
+    for (size_t i = 0; i < n; i++) {
+        ids[i] = v[i].id;
+        dirs[i] = v[i].launch_dir;
+    }
+    return session_default(command, ids, dirs, n, true, ret_index);
 }

@@ -7,6 +7,8 @@
 
 #include "cli.h"
 #include "run_options.h"
+#include "base/escape.h"
+#include "base/suggest.h"
 #include "base/util.h"
 
 static const struct {
@@ -76,4 +78,29 @@ void cli_usage(FILE *f)
 void cli_command_usage(FILE *f, const cli_command_t *c)
 {
     fprintf(f, "usage: agent-sandbox %s%s%s\n\n%s\n", c->name, c->synopsis[0] ? " " : "", c->synopsis, c->help);
+}
+
+int cmd_help(int argc, char **argv)
+{
+    if (argc == 1) {
+        cli_usage(stdout);
+        return 0;
+    }
+    if (argc > 2)
+        return cli_bad_argument("help", argv[2], NULL, 0);
+    const char *names[cli_n_commands];
+    for (size_t i = 0; i < cli_n_commands; i++) {
+        if (strcmp(argv[1], cli_commands[i].name) == 0) {
+            cli_command_usage(stdout, &cli_commands[i]);
+            return 0;
+        }
+        names[i] = cli_commands[i].name;
+    }
+    if (argv[1][0] == '-')
+        return cli_bad_argument("help", argv[1], NULL, 0);
+    const char *near = suggest_nearest(argv[1], names, cli_n_commands);
+    _cleanup_free_ char *shown = path_escaped(argv[1]);
+    report("error: help: no command %s%s%s%s (`agent-sandbox help` lists them)", shown ? shown : "?",
+           near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
+    return EXIT_USAGE;
 }

@@ -36,6 +36,12 @@ static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
 #define steal_fd(fdp) ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
 
 /* Milliseconds on the monotonic clock, for deadlines. */
+/* The word for n of a thing: plural(n, "directory", "directories"). */
+static inline const char *plural(size_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
 static inline long monotonic_ms(void)
 {
     struct timespec ts;

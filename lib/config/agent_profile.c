@@ -55,7 +55,7 @@ static bool project_config_valid(const char *s)
 
 typedef enum key_id {
     K_IMAGE, K_COMMAND, K_LOGIN, K_CREDENTIAL, K_ENV, K_TELEMETRY_OFF, K_HOME,
-    K_CREDENTIALS_FILE, K_LOGIN_ENV, K_ALLOWLIST, K_PROJECT_CONFIG, K_COUNT,
+    K_CREDENTIALS_FILE, K_LOGIN_ENV, K_ALLOWLIST, K_PROJECT_CONFIG, K_OPTION, K_SUBCOMMAND, K_COUNT,
 } key_id_t;
 
 static const struct key {
@@ -68,7 +68,8 @@ static const struct key {
     { K_ENV, "env", true },               { K_TELEMETRY_OFF, "telemetry-off", true },
     { K_HOME, "home", true },             { K_CREDENTIALS_FILE, "credentials-file", false },
     { K_LOGIN_ENV, "login-env", false },  { K_ALLOWLIST, "allowlist", false },
-    { K_PROJECT_CONFIG, "project-config", true },
+    { K_PROJECT_CONFIG, "project-config", true }, { K_OPTION, "option", true },
+    { K_SUBCOMMAND, "subcommand", true },
 };
 
 typedef struct parser {
@@ -92,6 +93,17 @@ static int env_value(parser_t *ps, const char *key, const char *v, as_error_t **
     return 0;
 }
 
+/* -X, or --name: what the agent takes as an option. */
+static bool option_word_valid(const char *v)
+{
+    static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    size_t n = strlen(v);
+    if (n == 2)
+        return v[0] == '-' && strchr(alnum, v[1]) != NULL && v[1] != '\0';
+    return n > 2 && n <= 64 && strncmp(v, "--", 2) == 0 && strchr(alnum, v[2]) != NULL &&
+           strspn(v + 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") == n - 2;
+}
+
 /* One word that must be valid for its key; the message says why not. */
 static const char *word_problem(key_id_t id, const char *v)
 {
@@ -113,6 +125,10 @@ static const char *word_problem(key_id_t id, const char *v)
                (strncmp(v, ALLOWLIST_DIR, strlen(ALLOWLIST_DIR)) == 0 &&
                 agent_name_valid(v + strlen(ALLOWLIST_DIR)))
                    ? NULL : "expected " ALLOWLIST_DEFAULT " or " ALLOWLIST_DIR "NAME";
+    case K_OPTION:
+        return option_word_valid(v) ? NULL : "expected -X or --name (letters, digits and -)";
+    case K_SUBCOMMAND:
+        return v[0] != '-' && agent_name_valid(v) ? NULL : "expected a word of a-z, 0-9 and -";
     case K_PROJECT_CONFIG:
         return project_config_valid(v) ? NULL : "expected a path relative to the launch directory, without . "
                                                 "or .. (a trailing / for a directory)";
@@ -132,6 +148,7 @@ static int store(parser_t *ps, key_id_t id, char *value, as_error_t **err)
     char ***many[K_COUNT] = {
         [K_CREDENTIAL] = &p->credentials, [K_ENV] = &p->env, [K_TELEMETRY_OFF] = &p->telemetry_off,
         [K_HOME] = &p->home, [K_COMMAND] = &p->command, [K_PROJECT_CONFIG] = &p->project_config,
+        [K_OPTION] = &p->options, [K_SUBCOMMAND] = &p->subcommands,
     };
     if (one[id] != NULL) {
         *one[id] = value;
@@ -154,9 +171,15 @@ static int parse_value(parser_t *ps, const struct key *k, const config_word_t *w
         char *text = strndup(w[1].text, (size_t)(line->text + line->len - w[1].text));
         return text != NULL ? store(ps, k->id, text, err) : as_error_make(err, ENOMEM, "out of memory");
     }
-    if (k->id == K_COMMAND) {
+    if (k->id == K_COMMAND || k->id == K_OPTION || k->id == K_SUBCOMMAND) {
         for (size_t i = 1; i < n; i++) {
             char *word = strndup(w[i].text, w[i].len);
+            const char *problem = word != NULL ? word_problem(k->id, word) : NULL;
+            if (problem != NULL) {
+                int r = perr(ps, err, "%s `%s`: %s", k->name, word, problem);
+                free(word);
+                return r;
+            }
             int r = word != NULL ? store(ps, k->id, word, err) : as_error_make(err, ENOMEM, "out of memory");
             if (r < 0)
                 return r;
@@ -199,7 +222,8 @@ static int parse_line(parser_t *ps, as_error_t **err)
         return parse_value(ps, k, w, n, err);
     }
     return perr(ps, err, "unknown key `%.*s` (expected image, command, login, credential, env, "
-                "telemetry-off, home, credentials-file, login-env, allowlist or project-config)",
+                "telemetry-off, home, credentials-file, login-env, allowlist, project-config, option or "
+                "subcommand)",
                 (int)(w[0].len < 40 ? w[0].len : 40), w[0].text);
 }
 
@@ -281,5 +305,7 @@ void agent_profile_free(agent_profile_t *p)
     free(p->login_env);
     free(p->allowlist);
     strv_free(p->project_config);
+    strv_free(p->options);
+    strv_free(p->subcommands);
     free(p);
 }

@@ -45,6 +45,9 @@ typedef struct agent_profile {
     char **project_config;   /* its configs in a project, relative to the launch directory
                               * ("dir/" for a directory); each must be in the workspace's
                               * default protected set (test_agent_profile checks) */
+    char **options;          /* its own options ("-p", "--continue"): they pass to it as
+                              * they are, never judged as a mistyped option of ours */
+    char **subcommands;      /* its own commands ("mcp"): the same, in a command's place */
 } agent_profile_t;
 
 /* [a-z0-9][a-z0-9-]*, at most AGENT_NAME_MAX bytes: safe in a file name. */

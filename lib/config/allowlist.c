@@ -119,7 +119,7 @@ static int errors_result(parser_t *p, as_error_t **err)
     for (size_t i = 0; i < p->n_errors; i++)
         fprintf(m.f, "%s%s", i > 0 ? "\n" : "", p->errors[i]);
     if (p->n_errors_more > 0)
-        fprintf(m.f, "\n... and %zu more error(s)", p->n_errors_more);
+        fprintf(m.f, "\n... and %zu more %s", p->n_errors_more, plural(p->n_errors_more, "error", "errors"));
     return msg_fail(&m, EINVAL, err);
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "session_dir.h"
+#include "session_registry.h"
 #include "base/util.h"
 #include "egress/egress_state.h"
 
@@ -28,8 +29,10 @@ bool session_dir_live(const char *base, const char *id)
 
 void session_found_free(session_found_t *v, size_t n)
 {
-    for (size_t i = 0; v != NULL && i < n; i++)
+    for (size_t i = 0; v != NULL && i < n; i++) {
         free(v[i].path);
+        free(v[i].launch_dir);
+    }
     free(v);
 }
 
@@ -57,7 +60,19 @@ static bool found_at(int dfd, const char *base, const char *id, session_found_t 
         return false;
     *ret = (session_found_t){ .started = lock.st_mtim };
     snprintf(ret->id, sizeof(ret->id), "%.*s", SESSION_ID_LEN, id);
-    return asprintf(&ret->path, "%s/%s", base, id) >= 0;
+    if (asprintf(&ret->path, "%s/%s", base, id) < 0)
+        return false;
+    /* no entry (yet), or one unreadable: the session has no directory to
+     * be chosen by, and is still found by its ID */
+    session_entry_t *e = NULL;
+    as_error_t *err = NULL;
+    if (session_registry_read(ret->path, &e, &err) == 0) {
+        ret->launch_dir = e->launch_dir;
+        e->launch_dir = NULL;
+        session_entry_free(e);
+    }
+    as_error_free(&err);
+    return true;
 }
 
 int session_find_live(session_found_t **ret, size_t *ret_n, as_error_t **err)
@@ -84,6 +99,7 @@ int session_find_live(session_found_t **ret, size_t *ret_n, as_error_t **err)
         session_found_t *grown = reallocarray(v, n + 1, sizeof(*v));
         if (grown == NULL) {
             free(one.path);
+            free(one.launch_dir);
             closedir(d);
             session_found_free(v, n);
             return as_error_make(err, ENOMEM, "out of memory");
@@ -114,5 +130,32 @@ int session_found_pick(const session_found_t *v, size_t n, const char *id, size_
     if (hits > 1)
         return -EEXIST;
     *ret_index = at;
+    return 0;
+}
+
+/* dir is cwd or above it. */
+static bool holds(const char *dir, const char *cwd)
+{
+    size_t len = strlen(dir);
+    if (strcmp(dir, "/") == 0)
+        return cwd[0] == '/';
+    return strncmp(cwd, dir, len) == 0 && (cwd[len] == '\0' || cwd[len] == '/');
+}
+
+int session_pick_by_dir(const char *const *dirs, size_t n, const char *cwd, size_t *ret_index)
+{
+    size_t best = n, best_len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (dirs[i] == NULL || !holds(dirs[i], cwd))
+            continue;
+        size_t len = strlen(dirs[i]);
+        if (best == n || len > best_len) {
+            best = i;
+            best_len = len;
+        }
+    }
+    if (best == n)
+        return -ENOENT;
+    *ret_index = best;
     return 0;
 }

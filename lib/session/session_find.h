@@ -15,6 +15,7 @@
 typedef struct session_found {
     char id[SESSION_ID_LEN + 1];
     char *path;              /* the session directory */
+    char *launch_dir;        /* from its registry entry; NULL when it has none yet */
     struct timespec started; /* when its directory was made (its lock file's mtime) */
 } session_found_t;
 
@@ -28,5 +29,11 @@ void session_found_free(session_found_t *v, size_t n);
 /* The index in v of the session whose id is `id` or starts with it (at
  * least 4 digits); -ENOENT when none, -EEXIST when several. */
 int session_found_pick(const session_found_t *v, size_t n, const char *id, size_t *ret_index);
+
+/* Of the launch directories `dirs` (the newest session's first; NULL
+ * entries are skipped), the one that holds `cwd` (a resolved path: the
+ * directory itself or one below it), the deepest, the first of equals:
+ * its index, or -ENOENT when none does. Pure. */
+int session_pick_by_dir(const char *const *dirs, size_t n, const char *cwd, size_t *ret_index);
 
 #endif

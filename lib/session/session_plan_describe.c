@@ -69,8 +69,9 @@ static void put_egress(FILE *f, const session_plan_t *p)
     fprintf(f, "router:    %s (outside the pod; on the session network and %s)\n", p->router,
             p->egress_network);
     fprintf(f, "  resolver for upstream names: %s\n", p->resolver);
-    fprintf(f, "  allowed: %zu name(s), %zu upstream net(s)\n",
-            p->allowlist ? p->allowlist->n_entries : 0, p->allowlist ? p->allowlist->n_nets : 0);
+    size_t names = p->allowlist ? p->allowlist->n_entries : 0, nets = p->allowlist ? p->allowlist->n_nets : 0;
+    fprintf(f, "  allowed: %zu %s, %zu upstream %s\n", names, plural(names, "name", "names"), nets,
+            plural(nets, "net", "nets"));
     for (size_t i = 0; p->allowlist != NULL && i < p->allowlist->n_entries; i++) {
         const allowlist_entry_t *a = &p->allowlist->entries[i];
         fprintf(f, "    %s%s", a->wildcard ? "." : "", a->name);

@@ -388,8 +388,9 @@ static void judge_agent(builder_t *b, const records_t *r, const verify_expect_t 
         add(b, "agent", property, VERIFY_FAIL, "%s: the credential variable %s is set inside without "
             "being named", x->agent, cred);
     else
-        add(b, "agent", property, VERIFY_PASS, "%s at %s; %zu telemetry switch(es) set; none of its %zu "
-            "credential variable(s) set", x->agent, path, n_off, n_cred);
+        add(b, "agent", property, VERIFY_PASS, "%s at %s; %zu telemetry %s set; none of its %zu "
+            "credential %s set", x->agent, path, n_off, plural(n_off, "switch", "switches"), n_cred,
+            plural(n_cred, "variable", "variables"));
 }
 
 int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_t **ret,

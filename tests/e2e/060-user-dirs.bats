@@ -81,7 +81,7 @@ setup() {
     printf 'agent gemini\n' >"$CFG/settings"
     AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/only run_x 0 agent-sandbox --memory none --dry-run
     assert "$output" contains $'\n  profile: gemini;'
-    assert "$output" contains $'allowed: 1 name(s)' "the named allowlist alone"
+    assert "$output" contains $'allowed: 1 name,' "the named allowlist alone"
     assert "$stderr" !contains "allowed-hosts.d/gemini" "nothing of gemini's copied or read"
     [ ! -e "$CFG/allowed-hosts.d/gemini" ] || die "gemini's allowlist was copied"
 

@@ -150,7 +150,7 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
     run_x 0 agent-sandbox allow late.allowed.test db.allowed.test:5433 --save
     assert "$stderr" contains "allowed late.allowed.test in session $id: the agent can reach it now"
     assert "$stderr" contains "note: db.allowed.test:5433: a running session cannot open a new port; it is saved for the next sessions"
-    assert "$stderr" contains "saved 2 name(s) to $list"
+    assert "$stderr" contains "saved 2 names to $list"
     local today
     today=$(date +%Y-%m-%d)
     assert "$(head -n -2 "$list")" == "$before" "the file as it was"
@@ -205,7 +205,7 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
     cp "$AS_RUN_DIR/allowed-hosts.suite" "$list"           # the suite's again, before any assert
     touch "$AS_DIR/done"
     bg_wait 120
-    assert "$said" contains "saved 1 name(s) to $list"
+    assert "$said" contains "saved 1 name to $list"
     assert "$saved" == "saved.allowed.test  # added by agent-sandbox allow, $(date +%Y-%m-%d)"
     diff -r "$AS_RUN_DIR/allowed-hosts.d.suite" "$AS_CONFIG_DIR/allowed-hosts.d" || die "an agent's file changed"
 }

@@ -176,7 +176,7 @@ FAKE_LOGIN='{"claudeAiOauth":{"accessToken":"sk-ant-oat01-e2e","refreshToken":"s
     fh_assert_left
 
     run_x 0 agent-sandbox cleanup
-    assert "$stderr" =~ "removed [1-9][0-9]* leftover resource\(s\) and 1 directory\(ies\) of 1 earlier session\(s\)" \
+    assert "$stderr" =~ "removed [1-9][0-9]* leftover resources? and 1 directory of 1 earlier session " \
         "what the sweep says it removed"
     fh_assert_gone "after the sweep"
     # kept: the home (with what the killed session wrote) and the login

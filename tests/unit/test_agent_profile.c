@@ -131,6 +131,12 @@ static void claude_shares_its_login_the_others_do_not(void **state)
     assert_true(agent_profile_allowlist_is_default(claude));
     assert_true(strv_contains(claude->telemetry_off, "DISABLE_TELEMETRY=1"));
     assert_true(strv_contains(claude->credentials, "ANTHROPIC_API_KEY"));
+    /* its own options pass as they are: --agents is near agent-sandbox's --agent */
+    const char *const own[] = { "-c", "--continue", "-p", "--print", "-r", "--resume", "--agents", "--model" };
+    for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+        assert_true(strv_contains(claude->options, own[i]));
+    assert_false(strv_contains(claude->options, "-e"));
+    assert_true(strv_contains(claude->subcommands, "mcp"));
     agent_profile_free(claude);
     const char *others[] = { "codex", "gemini", "opencode" };
     for (size_t i = 0; i < 3; i++) {
@@ -158,6 +164,9 @@ static void values(void **state)
                                   "credentials-file .x/auth.json\n"
                                   "project-config .x/\n"
                                   "project-config x.json\n"
+                                  "option -p --print --allowedTools\n"
+                                  "option --x2\n"
+                                  "subcommand mcp setup-token\n"
                                   "allowlist allowed-hosts.d/x\n");
     assert_string_equal(p->name, "x");
     assert_string_equal(p->image, "localhost/x");
@@ -172,6 +181,12 @@ static void values(void **state)
     assert_string_equal(p->project_config[0], ".x/");
     assert_string_equal(p->project_config[1], "x.json");
     assert_null(p->project_config[2]);
+    assert_string_equal(p->options[0], "-p");
+    assert_string_equal(p->options[2], "--allowedTools");
+    assert_string_equal(p->options[3], "--x2");
+    assert_null(p->options[4]);
+    assert_string_equal(p->subcommands[1], "setup-token");
+    assert_null(p->subcommands[2]);
     assert_false(agent_profile_allowlist_is_default(p));
     agent_profile_free(p);
     agent_profile_free(NULL);
@@ -192,6 +207,13 @@ static void malformed_profiles_are_refused(void **state)
     refused(BASE "env 1X=1\n", "prof:4: env: expected NAME=VALUE");
     refused(BASE "telemetry-off OFF\n", "prof:4: telemetry-off: expected NAME=VALUE");
     refused(BASE "env A=1 B=2\n", "prof:4: env takes one value, not 2");
+    refused(BASE "option -p print\n", "prof:4: option `print`: expected -X or --name");
+    refused(BASE "option -pc\n", "prof:4: option `-pc`: expected -X or --name");
+    refused(BASE "option --a=b\n", "prof:4: option `--a=b`: expected -X or --name");
+    refused(BASE "option ---x\n", "prof:4: option `---x`: expected -X or --name");
+    refused(BASE "option\n", "prof:4: option needs a value");
+    refused(BASE "subcommand -x\n", "prof:4: subcommand `-x`: expected a word");
+    refused(BASE "subcommand Mcp\n", "prof:4: subcommand `Mcp`: expected a word");
     refused(BASE "home ../escape\n", "prof:4: home `../escape`");
     refused(BASE "home /etc\n", "prof:4: home `/etc`");
     refused(BASE "credential\n", "prof:4: credential needs a value");
