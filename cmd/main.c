@@ -19,12 +19,14 @@ const cli_command_t cli_commands[] = {
       "\n"
       "  --json       the same as one JSON array\n"
       "  -q, --quiet  the IDs alone, one a line" },
-    { "stop", cmd_stop, "ID...|--all", "end running sessions, as Ctrl-C would",
+    { "stop", cmd_stop, "[ID...|--all]", "end running sessions, as Ctrl-C would",
       "Ends the sessions named by their ID (or a prefix of it that names one\n"
       "alone), or all of them, and waits until each is gone: its CLI forwards\n"
       "the signal to the agent and tears the sandbox down, exactly as for\n"
       "Ctrl-C, and exits with its usual code and message. An agent still\n"
-      "running after 10 s is killed. Exit status 0 when every one ended." },
+      "running after 10 s is killed. Without an ID: the session started in\n"
+      "this directory or above it, and no other. Exit status 0 when every one\n"
+      "ended, 64 when an ID names no running session." },
     { "doctor", cmd_doctor, "", "check this host's set-up, with the fix for each problem",
       "Checks what sessions need of this host, one line each, OK, WARN or FAIL,\n"
       "with the exact command that fixes it: podman and its API, subordinate\n"
@@ -41,20 +43,25 @@ const cli_command_t cli_commands[] = {
       "allowlist file (docs/allowlist.md).\n"
       "\n"
       "  --session ID   the session (an ID from `agent-sandbox ps`, `log` or the\n"
-      "                 end-of-session line, or its first digits); default: the one running\n"
+      "                 end-of-session line, or its first digits); default: the one\n"
+      "                 started in this directory or above it, else the only one running\n"
       "  --save         also add them to the allowlist file the session started with\n"
-      "                 (with no session running: the allowlist file of new sessions)" },
+      "                 (with no session, or several and none started here: the\n"
+      "                 allowlist file of new sessions)" },
     { "deny", cmd_deny, "NAME... [--session ID]", "take names off a running session's allowlist",
       "Takes names (NAME, or .DOMAIN for a wildcard entry) off a running session's\n"
       "allowlist: new connections and lookups are refused at once; connections\n"
       "open already stay open. The allowlist file is not changed.\n"
       "\n"
-      "  --session ID   the session; default: the one running" },
+      "  --session ID   the session; default: the one started in this directory or\n"
+      "                 above it, else the only one running" },
     { "log", cmd_log, "[ID] [--denied] [--follow] [--json]", "a session's DNS queries and connections",
       "Every DNS query and connection of a session: time, name, port, verdict and\n"
       "bytes. A refused one ends with the command that allows it. ID is a session's\n"
-      "ID or its first digits; default: the running session started last, else the\n"
-      "session that ended last (its logs are kept in the state directory).\n"
+      "ID or its first digits; default: the running session started in this\n"
+      "directory or above it, else the only one running, else the session that\n"
+      "ended last (its logs are kept in the state directory). A first line on\n"
+      "stderr names the session, its directory and whether it runs.\n"
       "\n"
       "  --denied       only what was refused\n"
       "  -f, --follow   go on printing while the session runs\n"

@@ -45,7 +45,7 @@ _agent_sandbox()
             if [[ $cur == -* ]]; then
                 words="--exec --env --agent --publish --dry-run --memory --pids --cpus --help --version"
             else
-                words="ps stop doctor verify cleanup allow deny log"
+                words="ps stop doctor verify cleanup allow deny log help"
             fi ;;
         ps) words="--json -q --quiet --help" ;;
         stop)
@@ -53,6 +53,7 @@ _agent_sandbox()
         doctor) words="--help" ;;
         verify) words="--agent --json --help" ;;
         cleanup) words="--homes --help" ;;
+        help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup allow deny log help" ;;
         allow | deny)
             [[ $cur == -* ]] && words="--session --help"
             [[ $cmd == allow && $cur == -* ]] && words="$words --save" ;;

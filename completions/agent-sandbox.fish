@@ -2,7 +2,7 @@
 # running sessions' IDs (from `agent-sandbox ps -q`) and the agents' names.
 # Installed as fish/vendor_completions.d/agent-sandbox.fish.
 
-set -l __agent_sandbox_commands ps stop doctor verify cleanup allow deny log
+set -l __agent_sandbox_commands ps stop doctor verify cleanup allow deny log help
 
 function __agent_sandbox_ids
     set -l cli (commandline -opc)[1]
@@ -46,6 +46,8 @@ complete -c agent-sandbox -n __agent_sandbox_no_command -a cleanup -d 'remove wh
 complete -c agent-sandbox -n __agent_sandbox_no_command -a allow -d 'allow a name in a running session'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a deny -d 'deny a name in a running session'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a log -d "show a session's router log"
+complete -c agent-sandbox -n __agent_sandbox_no_command -a help -d "this text, or a command's"
+complete -c agent-sandbox -n '__fish_seen_subcommand_from help' -x -a "$__agent_sandbox_commands" -d 'command'
 
 complete -c agent-sandbox -n __agent_sandbox_no_command -l exec -d 'run COMMAND instead of the agent'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l env -x -a '(set -n)' -d 'pass a variable in'
