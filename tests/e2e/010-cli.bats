@@ -80,3 +80,90 @@ load helpers
     run_x 0 agent-sandbox --dry-run --exec --env X=1
     assert "$output" contains "  command: --env X=1"
 }
+
+# refused ARGS...: a typo is refused with exit 64 and one line, before
+# anything of podman starts: no API call in the trace, no session directory.
+refused() {
+    local expect=$1
+    shift
+    local before
+    before=$(ls -A "$AS_SESSIONS_DIR" 2>/dev/null | xargs)
+    run_x "$EX_USAGE" env AGENT_SANDBOX_TRACE=1 "$AGENT_SANDBOX_BIN" "$@"
+    assert "$stderr" == "agent-sandbox: error: $expect" "$*"
+    assert "$output" == "" "$*: nothing on stdout"
+    assert "$(ls -A "$AS_SESSIONS_DIR" 2>/dev/null | xargs)" == "$before" "$*: no session directory"
+}
+
+@test "typos before --: a word near an option or command of ours is refused (64), with no podman started" {
+    local hint='(to pass it to the agent, put it after --)'
+    refused "unknown option --exex; did you mean --exec? $hint" --exex bash
+    refused "unknown option --memroy; did you mean --memory? $hint" --memroy 2G
+    refused "unknown option --memroy; did you mean --memory? $hint" --memroy=2G
+    refused "unknown option --cpu; did you mean --cpus? $hint" --dry-run --cpu 2
+    refused "unknown option -exec; did you mean --exec? $hint" -exec true
+    # a short option that is neither ours nor Claude Code's (its profile lists them)
+    refused "unknown option -e; did you mean --exec or --env? $hint" -e
+    refused "unknown option -z: neither agent-sandbox's nor claude's $hint" -z
+    # a first word near a command: not a prompt
+    refused "unknown command pss; did you mean ps? (to pass it to the agent as a prompt, put it after --)" pss
+    refused "unknown command alow; did you mean allow? (to pass it to the agent as a prompt, put it after --)" alow x.test
+    # the sandbox's own variables
+    refused "--env HOME: the sandbox sets HOME itself (/home/agent, where the agent's home volume is mounted); it cannot be passed" \
+        --env HOME=/x --exec true
+    refused "--env CLAUDE_SECURESTORAGE_CONFIG_DIR: the sandbox sets CLAUDE_SECURESTORAGE_CONFIG_DIR itself (/var/lib/agent-sandbox-login, where the shared login volume is mounted); it cannot be passed" \
+        --env CLAUDE_SECURESTORAGE_CONFIG_DIR=/x
+}
+
+@test "the agent's own arguments still reach it: its options, a prompt, anything after --" {
+    # what the plan's command line shows
+    run_x 0 agent-sandbox --dry-run -p 'fix the bug'
+    assert "$output" contains "  command: claude -p fix the bug"
+    run_x 0 agent-sandbox --dry-run -- --exec -e pss
+    assert "$output" contains "  command: claude --exec -e pss"
+    run_x 0 agent-sandbox --dry-run --agents '{}' --exex
+    assert "$output" contains "  command: claude --agents {} --exex" "Claude Code's --agents, near --agent, is its own"
+    run_x 0 agent-sandbox --dry-run fix
+    assert "$output" contains "  command: claude fix"
+    # in argv[1], where a command would be: past the check, the session
+    # starts (and stops at the missing image)
+    local args
+    for args in "--continue" "-p prompt" "-c" "-- --exec" "-- pss" "fix" "top" "mcp list" "Fix the tests"; do
+        # shellcheck disable=SC2086
+        run_x "$EX_NOIMAGE" env AGENT_SANDBOX_IMAGE=localhost/as-e2e-nosuch:x "$AGENT_SANDBOX_BIN" $args
+        assert "$stderr" contains "image localhost/as-e2e-nosuch:x is missing" "$args"
+    done
+}
+
+@test "help [COMMAND], and the subcommands' own typos and missing values" {
+    run_x 0 agent-sandbox help
+    assert "${lines[0]}" == "usage: agent-sandbox [OPTIONS] [--] [AGENT ARGS...]"
+    assert "$output" contains "  help [COMMAND]"
+    run_x 0 agent-sandbox help ps
+    assert "${lines[0]}" == "usage: agent-sandbox ps [--json | -q]"
+    run_x 0 agent-sandbox help help
+    assert "${lines[0]}" == "usage: agent-sandbox help [COMMAND]"
+    run_x "$EX_USAGE" agent-sandbox help pss
+    assert "$stderr" == "agent-sandbox: error: help: no command pss; did you mean ps? (\`agent-sandbox help\` lists them)"
+    run_x "$EX_USAGE" agent-sandbox help ps log
+
+    run_x "$EX_USAGE" agent-sandbox ps --jsn
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: ps: unknown option --jsn; did you mean --json?"
+    assert "$stderr" contains $'\nusage: agent-sandbox ps [--json | -q]'
+    run_x "$EX_USAGE" agent-sandbox log --folow
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: log: unknown option --folow; did you mean --follow?"
+    run_x "$EX_USAGE" agent-sandbox stop --al
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: stop: unknown option --al; did you mean --all?"
+    run_x "$EX_USAGE" agent-sandbox cleanup --hoems
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: cleanup: unknown option --hoems; did you mean --homes?"
+    run_x "$EX_USAGE" agent-sandbox allow x.test --sesion 1234
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: allow: unknown option --sesion; did you mean --session?"
+    run_x "$EX_USAGE" agent-sandbox ps --bogus
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: ps: unknown option --bogus"
+    # a missing value is named as such
+    run_x "$EX_USAGE" agent-sandbox allow db.test --session
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: allow: --session needs a value (a session's ID)"
+    run_x "$EX_USAGE" agent-sandbox deny db.test --session=
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: deny: --session needs a value (a session's ID)"
+    run_x "$EX_USAGE" agent-sandbox verify --agent
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: verify: --agent needs a value (an agent's name)"
+}

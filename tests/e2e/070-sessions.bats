@@ -88,6 +88,82 @@ print("ok")' "$output" "$one" "$two" "$id_one" "$AS_DIR" "$entries" "$id_two"
     assert "$output" == "[]"
 }
 
+@test "allow, deny, log and stop without an ID: the session of the current directory; else which one, with directories" {
+    AS_OTHER_DIR=$(cd "$(mktemp -d "$AS_E2E_ROOT/XXXXXXXX")" && pwd -P)
+    mkdir -p "$AS_OTHER_DIR/sub/deeper"
+    start_in one "$AS_DIR"
+    start_in two "$AS_OTHER_DIR"
+    run_x 0 agent-sandbox ps
+    local id_one id_two
+    id_one=$(ps_row "${AS_BG_PIDS[one]}") id_one=${id_one%% *}
+    id_two=$(ps_row "${AS_BG_PIDS[two]}") id_two=${id_two%% *}
+
+    # below the second session's launch directory: that one
+    cd "$AS_OTHER_DIR/sub/deeper" || die "cd"
+    run_x 0 agent-sandbox allow db.test
+    assert "$stderr" == "agent-sandbox: allowed db.test in session $id_two: the agent can reach it now"
+    run_x 0 agent-sandbox log --json
+    assert "$stderr" == "agent-sandbox: log of session $id_two, in $(shown "$AS_OTHER_DIR"), running" \
+        "log's header, on stderr"
+    run_x 0 python3 -c 'import json, sys
+for l in sys.argv[1].splitlines(): json.loads(l)' "$output"
+    # in the first one's: that one (db.test is not in its list)
+    cd "$AS_DIR" || die "cd"
+    run_x 0 agent-sandbox deny db.test
+    assert "$stderr" == "agent-sandbox: db.test is not allowed in session $id_one: nothing to take off"
+    run_x 0 agent-sandbox log
+    assert "$stderr" == "agent-sandbox: log of session $id_one, in $(shown "$AS_DIR"), running"
+
+    # in neither: which session?, each with its directory
+    cd "$AS_E2E_ROOT" || die "cd"
+    local which
+    for cmd in "allow db.test" "deny db.test" "log" "stop"; do
+        # shellcheck disable=SC2086
+        run_x "$EX_USAGE" agent-sandbox $cmd
+        which="agent-sandbox: error: ${cmd%% *}: which session? 2 are running, none started in this directory or above it; name one with its ID:"
+        assert "${stderr%%$'\n'*}" == "$which" "$cmd"
+        assert "$stderr" contains "agent-sandbox:   $id_one  in $(shown "$AS_DIR")" "$cmd"
+        assert "$stderr" contains "agent-sandbox:   $id_two  in $(shown "$AS_OTHER_DIR")" "$cmd"
+    done
+    run_x 0 agent-sandbox ps -q
+    assert "$(wc -l <<<"$output")" == 2 "stop without an ID stopped nothing"
+    # allow --save with none here: the file of new sessions, no session changed
+    export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/allowed-hosts
+    cp "$AS_CONFIG_DIR/allowed-hosts" "$AGENT_SANDBOX_ALLOWLIST"
+    run_x 0 agent-sandbox allow saved.test --save
+    assert "$stderr" contains "note: 2 sessions are running, none started in this directory or above it: none of them is changed"
+    assert "$stderr" contains "saved 1 name to $AGENT_SANDBOX_ALLOWLIST"
+    assert "$(tail -n 1 "$AGENT_SANDBOX_ALLOWLIST")" == "saved.test"
+    unset AGENT_SANDBOX_ALLOWLIST
+    # a missing value, and an ID that names no session: 64 for all
+    run_x "$EX_USAGE" agent-sandbox allow db.test --session
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: allow: --session needs a value (a session's ID)"
+    run_x "$EX_USAGE" agent-sandbox allow db.test --session 000000000000
+
+    # stop in a session's directory: that one alone, named
+    cd "$AS_OTHER_DIR/sub" || die "cd"
+    run_x 0 agent-sandbox stop
+    assert "$stderr" contains "stopping session $id_two (PID ${AS_BG_PIDS[two]}, in $(shown "$AS_OTHER_DIR"), started "
+    assert "$stderr" contains "stopped session $id_two"
+    bg_wait --as two 30
+    assert "$status" == 143
+    cd "$AS_DIR" || die "cd"
+    run_x 0 agent-sandbox ps -q
+    assert "$output" == "$id_one" "the other one runs on"
+    # one session running, not started here: allow takes it; stop does not
+    cd "$AS_OTHER_DIR" || die "cd"
+    run_x 0 agent-sandbox allow db.test
+    assert "$stderr" == "agent-sandbox: allowed db.test in session $id_one: the agent can reach it now"
+    run_x "$EX_USAGE" agent-sandbox stop
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: stop: which session? One is running, not started in this directory or above it; name it with its ID:"
+    cd "$AS_DIR" || die "cd"
+    run_x 0 agent-sandbox stop
+    bg_wait --as one 30
+    assert "$status" == 143
+    run_x 0 agent-sandbox stop
+    assert "$stderr" == "agent-sandbox: no session is running"
+}
+
 @test "stop: an agent that ignores SIGTERM is killed after the grace, and the session still ends cleanly" {
     bg_start agent-sandbox --memory none --exec sh -c 'trap "" TERM; touch .running; while :; do sleep 1; done'
     wait_for_file "$AS_DIR/.running" 120
@@ -100,7 +176,7 @@ print("ok")' "$output" "$one" "$two" "$id_one" "$AS_DIR" "$entries" "$id_two"
 }
 
 @test "stop: a session that is not running, and bad arguments" {
-    run_x 1 agent-sandbox stop 000000000000
+    run_x "$EX_USAGE" agent-sandbox stop 000000000000
     assert "$stderr" == "agent-sandbox: error: stop: no running session 000000000000 (\`agent-sandbox ps\` lists them)"
     run_x "$EX_USAGE" agent-sandbox stop
     run_x "$EX_USAGE" agent-sandbox stop --bogus

@@ -173,7 +173,7 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
     ln -s "$list" "$AS_RUN_DIR/link"
     export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/link
     run_x 64 agent-sandbox allow later.allowed.test
-    assert "$stderr" == "agent-sandbox: error: no session is running"
+    assert "$stderr" == "agent-sandbox: error: allow: no session is running"
     run_x 0 agent-sandbox allow later.allowed.test --save
     assert "$(tail -n 1 "$list")" == "later.allowed.test  # added by agent-sandbox allow, $today"
     [ -L "$AS_RUN_DIR/link" ] || die "the symlink was replaced"
