@@ -87,11 +87,11 @@ refused() {
     local expect=$1
     shift
     local before
-    before=$(ls -A "$AS_SESSIONS_DIR" 2>/dev/null | xargs)
+    before=$(find "$AS_SESSIONS_DIR" -mindepth 1 -maxdepth 1 2>/dev/null | sort)
     run_x "$EX_USAGE" env AGENT_SANDBOX_TRACE=1 "$AGENT_SANDBOX_BIN" "$@"
     assert "$stderr" == "agent-sandbox: error: $expect" "$*"
     assert "$output" == "" "$*: nothing on stdout"
-    assert "$(ls -A "$AS_SESSIONS_DIR" 2>/dev/null | xargs)" == "$before" "$*: no session directory"
+    assert "$(find "$AS_SESSIONS_DIR" -mindepth 1 -maxdepth 1 2>/dev/null | sort)" == "$before" "$*: no session directory"
 }
 
 @test "typos before --: a word near an option or command of ours is refused (64), with no podman started" {

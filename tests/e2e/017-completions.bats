@@ -101,6 +101,8 @@ end_session() {
     start_session
     shell_start zsh -f -i
     keys "fpath=($SHARE/zsh/site-functions \$fpath); autoload -Uz compinit; compinit -u -D; PS1='$ '"
+    # compinit takes seconds on a loaded host: keys typed before its prompt are lost to it
+    wait_pane '^\$ ?$'
     completes zsh
     keys 'print -r -- "loaded: $_comps[agent-sandbox]"'
     wait_pane "^loaded: _agent-sandbox$"

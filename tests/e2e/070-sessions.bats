@@ -133,7 +133,7 @@ for l in sys.argv[1].splitlines(): json.loads(l)' "$output"
     run_x 0 agent-sandbox allow saved.test --save
     assert "$stderr" contains "note: 2 sessions are running, none started in this directory or above it: none of them is changed"
     assert "$stderr" contains "saved 1 name to $AGENT_SANDBOX_ALLOWLIST"
-    assert "$(tail -n 1 "$AGENT_SANDBOX_ALLOWLIST")" == "saved.test"
+    assert "$(tail -n 1 "$AGENT_SANDBOX_ALLOWLIST")" == "saved.test  # added by agent-sandbox allow, $(date +%F)"
     unset AGENT_SANDBOX_ALLOWLIST
     # a missing value, and an ID that names no session: 64 for all
     run_x "$EX_USAGE" agent-sandbox allow db.test --session
@@ -178,7 +178,9 @@ for l in sys.argv[1].splitlines(): json.loads(l)' "$output"
 @test "stop: a session that is not running, and bad arguments" {
     run_x "$EX_USAGE" agent-sandbox stop 000000000000
     assert "$stderr" == "agent-sandbox: error: stop: no running session 000000000000 (\`agent-sandbox ps\` lists them)"
-    run_x "$EX_USAGE" agent-sandbox stop
+    # no ID and none running: said, as for --all
+    run_x 0 agent-sandbox stop
+    assert "$stderr" == "agent-sandbox: no session is running"
     run_x "$EX_USAGE" agent-sandbox stop --bogus
     run_x "$EX_USAGE" agent-sandbox ps --bogus
     run_x 0 agent-sandbox stop --all
