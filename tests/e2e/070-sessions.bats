@@ -162,6 +162,9 @@ for l in sys.argv[1].splitlines(): json.loads(l)' "$output"
     assert "$status" == 143
     run_x 0 agent-sandbox stop
     assert "$stderr" == "agent-sandbox: no session is running"
+    # none running: log reads the kept logs of the session that ended last, and says so
+    run_x 0 agent-sandbox log
+    assert "$stderr" =~ "^agent-sandbox: log of session $id_one, ended \(its logs kept in [^ ]*/agent-sandbox/logs/$id_one\)$"
 }
 
 @test "stop: an agent that ignores SIGTERM is killed after the grace, and the session still ends cleanly" {
