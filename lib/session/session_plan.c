@@ -209,6 +209,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         return as_error_make(err, ENOMEM, "out of memory");
     p->tty = in->tty;
     p->private_home = in->private_home;
+    p->verify = in->verify;
     p->profile = in->agent;
     /* Only an agent that reads its login from a directory of its own gets
      * the shared login volume: no other agent's session holds that login. */
