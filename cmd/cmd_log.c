@@ -247,7 +247,9 @@ static int print_json(const egress_event_t *e, const log_source_t *src)
 static int print_event(const egress_event_t *e, void *ctx)
 {
     const printer_t *p = ctx;
-    if (p->args->denied && !e->denied)
+    /* --denied: what the agent was refused (the sandbox's own checks are
+     * refused on purpose, and marked in the whole log) */
+    if (p->args->denied && (!e->denied || e->by != EGRESS_BY_AGENT))
         return 0;
     if (p->args->json)
         return print_json(e, p->src);

@@ -538,7 +538,7 @@ static int render_names(const allowlist_t *al, names_file_t which, const char *h
     if (which == NAMES_AGENT_HOSTS)
         fputs("127.0.0.1\tlocalhost\n", o.f);
     if (which == NAMES_AGENT_HOSTS && hostname != NULL)
-        fprintf(o.f, ROUTER_POD_OWN_NAME_IP "\t%s\n", hostname);
+        fprintf(o.f, ROUTER_POD_OWN_NAME_IP "\t%s\n" ROUTER_POD_OWN_NAME_IP6 "\t%s\n", hostname, hostname);
     unsigned octet = ROUTER_POD_FIRST_HOST_OCTET;     /* as entry_octet counts, in one pass */
     for (size_t i = 0; i < al->n_entries; i++) {
         const allowlist_entry_t *e = &al->entries[i];

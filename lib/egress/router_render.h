@@ -31,12 +31,14 @@
 #define ROUTER_POD_FIRST_HOST_OCTET 3      /* 127.0.0.3 is the first per-host address */
 #define ROUTER_POD_LAST_HOST_OCTET 254
 /* The pod's host name (its name too): this and the session id. The agent's
- * hosts file answers it (ROUTER_POD_OWN_NAME_IP), so looking up the
- * sandbox's own name never reaches the router. 127.0.1.1 as on Debian:
- * the name's own line, so it is its canonical name (`hostname -f`), and
- * an address no forwarder listens on. */
+ * hosts file answers it for IPv4 and IPv6 alike (an IPv6 lookup the file
+ * cannot answer goes on to DNS), so looking up the sandbox's own name never
+ * reaches the router. 127.0.1.1 as on Debian: the name's own line, so it
+ * is its canonical name (`hostname -f`), and an address no forwarder
+ * listens on; ::1 for IPv6, which the pod does not have at all. */
 #define ROUTER_POD_HOSTNAME_PREFIX "agent-sandbox-"
 #define ROUTER_POD_OWN_NAME_IP "127.0.1.1"
+#define ROUTER_POD_OWN_NAME_IP6 "::1"
 #define ROUTER_STREAM_MODULE_DEBIAN "/usr/lib/nginx/modules/ngx_stream_module.so"
 
 /* Where things are. Ports left 0 take the standard value (DNS 53, HTTP 80,

@@ -59,6 +59,14 @@ teardown() {
 @test "verify: every property holds on this machine, as a table and as JSON" {
     run_x 0 agent-sandbox verify
     assert "$output" contains "0 failed" "the verdict"
+    # its probes are refused on purpose: verify's, never the agent's
+    assert "$stderr" !contains "blocked"
+    assert "$stderr" !contains "allow with:"
+    run_x 0 agent-sandbox log
+    assert "$output" contains "[verify's probe]"
+    assert "$output" !contains "allow with:"
+    run_x 0 agent-sandbox log --denied
+    assert "$output" == ""
     assert "$output" !contains "FAIL " "no property failed"
     assert "$output" contains "PASS  only the launch directory is mounted from the host" "the mount check"
     assert "$output" contains "PASS  a TLS connection with a name off the allowlist is refused" "the SNI check"
