@@ -35,10 +35,12 @@
  * cannot answer goes on to DNS), so looking up the sandbox's own name never
  * reaches the router. 127.0.1.1 as on Debian: the name's own line, so it
  * is its canonical name (`hostname -f`), and an address no forwarder
- * listens on; ::1 for IPv6, which the pod does not have at all. */
+ * listens on; for IPv6, which the pod does not have at all, the same
+ * address v4-mapped (glibc would turn ::1 into 127.0.0.1 for IPv4 lookups,
+ * a second address for the name). */
 #define ROUTER_POD_HOSTNAME_PREFIX "agent-sandbox-"
 #define ROUTER_POD_OWN_NAME_IP "127.0.1.1"
-#define ROUTER_POD_OWN_NAME_IP6 "::1"
+#define ROUTER_POD_OWN_NAME_IP6 "::ffff:127.0.1.1"
 #define ROUTER_STREAM_MODULE_DEBIAN "/usr/lib/nginx/modules/ngx_stream_module.so"
 
 /* Where things are. Ports left 0 take the standard value (DNS 53, HTTP 80,

@@ -299,9 +299,9 @@ http blocked-three.test 80 deny - agent-sandbox allow blocked-three.test --save"
     id=$(ls -t "$XDG_STATE_HOME/agent-sandbox/logs" | head -1)
     logs=$XDG_STATE_HOME/agent-sandbox/logs/$id
     expect host "agent-sandbox-$id"
-    expect getent "::1 agent-sandbox-$id"
+    expect getent "::ffff:127.0.1.1 agent-sandbox-$id"
     expect ahostsv4 127.0.1.1
-    expect ahosts "127.0.1.1 ::1"
+    expect ahosts =~ "^(::ffff:)?127\.0\.1\.1( (::ffff:)?127\.0\.1\.1)?$"
     expect fqdn "agent-sandbox-$id"
     assert "$(grep "agent-sandbox-$id" "$logs/dns.log")" == "" "the router's log lines of the host name"
     assert "$stderr" !contains "blocked"
