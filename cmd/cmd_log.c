@@ -149,9 +149,12 @@ typedef struct printer {
     const log_source_t *src;
 } printer_t;
 
-/* The command that allows e's name: in the running session, or saved. */
+/* The command that allows e's name: in the running session, or saved.
+ * None for the sandbox's own checks: they are refused on purpose. */
 static char *allow_command(const egress_event_t *e, const log_source_t *src)
 {
+    if (e->by != EGRESS_BY_AGENT)
+        return NULL;
     _cleanup_free_ char *name = egress_event_allowable(e);
     char *cmd = NULL;
     if (name != NULL && asprintf(&cmd, "agent-sandbox allow %s %s%s", name,
@@ -196,6 +199,10 @@ static void print_text(const egress_event_t *e, const log_source_t *src)
     _cleanup_free_ char *cmd = e->denied ? allow_command(e, src) : NULL;
     if (cmd != NULL)
         printf("; allow with: %s", cmd);
+    if (e->by == EGRESS_BY_SANDBOX)
+        fputs("  [the sandbox's own check, before the agent started]", stdout);
+    else if (e->by == EGRESS_BY_VERIFY)
+        fputs("  [verify's probe]", stdout);
     putchar('\n');
 }
 
@@ -216,6 +223,7 @@ static int print_json(const egress_event_t *e, const log_source_t *src)
     json_kv_str(g, "name", name);
     json_kv_int(g, "port", e->port);
     json_kv_str(g, "verdict", e->denied ? "deny" : "allow");
+    json_kv_str(g, "by", egress_by_name(e->by));
     if (failures[e->failure] != NULL)
         json_kv_str(g, "failure", failures[e->failure]);
     if (strcmp(e->kind, "dns") == 0) {
@@ -245,7 +253,9 @@ static int print_json(const egress_event_t *e, const log_source_t *src)
 static int print_event(const egress_event_t *e, void *ctx)
 {
     const printer_t *p = ctx;
-    if (p->args->denied && !e->denied)
+    /* --denied: what the agent was refused (the sandbox's own checks are
+     * refused on purpose, and marked in the whole log) */
+    if (p->args->denied && (!e->denied || e->by != EGRESS_BY_AGENT))
         return 0;
     if (p->args->json)
         return print_json(e, p->src);

@@ -360,7 +360,7 @@ static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cl
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
         .allowlist = ri->allowlist, .allowlist_path = ri->allowlist_path, .limits = ri->limits, .cgroups = ri->cgroups,
         .workspace = ws, .publish = o->publish, .n_publish = o->n_publish, .user_name = ri->identity.user_name,
-        .uid = getuid(), .gid = getgid(), .git_config = ri->identity.git_config,
+        .uid = getuid(), .gid = getgid(), .git_config = ri->identity.git_config, .verify = o->verify,
     };
     home_names_t homes = {0};
     int rc = home_inputs(o, workdir, &in, &homes);

@@ -119,7 +119,7 @@ static int probe(const run_inputs_t *ri, char ***ret_host_mounts, char **ret_out
     char *env[] = { "PATH=/usr/bin:/bin", NULL };
     run_options_t o = {
         .agent = ri->agent->name, .exec = true, .command = command, .env = env, .in_fd = -1, .out_fd = out,
-        .err_fd = errfd, .allow_tty = false, .private_home = true, .no_notices = true,
+        .err_fd = errfd, .allow_tty = false, .private_home = true, .no_notices = true, .verify = true,
         .ps_command = "agent-sandbox verify", .on_plan = keep_host_mounts, .on_plan_ctx = ret_host_mounts,
     };
     int rc = run_loaded(&o, ri);

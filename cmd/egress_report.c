@@ -81,6 +81,11 @@ void egress_report_end(const session_dir_t *dir)
     }
     report_blocked(&sum, dir->id);
     report_failures(sum.unresolved, sum.n_unresolved, "it could not be resolved upstream");
+    /* the name may not exist; if it does, the router's resolver or its way out is wrong */
+    if (sum.n_unresolved > 0)
+        report("egress: a name that exists but does not resolve: `agent-sandbox doctor` checks the "
+               "router's upstream resolver (AGENT_SANDBOX_RESOLVER, or /etc/resolv.conf's) and that "
+               "its egress network has a route out");
     report_failures(sum.unreachable, sum.n_unreachable,
                     "the connection to it failed upstream (refused, timed out, or an address "
                     "the router refuses: see allow-upstream-net)");

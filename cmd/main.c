@@ -14,8 +14,8 @@
 const cli_command_t cli_commands[] = {
     { "ps", cmd_ps, "[--json | -q]", "list the running sessions",
       "Lists the running sessions: ID, the PID of the session's CLI, age, the\n"
-      "allowlist's entries at its start, the connections the router denied so\n"
-      "far, the launch directory and the command. Names and paths are escaped.\n"
+      "allowlist's entries at its start, the agent's connections and lookups the\n"
+      "router denied so far, the launch directory and the command. Names and paths are escaped.\n"
       "\n"
       "  --json       the same as one JSON array\n"
       "  -q, --quiet  the IDs alone, one a line" },
@@ -57,13 +57,22 @@ const cli_command_t cli_commands[] = {
       "                 above it, else the only one running" },
     { "log", cmd_log, "[ID] [--denied] [--follow] [--json]", "a session's DNS queries and connections",
       "Every DNS query and connection of a session: time, name, port, verdict and\n"
-      "bytes. A refused one ends with the command that allows it. ID is a session's\n"
-      "ID or its first digits; default: the running session started in this\n"
-      "directory or above it, else the only one running, else the session that\n"
-      "ended last (its logs are kept in the state directory). A first line on\n"
-      "stderr names the session, its directory and whether it runs.\n"
+      "bytes. A refused one ends with the command that allows it. The sandbox's own
+"
+      "readiness check (before the agent starts) and verify's probes are marked as
+"
+      "theirs. ID is a session's ID or its first digits; default: the running
+"
+      "session started in this directory or above it, else the only one running,
+"
+      "else the session that ended last (its logs are kept in the state
+"
+      "directory). A first line on stderr names the session, its directory and
+"
+      "whether it runs.
+"
       "\n"
-      "  --denied       only what was refused\n"
+      "  --denied       only what the agent was refused\n"
       "  -f, --follow   go on printing while the session runs\n"
       "  --json         one JSON object per line (names escaped as in the text)" },
     { "verify", cmd_verify, "[--agent NAME] [--json]", "prove the confinement on this machine",

@@ -40,6 +40,7 @@ typedef struct run_options {
     bool allow_tty;
     bool private_home;       /* an empty home of its own, no volume */
     bool no_notices;         /* no desktop notifications (its probes are refused on purpose) */
+    bool verify;             /* verify's probe session: its egress is verify's, not an agent's */
     const char *ps_command;  /* what `ps` shows instead of the command, or NULL */
     /* Called with the complete plan before set-up (verify derives what it
      * expects from it); may be NULL. */

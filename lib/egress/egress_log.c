@@ -254,6 +254,27 @@ int egress_conn_line(const char *line, egress_event_t *ret)
     return 1;
 }
 
+/* ---- whose events ------------------------------------------------------ */
+
+bool egress_mark_line(const char *line, egress_by_t *ret)
+{
+    static const size_t n = sizeof(ROUTER_MARK_LINE) - 1;
+    if (strncmp(line, ROUTER_MARK_LINE, n) != 0)
+        return false;
+    if (strcmp(line + n, ROUTER_MARK_AGENT) == 0)
+        *ret = EGRESS_BY_AGENT;
+    else if (strcmp(line + n, ROUTER_MARK_VERIFY) == 0)
+        *ret = EGRESS_BY_VERIFY;
+    else
+        return false;
+    return true;
+}
+
+const char *egress_by_name(egress_by_t by)
+{
+    return by == EGRESS_BY_AGENT ? "agent" : by == EGRESS_BY_VERIFY ? "verify" : "sandbox";
+}
+
 /* ---- the reader ------------------------------------------------------ */
 
 typedef struct log_file {
@@ -261,6 +282,8 @@ typedef struct log_file {
     char *buf;
     size_t len, cap;
     bool skipping;           /* in a line over LINE_MAX_BYTES */
+    bool marked;             /* past the router's first mark: `by` holds */
+    egress_by_t by;          /* whose events the file's lines are now */
 } log_file_t;
 
 struct egress_log_reader {
@@ -319,10 +342,6 @@ static void batch_clear(batch_t *b)
 
 static int batch_add(batch_t *b, egress_event_t *e)
 {
-    if (e->name != NULL && strcmp(e->name, ROUTER_PROTO_PROBE_DENIED) == 0) {
-        egress_event_clear(e);  /* the readiness probe's, not the agent's */
-        return 0;
-    }
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
         egress_event_t *v = reallocarray(b->v, cap, sizeof(*v));
@@ -360,10 +379,15 @@ static int read_file(egress_log_reader_t *r, size_t which, time_t now, batch_t *
         while ((nl = memchr(line, '\n', f->len - (size_t)(line - f->buf))) != NULL) {
             *nl = '\0';
             egress_event_t e;
-            int got = f->skipping || memchr(line, '\0', (size_t)(nl - line)) != NULL ? 0
+            /* only the first mark counts: the agent runs only after it */
+            bool mark = !f->skipping && !f->marked && egress_mark_line(line, &f->by);
+            int got = mark || f->skipping || memchr(line, '\0', (size_t)(nl - line)) != NULL ? 0
                       : which == 0 ? egress_dns_line(&r->pending, line, now, &e)
                                    : egress_conn_line(line, &e);
+            f->marked |= mark;
             f->skipping = false;
+            if (got > 0)
+                e.by = f->by;
             if (got < 0 || (got > 0 && batch_add(out, &e) < 0))
                 return -ENOMEM;
             line = nl + 1;

@@ -5,8 +5,11 @@
  * reached upstream. Read from a running session's router-log/ or from the
  * copy kept after it; read again, a reader gives what was added since
  * (`log --follow`, the desktop notifications). Names are the agent's own
- * bytes: escape them before printing (path_put_escaped). The readiness
- * probe's own refused name is left out. */
+ * bytes: escape them before printing (path_put_escaped). Each event says
+ * whose it is, from where it is in the log, never from its name: before
+ * the router's mark (ROUTER_MARK_LINE, written before the agent starts)
+ * the sandbox's own (the readiness probe's), after it the agent's, or in
+ * verify's session verify's probes'. */
 #ifndef AS_EGRESS_LOG_H
 #define AS_EGRESS_LOG_H
 
@@ -23,6 +26,12 @@ typedef enum egress_failure {
                               * or refused by the router: an address in a refused range) */
 } egress_failure_t;
 
+typedef enum egress_by {
+    EGRESS_BY_SANDBOX,       /* before the mark (or a log without one): the readiness probe's */
+    EGRESS_BY_AGENT,
+    EGRESS_BY_VERIFY,        /* verify's probes, in verify's session */
+} egress_by_t;
+
 typedef struct egress_event {
     time_t time;             /* UTC */
     const char *kind;        /* "dns", "tls", "http" or "tcp" */
@@ -37,6 +46,7 @@ typedef struct egress_event {
     char *upstream_addr;     /* the address it connected to, "" when none */
     long status;             /* connections: nginx's status */
     long long sent, received;   /* bytes to and from the agent */
+    egress_by_t by;
 } egress_event_t;
 
 void egress_event_clear(egress_event_t *e);
@@ -58,6 +68,10 @@ typedef struct dns_pending {
 int egress_dns_line(dns_pending_t *pending, const char *line, time_t now, egress_event_t *ret);
 void dns_pending_clear(dns_pending_t *p);
 int egress_conn_line(const char *line, egress_event_t *ret);
+/* Whether a line is the router's mark, and whose events follow it. */
+bool egress_mark_line(const char *line, egress_by_t *ret);
+/* "agent", "sandbox", "verify" */
+const char *egress_by_name(egress_by_t by);
 
 typedef struct egress_log_reader egress_log_reader_t;
 

@@ -145,15 +145,18 @@ int egress_names_render(const allowlist_t *al, const egress_state_t *st, egress_
 {
     router_layout_t layout;
     egress_names_t n = {0};
+    _cleanup_free_ char *hostname = NULL;
     int r = check_state(st, err);
     if (r < 0)
         return r;
+    if (asprintf(&hostname, ROUTER_POD_HOSTNAME_PREFIX "%s", st->id) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
     egress_router_layout(st, &layout);
     if ((r = router_render_dnsmasq(al, &layout, &n.dnsmasq_conf, err)) < 0 ||
         (r = router_render_nginx(al, &layout, &n.nginx_conf, err)) < 0 ||
         (r = router_render_dns_hosts(al, &n.dns_hosts, err)) < 0 ||
         (r = router_render_dns_wildcards(al, &n.dns_wildcards, err)) < 0 ||
-        (r = router_render_hosts(al, &n.agent_hosts, err)) < 0 ||
+        (r = router_render_hosts(al, hostname, &n.agent_hosts, err)) < 0 ||
         (r = allowlist_format(al, &n.allowlist, err)) < 0 ||
         (r = render_agent_view(st, n.allowlist, &n.agent_view, err)) < 0) {
         egress_names_clear(&n);

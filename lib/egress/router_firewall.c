@@ -38,10 +38,13 @@ int router_render_iptables(const allowlist_t *al, const char *resolver_ip, char 
                " -p udp --dport " ROUTER_WILDCARD_DNS_PORT " -j ACCEPT\n"
                "-A OUTPUT -o lo -s " ROUTER_WILDCARD_DNS_ADDR " -d " ROUTER_WILDCARD_DNS_ADDR
                " -p tcp --dport " ROUTER_WILDCARD_DNS_PORT " -j ACCEPT\n"
-               "# upstream name resolution\n"
-               "-A OUTPUT -d %s/32 -p udp --dport 53 -j ACCEPT\n"
-               "-A OUTPUT -d %s/32 -p tcp --dport 53 -j ACCEPT\n",
-            resolver_ip, resolver_ip);
+               "# nginx's own name resolution: UDP, which no connection of the\n"
+               "# agent's can be (nginx relays TCP only). No TCP rule for the resolver\n"
+               "# before the refused ranges: an allowed NAME:53 resolving to it would\n"
+               "# give the agent the resolver for any name. Over TCP the resolver is\n"
+               "# reached like any upstream: public, or in an allow-upstream-net.\n"
+               "-A OUTPUT -d %s/32 -p udp --dport 53 -j ACCEPT\n",
+            resolver_ip);
     char net[IPV4_NET_TEXT_MAX];
     for (size_t i = 0; al != NULL && i < al->n_nets; i++) {
         ipv4_net_format(al->nets[i].net, net, sizeof(net));

@@ -1,6 +1,6 @@
 /* The router's own firewall, as iptables-restore input (pure rendering).
  * nginx cannot filter the addresses its resolver returns, so the kernel
- * does: the router may reach its resolver on port 53, the networks the
+ * does: the router may reach its resolver on UDP port 53, the networks the
  * allowlist names with allow-upstream-net, and public IPv4 over TCP; never
  * the refused ranges of lib/config/ipv4_net.h (loopback, link-local and the
  * metadata address, RFC 1918, CGNAT and the other special ranges), never

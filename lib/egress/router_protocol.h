@@ -17,7 +17,9 @@
 #define ROUTER_PROTO_ARGS_END       "--"
 #define ROUTER_PROTO_READY_LINE     "agent-sandbox-forwarder: ready"
 #define ROUTER_PROTO_NOT_READY      "agent-sandbox-forwarder: not ready: "
-/* A name nothing may resolve: the probe's denied name. */
+/* A name nothing may resolve: the probe's denied name. Its lookups are told
+ * apart from the agent's by when they came (the mark below), never by this
+ * name: an agent that uses it is shown like any other. */
 #define ROUTER_PROTO_PROBE_DENIED   "denied-probe.agent-sandbox.invalid"
 /* The pod's loopback address of every name without extra ports; the probe
  * asks the router's proxy there for its own 403. */
@@ -55,6 +57,22 @@
 #define ROUTER_LOG_RELOAD           "reload"
 #define ROUTER_RELOAD_OK            "ok"
 #define ROUTER_RELOAD_FAILED        "failed: "
+
+/* Whose events follow (docs/router-protocol.md, "Whose events"). Once the
+ * forwarder is ready, before the agent starts, the CLI sends the router
+ * one of these signals; the router writes ROUTER_MARK_LINE and the word
+ * into the pipes of dns.log and egress.log, behind every line logged
+ * before, then the word into ROUTER_LOG_STARTED. Every event before the
+ * first mark is the sandbox's own (the readiness probe's); after it, the
+ * agent's, or verify's probes' in verify's session. The agent cannot
+ * signal the router, and cannot write a line before the mark: it does not
+ * run yet. */
+#define ROUTER_MARK_AGENT_SIGNAL    SIGUSR1
+#define ROUTER_MARK_VERIFY_SIGNAL   SIGUSR2
+#define ROUTER_MARK_LINE            "agent-sandbox-router: from here on: "
+#define ROUTER_MARK_AGENT           "agent"
+#define ROUTER_MARK_VERIFY          "verify"
+#define ROUTER_LOG_STARTED          "started"
 
 /* The forwarder's own tmpfs, where it writes its relay's configuration. */
 #define FORWARDER_RUN_DIR           "/run/agent-sandbox"

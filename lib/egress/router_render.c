@@ -515,17 +515,30 @@ int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
  * localhost), its servers file of wildcards. */
 typedef enum { NAMES_AGENT_HOSTS, NAMES_DNS_HOSTS, NAMES_DNS_WILDCARDS } names_file_t;
 
-static int render_names(const allowlist_t *al, names_file_t which, char **ret_text, as_error_t **err)
+/* A host name is one label (the pod's is); otherwise as an allowlist's. */
+static bool own_name_valid(const char *name)
+{
+    size_t where, where_len;
+    hostname_check_t c = hostname_check(name, strlen(name), &where, &where_len);
+    return c == HOSTNAME_OK || c == HOSTNAME_SINGLE_LABEL;
+}
+
+static int render_names(const allowlist_t *al, names_file_t which, const char *hostname,
+                        char **ret_text, as_error_t **err)
 {
     int r = check_allowlist(al, err);
     if (r < 0)
         return r;
+    if (hostname != NULL && !own_name_valid(hostname))
+        return as_error_make(err, EINVAL, "the pod's host name \"%s\" is not a valid name", hostname);
     msg_t o;
     if ((r = msg_open(&o, err)) < 0)
         return r;
     fputs(HEADER, o.f);
     if (which == NAMES_AGENT_HOSTS)
         fputs("127.0.0.1\tlocalhost\n", o.f);
+    if (which == NAMES_AGENT_HOSTS && hostname != NULL)
+        fprintf(o.f, ROUTER_POD_OWN_NAME_IP "\t%s\n" ROUTER_POD_OWN_NAME_IP6 "\t%s\n", hostname, hostname);
     unsigned octet = ROUTER_POD_FIRST_HOST_OCTET;     /* as entry_octet counts, in one pass */
     for (size_t i = 0; i < al->n_entries; i++) {
         const allowlist_entry_t *e = &al->entries[i];
@@ -539,17 +552,18 @@ static int render_names(const allowlist_t *al, names_file_t which, char **ret_te
     return msg_close(&o, ret_text, err);
 }
 
-int router_render_hosts(const allowlist_t *al, char **ret_text, as_error_t **err)
+int router_render_hosts(const allowlist_t *al, const char *hostname, char **ret_text,
+                        as_error_t **err)
 {
-    return render_names(al, NAMES_AGENT_HOSTS, ret_text, err);
+    return render_names(al, NAMES_AGENT_HOSTS, hostname, ret_text, err);
 }
 
 int router_render_dns_hosts(const allowlist_t *al, char **ret_text, as_error_t **err)
 {
-    return render_names(al, NAMES_DNS_HOSTS, ret_text, err);
+    return render_names(al, NAMES_DNS_HOSTS, NULL, ret_text, err);
 }
 
 int router_render_dns_wildcards(const allowlist_t *al, char **ret_text, as_error_t **err)
 {
-    return render_names(al, NAMES_DNS_WILDCARDS, ret_text, err);
+    return render_names(al, NAMES_DNS_WILDCARDS, NULL, ret_text, err);
 }

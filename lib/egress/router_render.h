@@ -30,6 +30,17 @@
 #define ROUTER_POD_SHARED_IP "127.0.0.2"
 #define ROUTER_POD_FIRST_HOST_OCTET 3      /* 127.0.0.3 is the first per-host address */
 #define ROUTER_POD_LAST_HOST_OCTET 254
+/* The pod's host name (its name too): this and the session id. The agent's
+ * hosts file answers it for IPv4 and IPv6 alike (an IPv6 lookup the file
+ * cannot answer goes on to DNS), so looking up the sandbox's own name never
+ * reaches the router. 127.0.1.1 as on Debian: the name's own line, so it
+ * is its canonical name (`hostname -f`), and an address no forwarder
+ * listens on; for IPv6, which the pod does not have at all, the same
+ * address v4-mapped (glibc would turn ::1 into 127.0.0.1 for IPv4 lookups,
+ * a second address for the name). */
+#define ROUTER_POD_HOSTNAME_PREFIX "agent-sandbox-"
+#define ROUTER_POD_OWN_NAME_IP "127.0.1.1"
+#define ROUTER_POD_OWN_NAME_IP6 "::ffff:127.0.1.1"
 #define ROUTER_STREAM_MODULE_DEBIAN "/usr/lib/nginx/modules/ngx_stream_module.so"
 
 /* Where things are. Ports left 0 take the standard value (DNS 53, HTTP 80,
@@ -102,9 +113,11 @@ int router_render_dnsmasq(const allowlist_t *al, const router_layout_t *layout,
 int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,
                         char **ret_text, as_error_t **err);
 
-/* /etc/hosts for the agent: localhost and every exact name with its pod
- * address; nothing else (no host.containers.internal). */
-int router_render_hosts(const allowlist_t *al, char **ret_text, as_error_t **err);
+/* /etc/hosts for the agent: localhost, the pod's own host name (NULL:
+ * none) and every exact name with its pod address; nothing else (no
+ * host.containers.internal). */
+int router_render_hosts(const allowlist_t *al, const char *hostname, char **ret_text,
+                        as_error_t **err);
 
 /* The router dnsmasq's hosts file: every exact name with its pod address
  * (no localhost: the router answers only allowed names). */

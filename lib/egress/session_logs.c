@@ -183,6 +183,8 @@ static int count_event(const egress_event_t *e, void *ctx)
 {
     egress_summary_t *s = ctx;
     name_counts_t *m = NULL;
+    if (e->by != EGRESS_BY_AGENT)      /* the sandbox's own checks, verify's probes */
+        return 0;
     if (e->denied) {
         /* a lookup counts once: its A query (AAAA, HTTPS come with it) */
         if (strcmp(e->kind, "dns") == 0 && strcmp(e->qtype, "A") != 0)

@@ -47,10 +47,11 @@ void egress_summary_clear(egress_summary_t *s);
  * directory; *ret_dest is where they went. Prunes older sessions' logs. */
 int session_logs_keep(const char *session_dir, const char *id, char **ret_dest, as_error_t **err);
 
-/* What dir's logs (a running session's router-log/, or a kept copy) say:
- * the connections allowed, what was refused and what could not be reached
- * upstream, per name (lib/egress/egress_log.h), and the lines the router's
- * writers dropped (dir/<log>.dropped). */
+/* What dir's logs (a running session's router-log/, or a kept copy) say of
+ * the agent's events (EGRESS_BY_AGENT: not the sandbox's own checks, not
+ * verify's probes): the connections allowed, what was refused and what
+ * could not be reached upstream, per name (lib/egress/egress_log.h), and
+ * the lines the router's writers dropped (dir/<log>.dropped). */
 int egress_log_summary(const char *dir, egress_summary_t *ret, as_error_t **err);
 
 #endif

@@ -415,6 +415,8 @@ int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error
     json_gen_t *g = json_gen_new();
     json_obj_open(g);
     json_kv_str(g, "name", spec->name);
+    if (spec->hostname != NULL)
+        json_kv_str(g, "hostname", spec->hostname);
     gen_labels(g, "labels", spec->labels, spec->n_labels);
     if (spec->network != NULL) {
         gen_nsmode(g, "netns", "bridge");

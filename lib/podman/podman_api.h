@@ -75,6 +75,7 @@ typedef struct podman_port {
 
 typedef struct podman_pod_spec {
     const char *name;
+    const char *hostname;               /* NULL: podman's default (the pod's name) */
     const char *network;
     bool userns_keep_id;
     bool no_manage_hosts;

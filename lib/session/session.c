@@ -19,6 +19,7 @@
 
 /* Longer than the forwarder's own 20 s, so its reason arrives first. */
 #define ROUTER_READY_TIMEOUT_MS 25000L
+#define ROUTER_MARK_TIMEOUT_MS 10000L
 
 int session_new(podman_api_t *api, session_plan_t *plan, const signal_source_t *signals,
                 session_t **ret, as_error_t **err)
@@ -270,6 +271,16 @@ static int step_ready(session_t *s, as_error_t **err)
     return r;
 }
 
+/* Before the agent starts: what the router logged so far was the probe's. */
+static int step_mark(session_t *s, as_error_t **err)
+{
+    router_wait_t w = {
+        .router = s->plan->router, .egress = s->plan->egress,
+        .timeout_ms = ROUTER_MARK_TIMEOUT_MS, .signals = s->signals,
+    };
+    return router_mark_start(s->api, &w, s->plan->verify, err);
+}
+
 static int step_agent_join(session_t *s, as_error_t **err)
 {
     return bg_join(&s->agent_job, err);
@@ -293,6 +304,7 @@ static const step_t steps[] = {
      * the forwarder's (bench/startup.sh) */
     { step_agent_create, NULL, false },
     { step_ready, NULL, true },
+    { step_mark, NULL, true },
     { step_agent_join, NULL, false },
 };
 

@@ -112,7 +112,8 @@ static int build_specs(session_plan_t *p, as_error_t **err)
     };
     /* with a router, its address is the one DNS server: bound from the subnet */
     p->pod_spec = (podman_pod_spec_t){
-        .name = p->pod, .network = p->network, .userns_keep_id = true, .no_manage_hosts = egress,
+        .name = p->pod, .hostname = p->pod, .network = p->network, .userns_keep_id = true,
+        .no_manage_hosts = egress,
         .sysctls = pod_sysctls, .n_sysctls = ARRAY_SIZE(pod_sysctls),
         .ports = p->pod_ports, .n_ports = p->n_publish,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
@@ -208,6 +209,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
         return as_error_make(err, ENOMEM, "out of memory");
     p->tty = in->tty;
     p->private_home = in->private_home;
+    p->verify = in->verify;
     p->profile = in->agent;
     /* Only an agent that reads its login from a directory of its own gets
      * the shared login volume: no other agent's session holds that login. */
@@ -215,7 +217,7 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     if ((p->id = strdup(in->id)) == NULL ||
         asprintf(&p->pid, "%ld", (long)in->cli_pid) < 0 ||
         asprintf(&p->network, "agent-sandbox-%s-net", in->id) < 0 ||
-        asprintf(&p->pod, "agent-sandbox-%s", in->id) < 0 ||
+        asprintf(&p->pod, ROUTER_POD_HOSTNAME_PREFIX "%s", in->id) < 0 ||
         asprintf(&p->agent, "agent-sandbox-%s-agent", in->id) < 0 ||
         (p->image = strdup(in->image)) == NULL ||
         (p->workdir = strdup(in->workdir)) == NULL ||

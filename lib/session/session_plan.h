@@ -45,6 +45,8 @@ typedef struct session_inputs {
     const char *login_volume;    /* Claude's login, apart from the home; NULL: in the home */
     const char *legacy_home;     /* the old shared home the login is copied from once; may be NULL */
     bool private_home;           /* an empty tmpfs home and no volume at all (verify's probe) */
+    bool verify;                 /* verify's probe session: its egress events are verify's
+                                  * (ROUTER_MARK_VERIFY), never an agent's */
     /* the egress path */
     const char *router_image;
     const char *egress_network;  /* shared by all sessions, created on demand */
@@ -84,6 +86,7 @@ typedef struct session_plan {
     char *login_volume;          /* only for an agent with login-env */
     char *legacy_home;
     bool private_home;
+    bool verify;
     char *router;                /* container names */
     char *forwarder;
     char *router_image;

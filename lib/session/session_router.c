@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@ int egress_files_write(const egress_spec_t *e, as_error_t **err)
             (r = file_write_atomic(e->log_dir, dropped, "", 0666, err)) < 0)
             return r;
     }
-    if ((r = file_write_atomic(e->log_dir, ROUTER_LOG_RELOAD, "", 0666, err)) < 0)
+    if ((r = file_write_atomic(e->log_dir, ROUTER_LOG_RELOAD, "", 0666, err)) < 0 ||
+        (r = file_write_atomic(e->log_dir, ROUTER_LOG_STARTED, "", 0666, err)) < 0)
         return r;
     for (size_t i = 0; i < EGRESS_FILES && e->files[i].dir != NULL; i++) {
         const egress_file_t *f = &e->files[i];
@@ -206,5 +208,47 @@ int router_wait_ready(podman_api_t *api, const router_wait_t *w, http_stream_t *
         }
         if ((r = frame_parser_feed(&parser, buf, (size_t)got, collect, &c, err)) < 0)
             return r;
+    }
+}
+
+/* Whether the router's answer in log_dir/started is `word`. */
+static bool marked_as(const char *log_dir, const char *word)
+{
+    char path[PATH_MAX], line[32] = "";
+    snprintf(path, sizeof(path), "%s/" ROUTER_LOG_STARTED, log_dir);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return false;
+    bool got = fgets(line, sizeof(line), f) != NULL;
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+    return got && strcmp(line, word) == 0;
+}
+
+int router_mark_start(podman_api_t *api, const router_wait_t *w, bool verify, as_error_t **err)
+{
+    const char *word = verify ? ROUTER_MARK_VERIFY : ROUTER_MARK_AGENT;
+    int sig = verify ? ROUTER_MARK_VERIFY_SIGNAL : ROUTER_MARK_AGENT_SIGNAL;
+    long deadline = monotonic_ms() + w->timeout_ms, next_signal = 0;
+    for (;;) {
+        int stop = signal_source_terminating(w->signals);
+        if (stop != 0)
+            return as_error_make(err, EINTR, "interrupted by %s while the router marked the "
+                                 "agent's start", strsignal(stop));
+        long now = monotonic_ms();
+        if (now >= next_signal) {
+            /* one that comes just before the router waits is not lost: again */
+            int r = podman_container_kill(api, w->router, sig, err);
+            if (r < 0)
+                return as_error_prefix(err, "telling the router that the agent starts");
+            next_signal = now + 1000;
+        }
+        if (marked_as(w->egress->log_dir, word))
+            return 0;
+        if (now >= deadline)
+            return as_error_make(err, ETIMEDOUT, "the router did not mark where the agent's "
+                                 "events begin within %ld ms", w->timeout_ms);
+        struct timespec ts = { .tv_nsec = 20 * 1000000L };
+        nanosleep(&ts, NULL);
     }
 }

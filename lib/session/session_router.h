@@ -6,6 +6,7 @@
 #ifndef AS_SESSION_ROUTER_H
 #define AS_SESSION_ROUTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "egress_spec.h"
@@ -39,5 +40,12 @@ typedef struct router_wait {
  * the timeout. */
 int router_wait_ready(podman_api_t *api, const router_wait_t *w, http_stream_t *forwarder_output,
                       as_error_t **err);
+
+/* Tells the router whose events follow, before the agent starts
+ * (docs/router-protocol.md, "Whose events"): the agent's, or with `verify`
+ * verify's probes'. Signals it again every second until it answers in its
+ * log directory; fails after the timeout (the agent must not start: its
+ * events would read as the sandbox's own). */
+int router_mark_start(podman_api_t *api, const router_wait_t *w, bool verify, as_error_t **err);
 
 #endif

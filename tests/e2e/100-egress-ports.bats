@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Egress threats 6, 7, 8 and 14 (docs/egress-tests.md): what reaches the
+# Egress threats 6, 7, 8, 12 and 14 (docs/egress-tests.md): what reaches the
 # router's ports. Non-TLS bytes on 443 and refused Host headers on 80 get
 # nothing upstream, an allowed name cannot be pointed at another address,
 # and a host:port entry opens that one port. "Nothing leaves" is checked at
@@ -166,5 +166,24 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
     expect "curl db 5433" 7
     assert "$(fi_log db | wc -l)" == 1 "connections the db's 5432 saw"
     assert "$(fi_dns_queries | sort -u)" == "A db.allowed.test" "names the fake DNS was asked for"
+    fi_assert_no_hit
+}
+
+@test "threat 12: an allowed NAME:53 resolving to the routers' private resolver gets no TCP DNS from it; allowed names still resolve and connect" {
+    # the resolver (P.10) outside allow-upstream-net: the origin alone is in it
+    printf '%s\n' api.allowed.test resolver.allowed.test:53 "allow-upstream-net $FI_ORIGIN_IP/32" >"$AS_RUN_DIR/allowed-hosts"
+    export AGENT_SANDBOX_ALLOWLIST=$AS_RUN_DIR/allowed-hosts
+    fi_dns_add "$FI_DNS_IP" resolver.allowed.test
+    run_x 0 agent-sandbox --exec bash -c '
+        echo "pod address: $(getent hosts resolver.allowed.test | awk "{print \$1}")"
+        echo "tcp dns: $(./netprobe dns --tcp 127.0.0.3 A leak.resolver.test)"
+        echo "https: $(curl -sS -m 5 --cacert ca.pem https://api.allowed.test/ 2>&1)"'
+    fi_dns_reset
+    expect "pod address" 127.0.0.3
+    expect "tcp dns" =~ "^(timeout|error: )"      # no answer at all
+    expect https "origin tls sni=api.allowed.test host=api.allowed.test"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
+    assert "$stderr" contains "egress: resolver.allowed.test: allowed, but the connection to it failed upstream"
+    fi_assert_no_query leak.resolver.test
     fi_assert_no_hit
 }

@@ -280,10 +280,85 @@ http blocked-three.test 80 deny - agent-sandbox allow blocked-three.test --save"
         curl -sS -m 5 http://refused.allowed.test/ -o /dev/null -w "%{http_code}\n"'
     expect "gone 1" 35
     assert "$stderr" contains "agent-sandbox: egress: gone.unresolvable.test: allowed, but it could not be resolved upstream (2x)"
+    assert "$stderr" contains "agent-sandbox: egress: a name that exists but does not resolve: \`agent-sandbox doctor\` checks the router's upstream resolver (AGENT_SANDBOX_RESOLVER, or /etc/resolv.conf's) and that its egress network has a route out"
     assert "$stderr" contains "agent-sandbox: egress: refused.allowed.test: allowed, but the connection to it failed upstream"
     run_x 0 agent-sandbox log
     assert "$output" =~ "  tls   gone\.unresolvable\.test:443  allowed, but not resolved upstream"
     assert "$output" =~ "  http  refused\.allowed\.test:80  allowed, but the connection upstream failed \($FI_DB_IP:80\)"
+}
+
+@test "a plain session: its own host name answers inside and never reaches the router; the readiness check is the sandbox's own, not blocked, not the agent's" {
+    run_x 0 agent-sandbox --exec bash -c '
+        h=$(cat /proc/sys/kernel/hostname); echo "host: $h"
+        echo "getent: $(getent hosts "$h" | tr -s " \t" " ")"
+        echo "ahostsv4: $(getent ahostsv4 "$h" | awk "NR == 1 {print \$1}")"
+        echo "ahosts: $(getent ahosts "$h" | awk "{print \$1}" | sort -u | xargs)"
+        if command -v hostname >/dev/null; then echo "fqdn: $(hostname -f)"; else echo "fqdn: $h"; fi'
+    local id logs
+    # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
+    id=$(ls -t "$XDG_STATE_HOME/agent-sandbox/logs" | head -1)
+    logs=$XDG_STATE_HOME/agent-sandbox/logs/$id
+    expect host "agent-sandbox-$id"
+    expect getent "::ffff:127.0.1.1 agent-sandbox-$id"
+    expect ahostsv4 127.0.1.1
+    expect ahosts =~ "^(::ffff:)?127\.0\.1\.1( (::ffff:)?127\.0\.1\.1)?$"
+    expect fqdn "agent-sandbox-$id"
+    assert "$(grep "agent-sandbox-$id" "$logs/dns.log")" == "" "the router's log lines of the host name"
+    assert "$stderr" !contains "blocked"
+    assert "$stderr" !contains "egress:"
+    # the readiness check, before the agent: in the log, marked as the sandbox's own
+    run_x 0 agent-sandbox log
+    assert "$output" contains "dns   denied-probe.agent-sandbox.invalid A  denied  [the sandbox's own check, before the agent started]"
+    assert "$(grep -vc "\[the sandbox's own check, before the agent started\]$" <<<"$output")" == 0 "lines not marked as the sandbox's own"
+    assert "$output" !contains "allow with:"
+    run_x 0 agent-sandbox log --denied
+    assert "$output" == ""
+    run_x 0 agent-sandbox log --json
+    assert "$(python3 -c 'import json, sys
+print(" ".join(sorted({json.loads(l)["by"] for l in sys.stdin})))' <<<"$output")" == "sandbox"
+}
+
+@test "threat 39: the agent using the readiness probe's name (DNS, SNI, Host) is shown in log, the summary and ps like any refusal" {
+    local probe=denied-probe.agent-sandbox.invalid
+    bg_start agent-sandbox --exec bash -c "$R"'
+        touch up; while [ ! -e go ]; do sleep 0.05; done
+        getent hosts '"$probe"'; echo "getent: $?"
+        ./netprobe dns $R A '"$probe"'
+        ./netprobe hello 127.0.0.2 443 '"$probe"'
+        curl -sS -m 5 -H "Host: '"$probe"'" http://127.0.0.2/ -o /dev/null -w "http: %{http_code}\n"
+        touch asked; while [ ! -e done ]; do sleep 0.05; done'
+    step up
+    # the agent runs and has asked nothing: the readiness check counts for nothing
+    run_x 0 agent-sandbox ps --json
+    assert "$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])[0]["denied"])' "$output")" == 0 "denied before the agent asked"
+    touch "$AS_DIR/go"
+    step asked
+    local denied n
+    for ((n = 0; n < 50; n++)); do      # the router's log writer may be a moment behind
+        run_x 0 agent-sandbox ps --json
+        denied=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])[0]["denied"])' "$output")
+        [ "$denied" -ge 4 ] && break
+        sleep 0.1
+    done
+    [ "$denied" -ge 4 ] || die "ps counts $denied denied after the agent's 4 refusals"
+    touch "$AS_DIR/done"
+    bg_wait 120
+    assert "$status" == 0
+    expect getent 2
+    expect http 403
+    local id
+    # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
+    id=$(ls -t "$XDG_STATE_HOME/agent-sandbox/logs" | head -1)
+    assert "$stderr" contains "agent-sandbox: egress: 1 blocked: $probe ("
+    assert "$stderr" contains "allow with: agent-sandbox allow $probe --save"
+    run_x 0 agent-sandbox log --denied
+    assert "$output" =~ "  dns   $probe A  denied; allow with: agent-sandbox allow $probe --save"$'\n'
+    assert "$output" =~ "  tls   $probe:443  denied; allow with"
+    assert "$output" =~ "  http  $probe:80  denied; allow with"
+    assert "$output" !contains "the sandbox's own"
+    # the same name from the readiness check, before the agent, stays the sandbox's own
+    run_x 0 agent-sandbox log
+    assert "$output" contains "$probe A  denied  [the sandbox's own check, before the agent started]"
 }
 
 @test "errors in the allowlist file: every one is named at once, and the session does not start" {

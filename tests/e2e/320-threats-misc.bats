@@ -62,6 +62,15 @@ teardown() {
     assert "$output" !contains "FAIL " "no property failed"
     assert "$output" contains "PASS  only the launch directory is mounted from the host" "the mount check"
     assert "$output" contains "PASS  a TLS connection with a name off the allowlist is refused" "the SNI check"
+    # its probes are refused on purpose: verify's, never the agent's
+    assert "$stderr" !contains "blocked"
+    assert "$stderr" !contains "allow with:"
+    run_x 0 agent-sandbox log
+    assert "$output" contains "  tls   spoof-"
+    assert "$(grep -vc "  \[verify's probe\]$\|  \[the sandbox's own check, before the agent started\]$" <<<"$output")" == 0 "lines not marked as verify's or the sandbox's"
+    assert "$output" !contains "allow with:"
+    run_x 0 agent-sandbox log --denied
+    assert "$output" == ""
     run_x 0 agent-sandbox verify --json
     run_x 0 python3 -c 'import json, sys
 r = json.loads(sys.argv[1])

@@ -36,6 +36,7 @@ struct stub_libpod {
     hook_t hooks[MAX_HOOKS];
     int n_hooks;
     int exit_code;
+    char router_log[256];    /* the router's log directory, from its create */
     char *log;
     size_t log_len;
     pthread_t acceptor, servers[MAX_SERVERS];
@@ -220,10 +221,47 @@ static void serve_held(int fd)
     while (read(fd, junk, sizeof(junk)) > 0) { }
 }
 
+/* The router's log directory: the source of its mount that ends in
+ * /router-log (the session directory's). */
+static void note_router_log(stub_libpod_t *s, const char *body)
+{
+    const char *end = strstr(body, "/router-log\""), *start = end;
+    if (end == NULL || strstr(body, "-router\"") == NULL)
+        return;
+    while (start > body && start[-1] != '"')
+        start--;
+    pthread_mutex_lock(&s->lock);
+    snprintf(s->router_log, sizeof(s->router_log), "%.*s/router-log", (int)(end - start), start);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* The router's answer to the CLI's mark (docs/router-protocol.md, "Whose
+ * events"): SIGUSR1 the agent's, SIGUSR2 verify's. */
+static void router_marks(stub_libpod_t *s, const char *line)
+{
+    const char *who = strstr(line, "?signal=10") != NULL ? "agent\n"
+                      : strstr(line, "?signal=12") != NULL ? "verify\n" : NULL;
+    char path[300];
+    if (who == NULL || strstr(line, "-router/kill") == NULL)
+        return;
+    pthread_mutex_lock(&s->lock);
+    snprintf(path, sizeof(path), "%s/started", s->router_log);
+    pthread_mutex_unlock(&s->lock);
+    FILE *f = fopen(path, "we");
+    if (f != NULL) {
+        fputs(who, f);
+        fclose(f);
+    }
+}
+
 /* What a healthy podman answers. */
 static void default_answer(stub_libpod_t *s, int fd, const char *line, const char *body)
 {
     char reply[512];
+    if (strstr(line, "/containers/create") != NULL)
+        note_router_log(s, body);
+    if (strstr(line, "/kill") != NULL)
+        router_marks(s, line);
     if (strstr(line, "/_ping") != NULL) {
         answer(fd, 200, "OK");
     } else if (strstr(line, "/networks/create") != NULL) {

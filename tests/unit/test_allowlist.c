@@ -529,13 +529,13 @@ static void test_full_list(void **state)
     assert_int_equal(allowlist_merge(copy, al, &err), 0);
     assert_int_equal(copy->n_entries, ALLOWLIST_MAX_ENTRIES);
     char *hosts = NULL;
-    assert_int_equal(router_render_hosts(copy, &hosts, &err), 0);
+    assert_int_equal(router_render_hosts(copy, NULL, &hosts, &err), 0);
     assert_non_null(strstr(hosts, "\n127.0.0.2\th4095.w4080.example.net\n"));
     free(hosts);
     /* ... and names the one a list made by hand has twice */
     free(copy->entries[3000].name);
     copy->entries[3000].name = strdup(copy->entries[2999].name);
-    assert_int_equal(router_render_hosts(copy, &hosts, &err), -EINVAL);
+    assert_int_equal(router_render_hosts(copy, NULL, &hosts, &err), -EINVAL);
     assert_string_equal(err->msg, "allowlist: h2999.w2992.example.net is listed twice");
     as_error_free(&err);
     allowlist_free(copy);

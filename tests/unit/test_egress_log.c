@@ -15,6 +15,7 @@
 
 #include "base/name_counts.h"
 #include "egress/egress_log.h"
+#include "egress/router_protocol.h"
 #include "egress/session_logs.h"
 
 /* 2026-12-01 00:10:15 UTC */
@@ -174,7 +175,8 @@ static int collect(const egress_event_t *e, void *ctx)
 {
     seen_t *s = ctx;
     if (s->n < 16)
-        snprintf(s->names[s->n++], 64, "%s %s%s", e->kind, e->name, e->denied ? " denied" : "");
+        snprintf(s->names[s->n++], 64, "%s %s%s%s%s", e->kind, e->name, e->denied ? " denied" : "",
+                 e->by != EGRESS_BY_AGENT ? " by " : "", e->by != EGRESS_BY_AGENT ? egress_by_name(e->by) : "");
     return 0;
 }
 
@@ -187,22 +189,34 @@ static void test_reader_and_summary(void **state)
 {
     (void)state;
     assert_non_null(mkdtemp(dir));
-    append("dns.log", "Dec  1 00:10:15 dnsmasq[7]: query[A] a.test from 1.1.1.1\n"
+    /* the readiness probe's, then the router's mark, then the agent's: the
+     * probe's name among them, and a second mark that changes nothing */
+    append("dns.log", "Dec  1 00:10:14 dnsmasq[7]: query[A] denied-probe.agent-sandbox.invalid from 1.1.1.1\n"
+                      "Dec  1 00:10:14 dnsmasq[7]: config denied-probe.agent-sandbox.invalid is NXDOMAIN\n"
+                      ROUTER_MARK_LINE ROUTER_MARK_AGENT "\n"
+                      "Dec  1 00:10:15 dnsmasq[7]: query[A] a.test from 1.1.1.1\n"
                       "Dec  1 00:10:15 dnsmasq[7]: config a.test is NXDOMAIN\n"
+                      ROUTER_MARK_LINE ROUTER_MARK_VERIFY "\n"
                       "Dec  1 00:10:17 dnsmasq[7]: query[A] denied-probe.agent-sandbox.invalid from 1.1.1.1\n"
                       "Dec  1 00:10:17 dnsmasq[7]: config denied-probe.agent-sandbox.invalid is NXDOMAIN\n");
-    append("egress.log", CONN("15", "b.test", "deny", "500", "", "")
+    append("egress.log", CONN("14", "denied-probe.agent-sandbox.invalid", "deny", "403", "", "")
+                         ROUTER_MARK_LINE ROUTER_MARK_AGENT "\n"
+                         CONN("15", "b.test", "deny", "500", "", "")
                          CONN("16", "c.test", "allow", "500", "", ""));
     egress_log_reader_t *r = NULL;
     as_error_t *err = NULL;
     seen_t s = {0};
     assert_int_equal(egress_log_open(dir, &r, &err), 0);
     assert_int_equal(egress_log_read(r, collect, &s, &err), 0);
-    /* in time order, the query first within its second; no probe */
-    assert_int_equal(s.n, 3);
-    assert_string_equal(s.names[0], "dns a.test denied");
-    assert_string_equal(s.names[1], "tls b.test denied");
-    assert_string_equal(s.names[2], "tls c.test");
+    /* in time order, the query first within its second; the probe's are
+     * the sandbox's own, the same name later the agent's */
+    assert_int_equal(s.n, 6);
+    assert_string_equal(s.names[0], "dns denied-probe.agent-sandbox.invalid denied by sandbox");
+    assert_string_equal(s.names[1], "tls denied-probe.agent-sandbox.invalid denied by sandbox");
+    assert_string_equal(s.names[2], "dns a.test denied");
+    assert_string_equal(s.names[3], "tls b.test denied");
+    assert_string_equal(s.names[4], "tls c.test");
+    assert_string_equal(s.names[5], "dns denied-probe.agent-sandbox.invalid denied");
     /* read again: only what came since, a partial line held back */
     append("dns.log", "Dec  1 00:10:18 dnsmasq[7]: query[AAAA] A.TEST. from 1.1.1.1\n"
                       "Dec  1 00:10:18 dnsmasq[7]: config A.TEST. is NXDOMAIN\nDec  1 00:10:19 dns");
@@ -221,17 +235,21 @@ static void test_reader_and_summary(void **state)
     assert_string_equal(s.names[0], "dns d.test denied");
     egress_log_close(r);
 
-    /* the summary: per name, lower case, an A query or a connection each */
+    /* the summary: per name, lower case, an A query or a connection each;
+     * the agent's only (the probe's name once: the agent's query) */
     append("egress.log.dropped", "7\n");
     egress_summary_t sum;
     assert_int_equal(egress_log_summary(dir, &sum, &err), 0);
     assert_int_equal(sum.dropped, 7);
     assert_int_equal(sum.allowed, 3);
-    assert_int_equal(sum.n_blocked, 3);
+    assert_int_equal(sum.n_blocked, 4);
     assert_string_equal(sum.blocked[0].name, "a.test");
     assert_int_equal(sum.blocked[0].count, 2);     /* its A query and a connection; not the AAAA */
     assert_string_equal(sum.blocked[1].name, "b.test");
     assert_string_equal(sum.blocked[2].name, "d.test");
+    assert_string_equal(sum.blocked[3].name, "denied-probe.agent-sandbox.invalid");
+    assert_int_equal(sum.blocked[3].count, 1);
+    assert_int_equal(sum.denied, 6);
     assert_int_equal(sum.n_unresolved, 1);
     assert_string_equal(sum.unresolved[0].name, "c.test");
     assert_int_equal(sum.n_unreachable, 1);
@@ -242,6 +260,52 @@ static void test_reader_and_summary(void **state)
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+/* Whose events: verify's session marks them verify's; a log without a mark
+ * (the agent never started) holds only the sandbox's own. Neither counts
+ * in the summary. */
+static void test_whose_events(void **state)
+{
+    (void)state;
+    egress_by_t by = EGRESS_BY_SANDBOX;
+    assert_true(egress_mark_line(ROUTER_MARK_LINE ROUTER_MARK_VERIFY, &by));
+    assert_int_equal(by, EGRESS_BY_VERIFY);
+    assert_false(egress_mark_line(ROUTER_MARK_LINE "agentx", &by));
+    assert_false(egress_mark_line("x" ROUTER_MARK_LINE ROUTER_MARK_AGENT, &by));
+    assert_false(egress_mark_line("Dec  1 00:10:15 dnsmasq[7]: query[A] " ROUTER_MARK_LINE ROUTER_MARK_AGENT, &by));
+    assert_int_equal(by, EGRESS_BY_VERIFY);
+    const char *const marks[] = { ROUTER_MARK_LINE ROUTER_MARK_VERIFY "\n", "" };
+    const char *const whose[] = { " by verify", " by sandbox" };
+    for (size_t i = 0; i < 2; i++) {
+        strcpy(dir, "/tmp/test_egress_log.XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        append("dns.log", marks[i]);
+        append("dns.log", "Dec  1 00:10:15 dnsmasq[7]: query[A] spoof.invalid from 1.1.1.1\n"
+                          "Dec  1 00:10:15 dnsmasq[7]: config spoof.invalid is NXDOMAIN\n");
+        append("egress.log", marks[i]);
+        append("egress.log", CONN("16", "spoof.invalid", "deny", "403", "", ""));
+        egress_log_reader_t *r = NULL;
+        as_error_t *err = NULL;
+        seen_t s = {0};
+        char want[64];
+        assert_int_equal(egress_log_open(dir, &r, &err), 0);
+        assert_int_equal(egress_log_read(r, collect, &s, &err), 0);
+        egress_log_close(r);
+        assert_int_equal(s.n, 2);
+        snprintf(want, sizeof(want), "dns spoof.invalid denied%s", whose[i]);
+        assert_string_equal(s.names[0], want);
+        snprintf(want, sizeof(want), "tls spoof.invalid denied%s", whose[i]);
+        assert_string_equal(s.names[1], want);
+        egress_summary_t sum;
+        assert_int_equal(egress_log_summary(dir, &sum, &err), 0);
+        assert_int_equal(sum.denied, 0);
+        assert_int_equal(sum.n_blocked, 0);
+        egress_summary_clear(&sum);
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        assert_int_equal(system(cmd), 0);
+    }
 }
 
 /* session_logs_keep: the logs, their counts and the list in effect go to
@@ -313,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_dns_lines),
         cmocka_unit_test(test_connection_lines),
         cmocka_unit_test(test_reader_and_summary),
+        cmocka_unit_test(test_whose_events),
         cmocka_unit_test(test_keep_and_prune),
         cmocka_unit_test(test_name_counts),
     };

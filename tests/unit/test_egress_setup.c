@@ -81,6 +81,32 @@ static void firewall_refuses_private_ranges_after_allowed_nets(void **state)
     allowlist_free(al);
 }
 
+/* An allowed NAME:53 whose name resolves to the resolver (a home router's
+ * private address) is a connection nginx makes for the agent: over TCP it
+ * meets the refused ranges like any other. Only UDP, which nginx relays
+ * for no one, goes to the resolver before them. */
+static void firewall_resolver_tcp_meets_the_refused_ranges(void **state)
+{
+    (void)state;
+    const char *text = "dns.home.test:53\napi.allowed.test\n";
+    allowlist_t *al = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(allowlist_parse("t", text, strlen(text), &al, &err), 0);
+    char *rules = NULL;
+    assert_int_equal(router_render_iptables(al, "192.168.1.1", &rules, &err), 0);
+    const char *refused = strstr(rules, "-A OUTPUT -d 192.168.0.0/16 -p tcp -j REJECT");
+    assert_non_null(refused);
+    /* every ACCEPT before the refusals: established, the loopback pair, UDP to the resolver */
+    size_t accepts = 0;
+    for (const char *p = rules; (p = strstr(p, "-j ACCEPT")) != NULL && p < refused; p++)
+        accepts++;
+    assert_int_equal(accepts, 4);
+    assert_non_null(strstr(rules, "-A OUTPUT -d 192.168.1.1/32 -p udp --dport 53 -j ACCEPT\n"));
+    assert_null(strstr(rules, "-d 192.168.1.1/32 -p tcp"));
+    free(rules);
+    allowlist_free(al);
+}
+
 static void firewall_needs_an_ipv4_resolver(void **state)
 {
     (void)state;
@@ -117,6 +143,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(router_ip_is_last_usable_address),
         cmocka_unit_test(firewall_refuses_private_ranges_after_allowed_nets),
+        cmocka_unit_test(firewall_resolver_tcp_meets_the_refused_ranges),
         cmocka_unit_test(firewall_needs_an_ipv4_resolver),
         cmocka_unit_test(resolver_skips_loopback_stubs),
     };

@@ -82,6 +82,10 @@ static void test_names(void **state)
     assert_non_null(strstr(n.dns_hosts, "127.0.0.3\tdb.example.com\n"));
     assert_non_null(strstr(n.dns_wildcards, "server=/wild.example/127.0.0.1#5354\n"));
     assert_non_null(strstr(n.agent_hosts, "127.0.0.1\tlocalhost\n"));
+    /* the sandbox's own host name is answered in the pod, never asked of the router */
+    assert_non_null(strstr(n.agent_hosts, "127.0.0.1\tlocalhost\n127.0.1.1\tagent-sandbox-0123456789ab\n"
+                                       "::ffff:127.0.1.1\tagent-sandbox-0123456789ab\n"));
+    assert_null(strstr(n.dns_hosts, "agent-sandbox-0123456789ab"));
     assert_string_equal(n.allowlist, list);
     /* the agent's view: the header, then the list */
     const char *body = strstr(n.agent_view, "\napi.example.com\n");

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <signal.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,14 @@ static void router_reads_the_files_the_cli_writes(void **state)
     assert_carries(run, "the router's runner", "answer \"$gen\" " ROUTER_RELOAD_OK "\n");
     assert_carries(run, "the router's runner", "answer \"$gen\" \"" ROUTER_RELOAD_FAILED);
     assert_carries(run, "the router's runner", "trap 'changes=1' HUP");
+    /* whose events follow: the signals, the line in both logs, the answer */
+    assert_int_equal(ROUTER_MARK_AGENT_SIGNAL, SIGUSR1);
+    assert_int_equal(ROUTER_MARK_VERIFY_SIGNAL, SIGUSR2);
+    assert_carries(run, "the router's runner", "trap 'mark=" ROUTER_MARK_AGENT "' USR1");
+    assert_carries(run, "the router's runner", "trap 'mark=" ROUTER_MARK_VERIFY "' USR2");
+    assert_carries(run, "the router's runner", "echo \"" ROUTER_MARK_LINE "$1\" >\"$pipes/" ROUTER_LOG_DNS "\"");
+    assert_carries(run, "the router's runner", "echo \"" ROUTER_MARK_LINE "$1\" >\"$pipes/" ROUTER_LOG_EGRESS "\"");
+    assert_carries(run, "the router's runner", "echo \"$marked\" >\"$logs/" ROUTER_LOG_STARTED "\"");
     /* the logs the CLI keeps are the ones the router writes */
     assert_int_equal(ROUTER_LOG_FILES, 3);
     assert_string_equal(router_log_files[0], ROUTER_LOG_DNS);

@@ -15,6 +15,7 @@
 
 #include "allowlist_of.h"
 #include "config/allowlist.h"
+#include "egress/router_firewall.h"
 #include "egress/router_render.h"
 
 /* ---- golden files ---- */
@@ -242,7 +243,7 @@ static void render_all(const char *prefix, const char *text)
     assert_golden(name, out);
     free(out);
 
-    assert_int_equal(router_render_hosts(al, &out, &err), 0);
+    assert_int_equal(router_render_hosts(al, "agent-sandbox-0123456789ab", &out, &err), 0);
     snprintf(name, sizeof(name), "%s.hosts", prefix);
     assert_golden(name, out);
     free(out);
@@ -254,6 +255,11 @@ static void render_all(const char *prefix, const char *text)
 
     assert_int_equal(router_render_dns_wildcards(al, &out, &err), 0);
     snprintf(name, sizeof(name), "%s.dns-wildcards", prefix);
+    assert_golden(name, out);
+    free(out);
+
+    assert_int_equal(router_render_iptables(al, sample_layout.resolver_ip, &out, &err), 0);
+    snprintf(name, sizeof(name), "%s.iptables", prefix);
     assert_golden(name, out);
     free(out);
     allowlist_free(al);
@@ -304,7 +310,7 @@ static void test_config_properties(void **state)
     char *dns = NULL, *ngx = NULL, *hosts = NULL, *dns_hosts = NULL, *wild = NULL;
     assert_int_equal(router_render_dnsmasq(al, &sample_layout, &dns, &err), 0);
     assert_int_equal(router_render_nginx(al, &sample_layout, &ngx, &err), 0);
-    assert_int_equal(router_render_hosts(al, &hosts, &err), 0);
+    assert_int_equal(router_render_hosts(al, NULL, &hosts, &err), 0);
     assert_int_equal(router_render_dns_hosts(al, &dns_hosts, &err), 0);
     assert_int_equal(router_render_dns_wildcards(al, &wild, &err), 0);
 
@@ -392,8 +398,14 @@ static void test_refuses_bad_allowlist(void **state)
         expect_refused(&al, &sample_layout, "not a canonical host name");
         char *out = NULL;
         as_error_t *err = NULL;
-        assert_int_equal(router_render_hosts(&al, &out, &err), -EINVAL);
+        assert_int_equal(router_render_hosts(&al, NULL, &out, &err), -EINVAL);
         as_error_free(&err);
+        allowlist_t none = {0};
+        if (strcmp(bad_names[i], "localhost") != 0 && strcmp(bad_names[i], "A.example") != 0 &&
+            strcmp(bad_names[i], "x.example.") != 0) {
+            assert_int_equal(router_render_hosts(&none, bad_names[i], &out, &err), -EINVAL);
+            as_error_free(&err);
+        }
     }
 
     allowlist_port_t ports[] = { { .port = 443 }, { .port = 5432 }, { .port = 5432 }, { .port = 0 } };

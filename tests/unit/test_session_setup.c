@@ -106,6 +106,15 @@ static void set_up_in_order_and_undone(void **state)
     assert_int_equal(access(path, R_OK), 0);
     /* the agent exists but never started: that is session_run's, after the proof */
     assert_int_equal(stub_libpod_count(f->stub, "POST", "-agent/start"), 0);
+    /* the router marked where the agent's events begin (SIGUSR1), and it answered */
+    assert_true(stub_libpod_count(f->stub, "POST", "-router/kill?signal=10") >= 1);
+    assert_int_equal(stub_libpod_count(f->stub, "POST", "-router/kill?signal=12"), 0);
+    snprintf(path, sizeof(path), "%s/router-log/started", f->session_dir);
+    rf = fopen(path, "re");
+    assert_non_null(rf);
+    assert_non_null(fgets(text, sizeof(text), rf));
+    fclose(rf);
+    assert_string_equal(text, "agent\n");
     assert_int_equal(stub_libpod_count(f->stub, "POST", "/containers/create"), 3);
     assert_torn_down(f);
     /* the pod took its containers along; the router and the network went too */
