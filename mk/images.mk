@@ -84,11 +84,11 @@ first_build_sandbox  := 5
 first_build_router   := 5
 FIRST_FETCH          := 10
 FIRST_AGENT_BUILD    := 20
-first_toolchain_go     := 60
-first_toolchain_java   := 90
-first_toolchain_node   := 30
-first_toolchain_python := 60
-first_toolchain_rust   := 90
+first_toolchain_go     := 160
+first_toolchain_java   := 165
+first_toolchain_node   := 25
+first_toolchain_python := 115
+first_toolchain_rust   := 120
 IMAGE_NAMES := sandbox router
 IMAGE_LABEL := agent-sandbox.image
 
