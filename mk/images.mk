@@ -11,6 +11,11 @@
 #   make images AGENTS="claude codex"    those agents' images (names:
 #                                        sandbox-image/agents/*.version;
 #                                        docs/agents.md)
+#   make images AGENTS=claude TOOLCHAINS="node go"
+#                                        and the agent's image with those
+#                                        toolchains (names:
+#                                        sandbox-image/toolchains/*.toolchain;
+#                                        docs/images.md)
 #   make images SANDBOX_IMAGE=... ROUTER_IMAGE=...
 #   make images BASE_IMAGE=docker.io/library/debian:bookworm
 #                                        build on a registry image instead
@@ -36,6 +41,15 @@
 # sandbox-image/agent-fetch downloads the pinned tarballs from the npm
 # registry once (kept across builds like the root file systems) and checks
 # their digests.
+#
+# Toolchains: sandbox-image/toolchains/NAME.toolchain names a toolchain's
+# Debian packages and pins its npm tarballs (docs/images.md). The image of
+# agent A with the toolchains T1 T2 ... (a set, taken in sorted order) is
+# AGENT_IMAGE_PREFIX-A-T1-T2...:TAG: one layer per toolchain on the image
+# named by the toolchains before it (A-T1 on A's image, A-T1-T2 on A-T1),
+# so that images with the same first toolchains share their layers. Each
+# layer is built by sandbox-image/toolchains/Containerfile with the same
+# mount of fetched tarballs as an agent's.
 
 SANDBOX_IMAGE      ?= localhost/agent-sandbox:$(or $(IMAGE_TAG),dev)
 COMMON_IMAGE       ?= localhost/agent-sandbox-common:$(or $(IMAGE_TAG),dev)
@@ -70,6 +84,11 @@ first_build_sandbox  := 5
 first_build_router   := 5
 FIRST_FETCH          := 10
 FIRST_AGENT_BUILD    := 20
+first_toolchain_go     := 160
+first_toolchain_java   := 165
+first_toolchain_node   := 25
+first_toolchain_python := 115
+first_toolchain_rust   := 120
 IMAGE_NAMES := sandbox router
 IMAGE_LABEL := agent-sandbox.image
 
@@ -121,6 +140,19 @@ IMAGE_ARGS   := $(IMAGE_NAMES:%=$(IMAGES_DIR)/%.args)
 AGENT_STAMPS := $(AGENTS:%=$(IMAGES_DIR)/agent-%.stamp)
 AGENT_ARGS   := $(AGENTS:%=$(IMAGES_DIR)/agent-%.args)
 
+TOOLCHAINS   ?=
+TC_DIR       := sandbox-image/toolchains
+TC_KNOWN     := $(patsubst $(TC_DIR)/%.toolchain,%,$(wildcard $(TC_DIR)/*.toolchain))
+$(foreach t,$(TOOLCHAINS),$(if $(filter $(t),$(TC_KNOWN)),,\
+    $(error TOOLCHAINS: no toolchain '$(t)'; the toolchains are: $(TC_KNOWN))))
+TC_SORTED    := $(sort $(TOOLCHAINS))
+tc_space     := $(subst x, ,x)
+# The chain of layers as name suffixes: T1, T1-T2, T1-T2-T3 ...
+TC_CHAIN     := $(foreach i,$(shell seq 1 $(words $(TC_SORTED))),$(subst $(tc_space),-,$(wordlist 1,$(i),$(TC_SORTED))))
+tc_image      = $(AGENT_IMAGE_PREFIX)-$(1):$(or $(IMAGE_TAG),dev)
+TC_IMAGES    := $(foreach a,$(AGENTS),$(foreach c,$(TC_CHAIN),$(call tc_image,$(a)-$(c))))
+TC_STAMPS    := $(foreach a,$(AGENTS),$(foreach c,$(TC_CHAIN),$(IMAGES_DIR)/toolchain-$(a)-$(c).stamp))
+
 # The parameters of each step, as written to its .args file.
 rootfs_args = suite=$(DEBIAN_SUITE) mirror=$(DEBIAN_MIRROR) opts=$(MMDEBSTRAP_OPTS)
 base_args   = base=$(base_$*)
@@ -136,9 +168,9 @@ update_args = mkdir -p $(dir $(1)); \
 
 .PHONY: images images-force clean-images bump-agent bump-claude agent-version claude-version
 
-images: $(IMAGE_STAMPS) $(AGENT_STAMPS)
+images: $(IMAGE_STAMPS) $(AGENT_STAMPS) $(TC_STAMPS)
 	@$(PODMAN) image prune -f --filter label=$(IMAGE_LABEL) >/dev/null
-	@for i in $(ROUTER_IMAGE) $(COMMON_IMAGE) $(foreach a,$(AGENTS),$(call agent_images,$(a))); do \
+	@for i in $(ROUTER_IMAGE) $(COMMON_IMAGE) $(foreach a,$(AGENTS),$(call agent_images,$(a))) $(TC_IMAGES); do \
 	    $(PODMAN) images --format 'images: {{.Repository}}:{{.Tag}}  {{.ID}}  {{.Size}}' $$i; done | awk '!seen[$$0]++'
 
 $(ROOTFS_ARGS): $(IMAGES_DIR)/%-rootfs.args: images-force
@@ -177,7 +209,7 @@ $(IMAGE_STAMPS): $(IMAGES_DIR)/%.stamp: %-image/Containerfile $(IMAGES_DIR)/%.ar
 	@touch $@
 # The shared image holds no agent: an agent's pin, its fetch and install do
 # not change it.
-$(IMAGES_DIR)/sandbox.stamp: $(shell find sandbox-image -type f ! -path '$(AGENT_DIR)/*' ! -name 'agent-*' 2>/dev/null)
+$(IMAGES_DIR)/sandbox.stamp: $(shell find sandbox-image -type f ! -path '$(AGENT_DIR)/*' ! -path '$(TC_DIR)/*' ! -name 'agent-*' 2>/dev/null)
 $(IMAGES_DIR)/router.stamp: $(shell find router-image -type f 2>/dev/null)
 
 # An agent's image: its pinned tarballs, downloaded once into AGENT_CACHE and
@@ -193,6 +225,30 @@ $(AGENT_STAMPS): $(IMAGES_DIR)/agent-%.stamp: $(AGENT_DIR)/%.version $(IMAGES_DI
 	    --volume $(abspath $(AGENT_CACHE)):/var/cache/agent-sandbox/agents:ro,z \
 	    $(addprefix -t ,$(call agent_images,$*)) -f sandbox-image/Containerfile sandbox-image
 	@touch $@
+
+# A toolchain layer: $(1) agent, $(2) the chain up to this layer (T1-T2),
+# $(3) the toolchain, $(4) the image below, $(5) its stamp. Its pinned
+# tarballs (if any) are fetched into AGENT_CACHE first, as an agent's.
+define toolchain_layer
+$(IMAGES_DIR)/toolchain-$(1)-$(2).args: images-force
+	@$$(call update_args,$$@,image=$(call tc_image,$(1)-$(2)) from=$(4) version=$$(VERSION),$(call tc_image,$(1)-$(2)))
+
+$(IMAGES_DIR)/toolchain-$(1)-$(2).stamp: $(TC_DIR)/$(3).toolchain $(IMAGES_DIR)/toolchain-$(1)-$(2).args $(5) \
+        $(TC_DIR)/Containerfile $(TC_DIR)/install sandbox-image/agent-fetch
+	@if grep -q '^tarball[[:space:]]' $(TC_DIR)/$(3).toolchain; then \
+	    $$(IMAGE_STEP) "toolchain $(3): its npm tarballs" $$(FIRST_FETCH) $$(IMAGES_LOG)/toolchain-$(3)-fetch.log \
+	    $$(AGENT_FETCH) $(TC_DIR)/$(3).toolchain $$(AGENT_CACHE); fi
+	@$$(IMAGE_STEP) "toolchain $(3) on $(4) (podman build)" $$(first_toolchain_$(3)) $$(IMAGES_LOG)/toolchain-$(1)-$(2).log \
+	    $$(PODMAN) build --layers=false --pull=never \
+	    --build-arg BASE_IMAGE=$(4) --build-arg TOOLCHAINS=$(3) \
+	    --label $$(IMAGE_LABEL)=toolchain-$(1)-$(2) --label agent-sandbox.agent=$(1) \
+	    --label agent-sandbox.toolchains=$(2) --label agent-sandbox.version=$$(VERSION) \
+	    --volume $$(abspath $$(AGENT_CACHE)):/var/cache/agent-sandbox/agents:ro,z \
+	    -t $(call tc_image,$(1)-$(2)) -f $(TC_DIR)/Containerfile sandbox-image
+	@touch $$@
+endef
+# Layer i of agent a: toolchain word i on layer i-1 (i = 1: the agent's image).
+$(foreach a,$(AGENTS),$(foreach i,$(shell seq 1 $(words $(TC_SORTED))),$(eval $(call toolchain_layer,$(a),$(word $(i),$(TC_CHAIN)),$(word $(i),$(TC_SORTED)),$(if $(filter 1,$(i)),$(AGENT_IMAGE_PREFIX)-$(a):$(or $(IMAGE_TAG),dev),$(call tc_image,$(a)-$(word $(shell expr $(i) - 1),$(TC_CHAIN)))),$(if $(filter 1,$(i)),$(IMAGES_DIR)/agent-$(a).stamp,$(IMAGES_DIR)/toolchain-$(a)-$(word $(shell expr $(i) - 1),$(TC_CHAIN)).stamp)))))
 
 # Rewrite the pin only; the next `make images AGENTS=NAME` downloads and
 # rebuilds. VERSION counts only when given on the command line (the
@@ -211,6 +267,7 @@ claude-version:
 # Removes the images and their cache (not run by `make clean`, which only
 # removes build/).
 clean-images:
+	-$(PODMAN) rmi -f $$($(PODMAN) images -q --filter label=agent-sandbox.toolchains) 2>/dev/null
 	-$(PODMAN) rmi -f $(foreach a,$(AGENT_KNOWN),$(call agent_images,$(a))) $(COMMON_IMAGE) $(ROUTER_IMAGE) \
 	    $(SANDBOX_BASE_IMAGE) $(ROUTER_BASE_IMAGE) 2>/dev/null
 	rm -rf $(IMAGES_DIR)

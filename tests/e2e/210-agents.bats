@@ -223,12 +223,6 @@ exec_inside() {
     done
 }
 
-@test "crush: no image can be built, and agent-fetch says why" {
-    run_x 1 "$AS_TOP/sandbox-image/agent-fetch" "$AS_TOP/sandbox-image/agents/crush.version" "$AS_RUN_DIR/cache"
-    assert "$stderr" contains "no npm-registry route to Crush's binary"
-    assert "$(ls -A "$AS_RUN_DIR/cache" 2>/dev/null)" == "" "files fetched for crush"
-}
-
 # serve DIR: an HTTP server on loopback for DIR, as a fake npm registry;
 # sets AS_REGISTRY to its URL.
 serve() {
@@ -274,4 +268,48 @@ s.serve_forever()' "$1" >"$AS_RUN_DIR/port" 2>/dev/null &
     printf 'tampered\n' >>"$cache/as-test-agent-1.0.0.tgz"
     NPM_REGISTRY=http://127.0.0.1:9 run_x 1 "$AS_TOP/sandbox-image/agent-fetch" "$AS_RUN_DIR/pin" "$cache"
     assert "$stderr" contains "download of http://127.0.0.1:9/@as-test/agent/-/agent-1.0.0.tgz failed"
+}
+
+# The route of Crush (sandbox-image/agents/crush.version): the npm package
+# names its release archive and that archive's SHA-256; agent-fetch takes
+# the archive only with that digest. github.com is unreachable here, so the
+# archive's URL is on a name under .test, which never resolves, and the test
+# serves the archive on loopback through AGENT_ARCHIVE_BASE.
+@test "crush: agent-fetch takes the release archive only with the SHA-256 its npm package gives; without a route it says so" {
+    local reg=$AS_RUN_DIR/registry cache=$AS_RUN_DIR/cache pkg=$AS_RUN_DIR/pkg
+    local name=crush_1.0.0_Linux_x86_64.tar.gz sum integrity
+    mkdir -p "$reg/@as-test/crush/-" "$reg/releases" "$pkg/package" "$AS_RUN_DIR/a/crush_1.0.0_Linux_x86_64"
+    printf '#!/bin/sh\necho crush 1.0.0\n' >"$AS_RUN_DIR/a/crush_1.0.0_Linux_x86_64/crush"
+    tar -czf "$AS_RUN_DIR/$name" -C "$AS_RUN_DIR/a" crush_1.0.0_Linux_x86_64
+    sum=$(sha256sum <"$AS_RUN_DIR/$name" | cut -d' ' -f1)
+    printf '{ "name": "@as-test/crush", "version": "1.0.0", "archives": { "linux-x64": { "name": "%s",
+        "url": "https://github.test/charmbracelet/crush/releases/download/v1.0.0/%s",
+        "checksum": { "algorithm": "sha256", "digest": "%s" } } } }\n' "$name" "$name" "$sum" >"$pkg/package/package.json"
+    tar -czf "$reg/@as-test/crush/-/crush-1.0.0.tgz" -C "$pkg" package
+    integrity=sha512-$(openssl dgst -sha512 -binary "$reg/@as-test/crush/-/crush-1.0.0.tgz" | base64 -w0)
+    printf '%s\n' 'package @as-test/crush' 'version 1.0.0' \
+        "tarball agent any @as-test/crush 1.0.0 $integrity" 'archive agent' >"$AS_RUN_DIR/pin"
+    serve "$reg"
+    export NPM_REGISTRY=$AS_REGISTRY AGENT_PLATFORM=linux-x64
+
+    # No route to the archive's host: one sentence, nothing kept of it.
+    run_x 1 "$AS_TOP/sandbox-image/agent-fetch" "$AS_RUN_DIR/pin" "$cache"
+    assert "$stderr" contains "agent-fetch: error: no route to github.test from this machine: $name, the release archive its npm package names, cannot be downloaded (https://github.test/"
+    assert "$(ls -A "$cache")" == "as-test-crush-1.0.0.tgz" "files kept without a route"
+
+    # Other bytes than the package's SHA-256: refused, nothing kept.
+    printf 'tampered\n' >"$reg/releases/$name"
+    AGENT_ARCHIVE_BASE=$AS_REGISTRY/releases run_x 1 "$AS_TOP/sandbox-image/agent-fetch" "$AS_RUN_DIR/pin" "$cache"
+    assert "$stderr" contains "$AS_REGISTRY/releases/$name does not match the SHA-256 its npm package gives ($sum)"
+    assert "$(ls -A "$cache")" == "as-test-crush-1.0.0.tgz" "files kept after a SHA-256 mismatch"
+
+    # The right bytes: downloaded and printed; then served from the cache
+    # with no route at all.
+    cp "$AS_RUN_DIR/$name" "$reg/releases/$name"
+    AGENT_ARCHIVE_BASE=$AS_REGISTRY/releases run_x 0 "$AS_TOP/sandbox-image/agent-fetch" "$AS_RUN_DIR/pin" "$cache"
+    assert "$output" == "agent $cache/as-test-crush-1.0.0.tgz"$'\n'"archive $cache/$name"
+    cmp "$AS_RUN_DIR/$name" "$cache/$name"
+    kill "$AS_HTTP_PID"
+    NPM_REGISTRY=http://127.0.0.1:9 run_x 0 "$AS_TOP/sandbox-image/agent-fetch" "$AS_RUN_DIR/pin" "$cache"
+    assert "$output" == "agent $cache/as-test-crush-1.0.0.tgz"$'\n'"archive $cache/$name"
 }

@@ -114,7 +114,7 @@ static void each_block_uncommented_parses(void **state)
         blocks++;
         at = end;
     }
-    assert_int_equal(blocks, 5);     /* GitHub, npm, PyPI, crates.io, Go modules */
+    assert_int_equal(blocks, 7);     /* GitHub, npm, PyPI, crates.io, Go modules, Maven Central, Gradle */
     allowlist_t *al = parse_clean("the default with every block", all);
     assert_true(has_name(al, "github.com") && has_name(al, "registry.npmjs.org") &&
                 has_name(al, "files.pythonhosted.org") && has_name(al, "static.crates.io") &&
