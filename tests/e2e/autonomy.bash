@@ -23,6 +23,7 @@ agent_has_autonomy() {
     args=$(agent_args)
     echo "# $1's command line: $args" >&3
     [ -n "$args" ] || die "no agent of $1 ran"
+    # shellcheck disable=SC2013  # words: autonomy-args is one line of them
     for word in $(sed -n 's/^autonomy-args[[:space:]]*//p' "$AS_TOP/config/agents/$1"); do
         if [ "$2" = yes ]; then
             assert " $args " contains " $word " "$1's unattended mode"
