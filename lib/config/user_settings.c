@@ -68,7 +68,7 @@ static int parse_line(const config_lines_t *it, const config_line_t *line, void 
 int user_settings_parse(const char *filename, const char *text, size_t len, user_settings_t *ret,
                         as_error_t **err)
 {
-    user_settings_t s = { .git_identity = true, .notifications = true, .autonomy = true };
+    user_settings_t s = USER_SETTINGS_DEFAULTS;
     int r = config_lines_each(filename, text, len, parse_line, &s, err);
     if (r < 0) {
         user_settings_clear(&s);
@@ -81,9 +81,5 @@ int user_settings_parse(const char *filename, const char *text, size_t len, user
 void user_settings_clear(user_settings_t *s)
 {
     free(s->agent);
-    s->agent = NULL;
-    s->agent_line = 0;
-    s->git_identity = true;
-    s->notifications = true;
-    s->autonomy = true;
+    *s = USER_SETTINGS_DEFAULTS;
 }

@@ -29,6 +29,9 @@ typedef struct user_settings {
     bool autonomy;           /* default true */
 } user_settings_t;
 
+/* The settings when the file says nothing of them (or there is no file). */
+#define USER_SETTINGS_DEFAULTS ((user_settings_t){ .git_identity = true, .notifications = true, .autonomy = true })
+
 int user_settings_parse(const char *filename, const char *text, size_t len, user_settings_t *ret,
                         as_error_t **err);
 void user_settings_clear(user_settings_t *s);

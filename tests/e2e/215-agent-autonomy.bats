@@ -49,3 +49,14 @@ teardown() {
     agent_has_autonomy claude yes
     wait_pane '\(claude, autonomy on\)' 30
 }
+
+@test "autonomy: on when there is no settings file (the plan's command); --no-autonomy off; --exec never" {
+    $PODMAN image exists localhost/agent-sandbox:dev || skip "no image localhost/agent-sandbox:dev: \`make images\` builds it"
+    rm -f "$AS_CONFIG_DIR/settings"
+    run_x 0 agent-sandbox --agent claude --dry-run
+    assert "$output" contains $'\n  command: claude --dangerously-skip-permissions\n'
+    run_x 0 agent-sandbox --agent claude --no-autonomy --dry-run -- --continue
+    assert "$output" contains $'\n  command: claude --continue\n'
+    run_x 0 agent-sandbox --agent claude --dry-run --exec claude
+    assert "$output" contains $'\n  command: claude\n'
+}
