@@ -184,7 +184,7 @@ static int run_agent(const run_options_t *o, cli_backend_t *b, session_t *s, con
     as_error_t *err = NULL;
     attach_io_t io = {
         .in_fd = o->in_fd, .out_fd = o->out_fd, .err_fd = o->err_fd,
-        .multiplexed = !tty, .close_write_on_eof = !tty,
+        .multiplexed = !tty, .close_write_on_eof = !tty, .escape = tty,
     };
     if (tty && terminal_enter_raw(o->in_fd, &err) < 0) {
         report_error(&err);
@@ -192,11 +192,15 @@ static int run_agent(const run_options_t *o, cli_backend_t *b, session_t *s, con
     }
     session_result_t res;
     session_on_egress_lost(s, egress_lost, NULL);
+    int err_fd = o->err_fd;
+    session_on_escape(s, session_escape_heard, &err_fd);
     int r = session_run(s, &io, &res, &err);
     terminal_restore();
     *ret_exited = r == 0 && res.end == SESSION_AGENT_EXITED;
-    if (r == 0)
+    if (r == 0) {
+        session_stopped_line(&res, tty);
         return agent_outcome(plan->command[0], &io, &res);
+    }
     if (!backend_usable(b)) {
         as_error_free(&err);
         report("error: the private podman service stopped mid-session; the agent's "
@@ -347,6 +351,14 @@ int run_session(const run_options_t *o)
     return rc;
 }
 
+/* The agent starts in its unattended mode: --autonomy, --no-autonomy or
+ * the setting, for an agent that has one, never for --exec. */
+static bool autonomy_on(const run_options_t *o, const run_inputs_t *ri)
+{
+    bool wanted = o->autonomy == AUTONOMY_SETTING ? ri->settings.autonomy : o->autonomy == AUTONOMY_ON;
+    return wanted && !o->exec && agent_profile_has_autonomy(ri->agent);
+}
+
 /* The plan of this session: every spec, from the inputs (and the
  * workspace's mounts, as they are now). 0 or an exit code, reported. */
 static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cli_backend_t *b,
@@ -355,7 +367,7 @@ static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cl
     as_error_t *err = NULL;
     session_inputs_t in = {
         .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image,
-        .agent = ri->agent, .agent_args = !o->exec, .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
+        .agent = ri->agent, .agent_args = !o->exec, .autonomy = autonomy_on(o, ri), .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
         .env = o->env, .session_dir = b->dir->path,
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
         .allowlist = ri->allowlist, .allowlist_path = ri->allowlist_path, .limits = ri->limits, .cgroups = ri->cgroups,
@@ -407,6 +419,9 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     /* the before-state, taken during the set-up, complete before the agent runs */
     if ((rc = workspace_check_ready(ws, b->dir->id)) != 0)
         goto out;
+    session_start_line(&(session_start_t){
+        .id = b->dir->id, .agent = o->exec ? NULL : ri->agent->name, .autonomy = autonomy_on(o, ri),
+        .workdir = workdir, .tty = plan->tty, .publish = o->publish, .n_publish = o->n_publish });
     /* the first refusal of each name, on the desktop (settings) */
     egress_notices_t *notices = ri->settings.notifications && !o->no_notices ? egress_notices_start(b->dir) : NULL;
     bool exited = false;

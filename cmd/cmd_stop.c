@@ -1,9 +1,10 @@
-/* `agent-sandbox stop ID...|--all`: ends running sessions as SIGTERM to
- * their CLI does (the teardown of Ctrl-C: the agent gets the signal, then
- * every resource goes, newest first), and waits until each one is gone.
- * The session's own CLI exits with its usual code and message. A session
- * whose agent ignores the signal gets a second one after STOP_GRACE_MS,
- * which its CLI turns into SIGKILL for the agent. */
+/* `agent-sandbox stop [--now] ID...|--all`: ends running sessions as SIGTERM
+ * to their CLI does (the teardown of Ctrl-C: the agent gets the signal, as
+ * SIGHUP with a TTY, then every resource goes, newest first), and waits
+ * until each one is gone. The session's own CLI says who stopped it and
+ * exits with its usual code (143). A session whose agent ignores the
+ * signal gets a second one after STOP_GRACE_MS (at once with --now), which
+ * its CLI turns into SIGKILL for the agent (137). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -68,7 +69,7 @@ static int signal_all(const session_entry_t **chosen, size_t n, bool again)
 
 /* Waits until no chosen session runs, with a second signal to those still
  * running after the grace. 0, or 1 after naming those left running. */
-static int wait_all(const session_entry_t **chosen, size_t n)
+static int wait_all(const session_entry_t **chosen, size_t n, long grace_ms)
 {
     long start = monotonic_ms();
     bool again = false;
@@ -86,7 +87,7 @@ static int wait_all(const session_entry_t **chosen, size_t n)
         long waited = monotonic_ms() - start;
         if (waited >= STOP_TIMEOUT_MS)
             break;
-        if (!again && waited >= STOP_GRACE_MS) {
+        if (!again && waited >= grace_ms) {
             signal_all(chosen, n, true);
             again = true;
         }
@@ -121,10 +122,19 @@ static int session_here(session_entry_t **v, size_t n, const session_entry_t **r
 
 int cmd_stop(int argc, char **argv)
 {
+    bool now = false;            /* the second signal, the kill, without the grace */
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {     /* --now anywhere: the rest keep their order */
+        if (strcmp(argv[i], "--now") == 0)
+            now = true;
+        else
+            argv[kept++] = argv[i];
+    }
+    argc = kept;
     bool all = argc == 2 && strcmp(argv[1], "--all") == 0, here = argc < 2;
     for (int i = 1; !all && i < argc; i++)
         if (argv[i][0] == '-') {
-            static const char *const known[] = { "--all" };
+            static const char *const known[] = { "--all", "--now" };
             return cli_bad_argument("stop", argv[i], known, ARRAY_SIZE(known));
         }
     session_entry_t **v = NULL;
@@ -155,7 +165,7 @@ int cmd_stop(int argc, char **argv)
         report("no session is running");
     if (signal_all(chosen, n_chosen, false) != 0)
         rc = 1;
-    if (wait_all(chosen, n_chosen) != 0)
+    if (wait_all(chosen, n_chosen, now ? 0 : STOP_GRACE_MS) != 0)
         rc = 1;
     free(chosen);
     session_entries_free(v, n);

@@ -19,14 +19,28 @@ const cli_command_t cli_commands[] = {
       "\n"
       "  --json       the same as one JSON array\n"
       "  -q, --quiet  the IDs alone, one a line" },
-    { "stop", cmd_stop, "[ID...|--all]", "end running sessions, as Ctrl-C would",
-      "Ends the sessions named by their ID (or a prefix of it that names one\n"
-      "alone), or all of them, and waits until each is gone: its CLI forwards\n"
-      "the signal to the agent and tears the sandbox down, exactly as for\n"
-      "Ctrl-C, and exits with its usual code and message. An agent still\n"
-      "running after 10 s is killed. Without an ID: the session started in\n"
-      "this directory or above it, and no other. Exit status 0 when every one\n"
-      "ended, 64 when an ID names no running session." },
+    { "stop", cmd_stop, "[--now] [ID...|--all]", "end running sessions, as Ctrl-C would",
+      "Ends the sessions named by their ID (or a prefix of it that names one
+"
+      "alone), or all of them, and waits until each is gone: its CLI forwards
+"
+      "the signal to the agent (SIGHUP with a terminal) and tears the sandbox
+"
+      "down, exactly as for Ctrl-C, says who stopped it and exits with its
+"
+      "usual code (143). An agent still running after 10 s is killed (137).
+"
+      "Without an ID: the session started in this directory or above it, and
+"
+      "no other. From the session's own terminal: ~. at the start of a line.
+"
+      "Exit status 0 when every one ended, 64 when an ID names no running
+"
+      "session.
+"
+      "
+"
+      "  --now   kill the agent at once, without the 10 s grace" },
     { "doctor", cmd_doctor, "", "check this host's set-up, with the fix for each problem",
       "Checks what sessions need of this host, one line each, OK, WARN or FAIL,\n"
       "with the exact command that fixes it: podman and its API, subordinate\n"

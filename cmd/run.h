@@ -11,6 +11,7 @@
 #include "config/allowlist.h"
 #include "config/resource_limits.h"
 #include "config/user_settings.h"
+#include "session/session.h"
 
 /* What a session is made of besides its options: read once, before the
  * service starts (run_inputs_load), by a session and by verify alike. */
@@ -40,6 +41,26 @@ void run_inputs_clear(run_inputs_t *ri);
 /* The session on those inputs, to its end: the agent's exit code or the
  * CLI's. */
 int run_loaded(const run_options_t *o, const run_inputs_t *ri);
+
+/* The lines a session prints about itself (cmd/session_lines.c). */
+typedef struct session_start {
+    const char *id;
+    const char *agent;       /* NULL: --exec */
+    bool autonomy;           /* the agent's unattended mode is on */
+    const char *workdir;
+    bool tty;                /* `~.` works */
+    const publish_t *publish;
+    size_t n_publish;
+} session_start_t;
+/* "session ID (AGENT, autonomy on) in DIR; stop: ~. or agent-sandbox stop
+ * ID; published: URL...", on stderr when it is a terminal. */
+void session_start_line(const session_start_t *st);
+/* Says on the terminal (ctx: an int *, its fd) that `~.` was heard; the
+ * terminal is raw then, hence \r\n. */
+void session_escape_heard(unsigned nth, void *ctx);
+/* Who stopped the session and how the agent ended; nothing when it was
+ * not stopped. */
+void session_stopped_line(const session_result_t *res, bool tty);
 
 /* All three: run_prepare, run_inputs_load, run_loaded. */
 int run_session(const run_options_t *o);

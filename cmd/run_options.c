@@ -14,8 +14,8 @@
 #include "config/agent_profile.h"
 
 typedef enum opt_id {
-    OPT_EXEC, OPT_AGENT, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_PUBLISH, OPT_HELP,
-    OPT_VERSION,
+    OPT_EXEC, OPT_AGENT, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_PUBLISH, OPT_AUTONOMY,
+    OPT_NO_AUTONOMY, OPT_HELP, OPT_VERSION,
 } opt_id_t;
 
 static const struct option {
@@ -33,6 +33,8 @@ static const struct option {
     { OPT_PIDS,    "--pids",    NULL, "N",            "process limit (default 4096, none)" },
     { OPT_CPUS,    "--cpus",    NULL, "N",            "CPU limit (1.5, none; default none)" },
     { OPT_PUBLISH, "--publish", NULL, "[HOSTPORT:]PORT", "reach PORT at the host's 127.0.0.1:HOSTPORT (repeatable)" },
+    { OPT_AUTONOMY, "--autonomy", NULL, NULL,         "start the agent in its unattended mode (default: setting autonomy, on)" },
+    { OPT_NO_AUTONOMY, "--no-autonomy", NULL, NULL,   "start the agent in its own mode: it asks before acting" },
     { OPT_HELP,    "--help",    "-h", NULL,           "print this text" },
     { OPT_VERSION, "--version", NULL, NULL,           "print the version" },
 };
@@ -168,11 +170,18 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
         case OPT_MEMORY:  o->memory = value; break;
         case OPT_PIDS:    o->pids = value; break;
         case OPT_CPUS:    o->cpus = value; break;
+        case OPT_AUTONOMY:    o->autonomy = AUTONOMY_ON; break;
+        case OPT_NO_AUTONOMY: o->autonomy = AUTONOMY_OFF; break;
         default:          break;
         }
     }
     if (o->exec && i >= argc) {
         report("error: --exec needs a command");
+        return -EINVAL;
+    }
+    if (o->exec && o->autonomy != AUTONOMY_SETTING) {
+        report("error: --%sautonomy is the agent's mode; --exec runs no agent",
+               o->autonomy == AUTONOMY_OFF ? "no-" : "");
         return -EINVAL;
     }
     env_args[n_env] = NULL;

@@ -25,6 +25,7 @@ typedef struct run_options {
     bool exec;
     bool dry_run;
     const char *agent;       /* --agent NAME, or NULL */
+    enum { AUTONOMY_SETTING, AUTONOMY_ON, AUTONOMY_OFF } autonomy;   /* --autonomy, --no-autonomy */
     const char *memory, *pids, *cpus;   /* as given, or NULL */
     char **command;          /* NULL-terminated, owned: the agent's ARGS... (NULL when none),
                               * or COMMAND ARGS... with exec */

@@ -26,7 +26,7 @@ int settings_config_read(user_settings_t *ret, char **ret_path, as_error_t **err
 {
     _cleanup_free_ char *text = NULL;
     size_t len = 0;
-    *ret = (user_settings_t){ .git_identity = true, .notifications = true };
+    *ret = USER_SETTINGS_DEFAULTS;
     int r = user_config_file(USER_SETTINGS_FILE, ret_path, err);
     if (r < 0)
         return r;

@@ -65,6 +65,8 @@ void cli_usage(FILE *f)
     }
     fputs("\noptions:\n", f);
     run_options_usage(f);
+    fputs("\nOn a terminal, every key is the agent's, Ctrl-C too: ~. after Enter or\n"
+          "Ctrl-C stops the session (~. again kills the agent at once; ~~ types one ~).\n", f);
     fputs("\nenvironment:\n", f);
     for (size_t i = 0; i < ARRAY_SIZE(environment); i++)
         fprintf(f, "  %-28s  %s\n", environment[i].name, environment[i].meaning);

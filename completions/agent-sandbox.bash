@@ -43,13 +43,13 @@ _agent_sandbox()
     case $cmd in
         "")
             if [[ $cur == -* ]]; then
-                words="--exec --env --agent --publish --dry-run --memory --pids --cpus --help --version"
+                words="--exec --env --agent --publish --dry-run --autonomy --no-autonomy --memory --pids --cpus --help --version"
             else
                 words="ps stop doctor verify cleanup allow deny log help"
             fi ;;
         ps) words="--json -q --quiet --help" ;;
         stop)
-            if [[ $cur == -* ]]; then words="--all --help"; else words=$(_agent_sandbox_ids "$cli"); fi ;;
+            if [[ $cur == -* ]]; then words="--all --now --help"; else words=$(_agent_sandbox_ids "$cli"); fi ;;
         doctor) words="--help" ;;
         verify) words="--agent --json --help" ;;
         cleanup) words="--homes --help" ;;

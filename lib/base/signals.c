@@ -11,12 +11,20 @@ static volatile sig_atomic_t terminating;
 
 static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
 
-static void on_signal(int signo)
+/* Who sent the first terminating signal (written once, before `terminating`). */
+static volatile sig_atomic_t first_code, first_pid, first_value;
+
+static void on_signal(int signo, siginfo_t *info, void *uctx)
 {
+    (void)uctx;
     int saved = errno;
     unsigned char b = (unsigned char)signo;
-    if (signo != SIGWINCH && terminating == 0)
+    if (signo != SIGWINCH && terminating == 0) {
+        first_code = info->si_code;
+        first_pid = info->si_code <= 0 ? info->si_pid : 0;
+        first_value = info->si_code == SI_QUEUE ? info->si_value.sival_int : 0;
         terminating = signo;
+    }
     /* a full pipe drops the byte: the flag above still records it */
     if (write(pipe_fds[1], &b, 1) < 0) { }
     errno = saved;
@@ -28,8 +36,8 @@ int signals_install(as_error_t **err)
         return as_error_errno(err, errno, "creating the signal pipe");
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESTART;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
         if (sigaction(caught[i], &sa, NULL) < 0)
@@ -51,6 +59,15 @@ static int terminating_seen(void *ctx)
 {
     (void)ctx;
     return terminating;
+}
+
+bool signals_first_sender(signal_sender_t *ret)
+{
+    if (terminating == 0)
+        return false;
+    *ret = (signal_sender_t){ .signo = terminating, .pid = (pid_t)first_pid,
+                              .queued = first_code == SI_QUEUE, .value = first_value };
+    return true;
 }
 
 static signal_source_t source = { .fd = -1, .next = next_caught, .terminating = terminating_seen };

@@ -55,7 +55,8 @@ static bool project_config_valid(const char *s)
 
 typedef enum key_id {
     K_IMAGE, K_COMMAND, K_LOGIN, K_CREDENTIAL, K_ENV, K_TELEMETRY_OFF, K_HOME,
-    K_CREDENTIALS_FILE, K_LOGIN_ENV, K_ALLOWLIST, K_PROJECT_CONFIG, K_OPTION, K_SUBCOMMAND, K_COUNT,
+    K_CREDENTIALS_FILE, K_LOGIN_ENV, K_ALLOWLIST, K_PROJECT_CONFIG, K_OPTION, K_SUBCOMMAND,
+    K_AUTONOMY_ARGS, K_AUTONOMY_ENV, K_COUNT,
 } key_id_t;
 
 static const struct key {
@@ -70,6 +71,7 @@ static const struct key {
     { K_LOGIN_ENV, "login-env", false },  { K_ALLOWLIST, "allowlist", false },
     { K_PROJECT_CONFIG, "project-config", true }, { K_OPTION, "option", true },
     { K_SUBCOMMAND, "subcommand", true },
+    { K_AUTONOMY_ARGS, "autonomy-args", false }, { K_AUTONOMY_ENV, "autonomy-env", true },
 };
 
 typedef struct parser {
@@ -149,6 +151,7 @@ static int store(parser_t *ps, key_id_t id, char *value, as_error_t **err)
         [K_CREDENTIAL] = &p->credentials, [K_ENV] = &p->env, [K_TELEMETRY_OFF] = &p->telemetry_off,
         [K_HOME] = &p->home, [K_COMMAND] = &p->command, [K_PROJECT_CONFIG] = &p->project_config,
         [K_OPTION] = &p->options, [K_SUBCOMMAND] = &p->subcommands,
+        [K_AUTONOMY_ARGS] = &p->autonomy_args, [K_AUTONOMY_ENV] = &p->autonomy_env,
     };
     if (one[id] != NULL) {
         *one[id] = value;
@@ -171,7 +174,7 @@ static int parse_value(parser_t *ps, const struct key *k, const config_word_t *w
         char *text = strndup(w[1].text, (size_t)(line->text + line->len - w[1].text));
         return text != NULL ? store(ps, k->id, text, err) : as_error_make(err, ENOMEM, "out of memory");
     }
-    if (k->id == K_COMMAND || k->id == K_OPTION || k->id == K_SUBCOMMAND) {
+    if (k->id == K_COMMAND || k->id == K_OPTION || k->id == K_SUBCOMMAND || k->id == K_AUTONOMY_ARGS) {
         for (size_t i = 1; i < n; i++) {
             char *word = strndup(w[i].text, w[i].len);
             const char *problem = word != NULL ? word_problem(k->id, word) : NULL;
@@ -191,7 +194,7 @@ static int parse_value(parser_t *ps, const struct key *k, const config_word_t *w
     _cleanup_free_ char *v = strndup(w[1].text, w[1].len);
     if (v == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    int r = k->id == K_ENV || k->id == K_TELEMETRY_OFF ? env_value(ps, k->name, v, err) : 0;
+    int r = k->id == K_ENV || k->id == K_TELEMETRY_OFF || k->id == K_AUTONOMY_ENV ? env_value(ps, k->name, v, err) : 0;
     if (r < 0)
         return r;
     const char *problem = word_problem(k->id, v);
@@ -222,8 +225,8 @@ static int parse_line(parser_t *ps, as_error_t **err)
         return parse_value(ps, k, w, n, err);
     }
     return perr(ps, err, "unknown key `%.*s` (expected image, command, login, credential, env, "
-                "telemetry-off, home, credentials-file, login-env, allowlist, project-config, option or "
-                "subcommand)",
+                "telemetry-off, home, credentials-file, login-env, allowlist, project-config, option, "
+                "subcommand, autonomy-args or autonomy-env)",
                 (int)(w[0].len < 40 ? w[0].len : 40), w[0].text);
 }
 
@@ -289,6 +292,11 @@ bool agent_profile_allowlist_is_default(const agent_profile_t *p)
     return strcmp(p->allowlist, ALLOWLIST_DEFAULT) == 0;
 }
 
+bool agent_profile_has_autonomy(const agent_profile_t *p)
+{
+    return p->autonomy_args != NULL || p->autonomy_env != NULL;
+}
+
 void agent_profile_free(agent_profile_t *p)
 {
     if (p == NULL)
@@ -307,5 +315,7 @@ void agent_profile_free(agent_profile_t *p)
     strv_free(p->project_config);
     strv_free(p->options);
     strv_free(p->subcommands);
+    strv_free(p->autonomy_args);
+    strv_free(p->autonomy_env);
     free(p);
 }

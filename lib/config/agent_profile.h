@@ -48,6 +48,11 @@ typedef struct agent_profile {
     char **options;          /* its own options ("-p", "--continue"): they pass to it as
                               * they are, never judged as a mistyped option of ours */
     char **subcommands;      /* its own commands ("mcp"): the same, in a command's place */
+    /* Its unattended mode (`autonomy on`, docs/agents.md): words put
+     * between its command and the user's arguments, and NAME=VALUE set
+     * in its environment; both NULL: it has none. */
+    char **autonomy_args;
+    char **autonomy_env;
 } agent_profile_t;
 
 /* [a-z0-9][a-z0-9-]*, at most AGENT_NAME_MAX bytes: safe in a file name. */
@@ -58,6 +63,9 @@ bool agent_name_valid(const char *name);
  * error refuses the whole profile. */
 int agent_profile_parse(const char *filename, const char *name, const char *text, size_t len,
                         agent_profile_t **ret, as_error_t **err);
+
+/* Whether the profile has an unattended mode (autonomy-args or autonomy-env). */
+bool agent_profile_has_autonomy(const agent_profile_t *p);
 
 /* Whether the profile's allowlist is the user's allowed-hosts itself
  * (nothing to merge). */

@@ -50,23 +50,25 @@ static int parse_line(const config_lines_t *it, const config_line_t *line, void 
     config_word_t w[3];
     size_t n = config_line_words(line, w, 3);
     if (n != 2)
-        return config_line_error(it, line, err, "expected \"KEY VALUE\" (agent NAME, git-identity on|off, "
-                                 "notifications on|off)");
+        return config_line_error(it, line, err, "expected \"KEY VALUE\" (agent NAME, autonomy on|off, "
+                                 "git-identity on|off, notifications on|off)");
     if (word_is(&w[0], "agent"))
         return parse_agent(it, line, &w[1], s, err);
     if (word_is(&w[0], "git-identity"))
         return parse_switch(it, line, w, &s->git_identity, err);
     if (word_is(&w[0], "notifications"))
         return parse_switch(it, line, w, &s->notifications, err);
-    return config_line_error(it, line, err, "unknown setting `%.*s` (the settings: agent, git-identity, "
-                             "notifications)",
+    if (word_is(&w[0], "autonomy"))
+        return parse_switch(it, line, w, &s->autonomy, err);
+    return config_line_error(it, line, err, "unknown setting `%.*s` (the settings: agent, autonomy, "
+                             "git-identity, notifications)",
                              (int)(w[0].len < 40 ? w[0].len : 40), w[0].text);
 }
 
 int user_settings_parse(const char *filename, const char *text, size_t len, user_settings_t *ret,
                         as_error_t **err)
 {
-    user_settings_t s = { .git_identity = true, .notifications = true };
+    user_settings_t s = USER_SETTINGS_DEFAULTS;
     int r = config_lines_each(filename, text, len, parse_line, &s, err);
     if (r < 0) {
         user_settings_clear(&s);
@@ -79,8 +81,5 @@ int user_settings_parse(const char *filename, const char *text, size_t len, user
 void user_settings_clear(user_settings_t *s)
 {
     free(s->agent);
-    s->agent = NULL;
-    s->agent_line = 0;
-    s->git_identity = true;
-    s->notifications = true;
+    *s = USER_SETTINGS_DEFAULTS;
 }

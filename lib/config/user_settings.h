@@ -6,6 +6,8 @@
  *                           and user.email (default on; git_identity.h)
  *   notifications on|off    a desktop notification for the first refusal of
  *                           each name (default on)
+ *   autonomy on|off         the agent starts in its unattended mode, asking
+ *                           before nothing (default on; docs/agents.md)
  * An unknown key or a malformed value refuses the file ("FILE:LINE: ...").
  * Pure: the caller reads the file. */
 #ifndef AS_USER_SETTINGS_H
@@ -24,7 +26,11 @@ typedef struct user_settings {
     unsigned agent_line;     /* the line that set it */
     bool git_identity;       /* default true */
     bool notifications;      /* default true */
+    bool autonomy;           /* default true */
 } user_settings_t;
+
+/* The settings when the file says nothing of them (or there is no file). */
+#define USER_SETTINGS_DEFAULTS ((user_settings_t){ .git_identity = true, .notifications = true, .autonomy = true })
 
 int user_settings_parse(const char *filename, const char *text, size_t len, user_settings_t *ret,
                         as_error_t **err);

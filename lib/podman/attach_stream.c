@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/tty_escape.h"
 #include "base/util.h"
 
 int frame_parser_feed(frame_parser_t *p, const char *buf, size_t len,
@@ -60,6 +61,8 @@ typedef struct pump {
     bool lost_again;
     long signalled_at;           /* when a terminating signal was first seen, or 0 */
     bool signal_overdue;
+    tty_escape_t escape;         /* io->escape: the `~.` keys */
+    unsigned escapes;            /* `~.` typed so far */
     size_t up_len, up_off;
     char up[65536];
 } pump_t;
@@ -209,9 +212,26 @@ static void send_pending(pump_t *p)
         p->up_off += (size_t)sent;
 }
 
+/* Each `~.` typed is the CLI's, not the agent's: the first starts the same
+ * grace as a terminating signal does. */
+static void escape_typed(pump_t *p, unsigned stops)
+{
+    if (p->hooks == NULL)
+        return;
+    for (; stops > 0; stops--) {
+        p->escapes++;
+        if (p->signalled_at == 0)
+            p->signalled_at = monotonic_ms();
+        if (p->hooks->on_escape != NULL)
+            p->hooks->on_escape(p->escapes, p->hooks->ctx);
+    }
+}
+
 static void read_input(pump_t *p)
 {
-    ssize_t got = read(p->io->in_fd, p->up, sizeof(p->up));
+    char keys[sizeof(p->up) - 1];     /* a held `~` may come out with them */
+    char *into = p->io->escape ? keys : p->up;
+    ssize_t got = read(p->io->in_fd, into, p->io->escape ? sizeof(keys) : sizeof(p->up));
     if (got < 0 && (errno == EINTR || errno == EAGAIN))
         return;
     if (got <= 0) {
@@ -220,6 +240,11 @@ static void read_input(pump_t *p)
     }
     p->up_len = (size_t)got;
     p->up_off = 0;
+    if (p->io->escape) {
+        unsigned stops = 0;
+        p->up_len = tty_escape_feed(&p->escape, keys, (size_t)got, p->up, &stops);
+        escape_typed(p, stops);
+    }
 }
 
 static void on_signals(pump_t *p)
@@ -339,6 +364,7 @@ int attach_pump(http_stream_t *out, http_stream_t *in, const attach_io_t *io,
         .out = out, .in = in != NULL ? in : out, .io = io, .hooks = hooks, .res = ret,
         .watch = hooks != NULL ? hooks->watch : NULL,
         .in_open = io->in_fd >= 0, .in_stream_open = true, .sniffing = true,
+        .escape = TTY_ESCAPE_INIT,
     };
     if (!p->in_open)
         end_input(p);

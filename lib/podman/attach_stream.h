@@ -36,6 +36,7 @@ typedef struct attach_io {
     int err_fd;
     bool multiplexed;    /* false with a TTY */
     bool close_write_on_eof; /* half-close the input stream when in_fd ends */
+    bool escape;         /* in_fd is the user's terminal: `~.` (base/tty_escape.h) is ours */
 } attach_io_t;
 
 typedef struct attach_hooks {
@@ -57,6 +58,9 @@ typedef struct attach_hooks {
      * started counts from its start): the agent ignores it, and no second
      * signal may come (a closed terminal sends one SIGHUP). Called once. */
     void (*on_signal_overdue)(void *ctx);
+    /* The user typed `~.` for the nth time (io->escape): the first starts
+     * the grace of on_signal_overdue, as a terminating signal does. */
+    void (*on_escape)(unsigned nth, void *ctx);
     void *ctx;
 } attach_hooks_t;
 

@@ -35,14 +35,27 @@ typedef enum session_end {
     SESSION_MONITOR_DIED,     /* its monitor (conmon) died: the exit status is lost */
 } session_end_t;
 
+typedef enum session_kill {
+    SESSION_NOT_KILLED,
+    SESSION_KILLED_AFTER_GRACE,   /* it outlived the grace after its signal (or its lost output) */
+    SESSION_KILLED_ON_REQUEST,    /* a second signal or `~.` (`stop --now` sends two) */
+} session_kill_t;
+
 typedef struct session_result {
     session_end_t end;
-    int exit_code;            /* SESSION_AGENT_EXITED: the agent's exit status */
+    int exit_code;            /* SESSION_AGENT_EXITED: the agent's exit status
+                                 (143 when it died of the SIGHUP that stood for a SIGTERM) */
+    bool stopped_by_escape;   /* the user typed `~.` before any terminating signal */
+    int signal_sent;          /* the first terminating signal sent to the agent, or 0 */
+    session_kill_t killed;    /* whether the CLI killed the agent (SIGKILL), and why */
     attach_result_t io;       /* output write errors; the init's exec report */
 } session_result_t;
 
 /* Attaches, starts the agent and pumps its I/O until it exits. Terminating
- * signals are forwarded to the agent (a second one kills it); SIGWINCH
+ * signals are forwarded to the agent (a second one kills it; so does the
+ * end of the grace); with a TTY a SIGTERM goes as SIGHUP, as a closed
+ * terminal's would (an interactive shell ignores SIGTERM), and `~.` typed
+ * on it stands for a SIGTERM (io->escape); SIGWINCH
  * resizes its terminal from io->in_fd; output that cannot be written ends
  * it (SIGPIPE for a reader gone, else SIGTERM; SIGKILL after a grace). */
 int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_error_t **err);
@@ -51,6 +64,10 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
  * home volume, the login's one-time copy), with what it does; maybe from
  * another thread. For a progress line on a terminal. */
 void session_on_progress(session_t *s, void (*fn)(const char *what, void *ctx), void *ctx);
+
+/* Called when the user types `~.` on the session's terminal (the nth
+ * time), before the agent is signalled: the CLI says it heard it. */
+void session_on_escape(session_t *s, void (*fn)(unsigned nth, void *ctx), void *ctx);
 
 /* Called (once) when the router or the forwarder stops mid-session: egress
  * is then closed, and the user should hear of it. */

@@ -47,7 +47,13 @@ struct session {
     /* while the agent runs */
     const attach_io_t *io;
     int forwarded;           /* terminating signals forwarded to the agent so far */
+    bool hup_for_term;       /* a SIGTERM (or `~.`) went to a TTY agent as SIGHUP */
+    session_kill_t killed;   /* the CLI sent the agent SIGKILL, and why */
+    bool by_escape;          /* the first stop was the user's `~.` */
+    int signal_sent;         /* the first terminating signal sent to the agent, or 0 */
     bool output_lost;        /* the agent was stopped because its output could not be written */
+    void (*escape_heard)(unsigned nth, void *ctx);
+    void *escape_heard_ctx;
     void (*egress_lost)(void *ctx);
     void *egress_lost_ctx;
     void (*progress)(const char *what, void *ctx);

@@ -68,6 +68,11 @@ static bool env_sets(char *const *env, const char *entry)
 static char **compose_command(const session_inputs_t *in)
 {
     _cleanup_(strv_freep) char **v = strv_copy(in->agent_args ? in->agent->command : in->command);
+    /* its unattended mode: only for the agent itself, never an --exec command */
+    char *const *autonomy = in->agent_args && in->autonomy ? in->agent->autonomy_args : NULL;
+    for (size_t i = 0; v != NULL && autonomy != NULL && autonomy[i] != NULL; i++)
+        if (strv_push(&v, autonomy[i]) < 0)
+            return NULL;
     for (size_t i = 0; v != NULL && in->agent_args && in->command != NULL && in->command[i] != NULL; i++)
         if (strv_push(&v, in->command[i]) < 0)
             return NULL;
@@ -81,7 +86,8 @@ static char **compose_env(const session_inputs_t *in, bool login)
 {
     const struct agent_profile *a = in->agent;
     _cleanup_(strv_freep) char **v = strv_copy(NULL);
-    char *const *sets[] = { a != NULL ? a->env : NULL, a != NULL ? a->telemetry_off : NULL };
+    char *const *sets[] = { a != NULL ? a->env : NULL, a != NULL ? a->telemetry_off : NULL,
+                            a != NULL && in->agent_args && in->autonomy ? a->autonomy_env : NULL };
     for (size_t k = 0; v != NULL && k < ARRAY_SIZE(sets); k++)
         for (size_t i = 0; sets[k] != NULL && sets[k][i] != NULL; i++)
             if (!env_sets(in->env, sets[k][i]) && strv_push(&v, sets[k][i]) < 0)

@@ -36,6 +36,7 @@ typedef struct session_inputs {
      * its arguments. */
     const struct agent_profile *agent;
     bool agent_args;
+    bool autonomy;               /* with agent_args: its unattended mode (autonomy-args, -env) */
     char *const *command;        /* NULL-terminated; non-empty unless agent_args */
     bool tty;
     char *const *env;            /* KEY=VALUE to set inside, NULL-terminated, may be NULL */

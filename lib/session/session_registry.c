@@ -316,7 +316,13 @@ int session_entry_signal(const session_entry_t *e, int signo, as_error_t **err)
      * valgrind, only the moment between the check and kill() is open.) */
     if (!session_entry_live(e))
         return as_error_make(err, ESRCH, "session %s is no longer running", e->id);
-    int r = pidfd >= 0 ? pidfd_send_signal(pidfd, signo, NULL, 0) : kill(e->pid, signo);
+    /* with a value, as sigqueue(3) sends it: the CLI can tell `stop` from a kill(1) */
+    siginfo_t info = { .si_signo = signo, .si_code = SI_QUEUE };
+    info.si_pid = getpid();
+    info.si_uid = getuid();
+    info.si_value.sival_int = SESSION_STOP_SIGNAL_VALUE;
+    int r = pidfd >= 0 ? pidfd_send_signal(pidfd, signo, &info, 0)
+                       : sigqueue(e->pid, signo, info.si_value);
     if (r < 0) {
         if (errno == ESRCH)
             return as_error_make(err, ESRCH, "session %s is no longer running", e->id);

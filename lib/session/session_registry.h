@@ -50,7 +50,10 @@ bool session_entry_live(const session_entry_t *e);
 
 /* Sends `signo` to the session's CLI, only while it is running: through a
  * pidfd taken before the lock is checked, so a PID reused after the CLI's
- * end is never signalled. -ESRCH when the session is no longer running. */
+ * end is never signalled. -ESRCH when the session is no longer running.
+ * The signal carries SESSION_STOP_SIGNAL_VALUE (as sigqueue(3) does), so
+ * the session can say it was `agent-sandbox stop` that ended it. */
+#define SESSION_STOP_SIGNAL_VALUE 0x5354   /* "ST" */
 int session_entry_signal(const session_entry_t *e, int signo, as_error_t **err);
 
 void session_entry_free(session_entry_t *e);

@@ -12,6 +12,12 @@
 #include "base/terminal.h"
 #include "base/util.h"
 
+void session_on_escape(session_t *s, void (*fn)(unsigned nth, void *ctx), void *ctx)
+{
+    s->escape_heard = fn;
+    s->escape_heard_ctx = ctx;
+}
+
 void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx)
 {
     s->egress_lost = fn;
@@ -44,6 +50,15 @@ static void resize_agent(session_t *s)
     }
 }
 
+static void kill_agent(session_t *s, session_kill_t why)
+{
+    if (s->killed == SESSION_NOT_KILLED)
+        s->killed = why;
+    as_error_t *e = NULL;
+    podman_container_kill(s->api, s->agent_id, SIGKILL, &e);
+    as_error_free(&e);           /* the agent may already be gone */
+}
+
 static void on_signal(int signo, void *ctx)
 {
     session_t *s = ctx;
@@ -53,9 +68,30 @@ static void on_signal(int signo, void *ctx)
         return;
     }
     /* First: pass it on, so the agent can finish in order. Again: kill. */
+    if (s->forwarded++ > 0) {
+        kill_agent(s, SESSION_KILLED_ON_REQUEST);
+        return;
+    }
+    if (s->plan->tty && signo == SIGTERM) {
+        signo = SIGHUP;
+        s->hup_for_term = true;
+    }
+    s->signal_sent = signo;
     as_error_t *e = NULL;
-    podman_container_kill(s->api, s->agent_id, s->forwarded++ == 0 ? signo : SIGKILL, &e);
+    podman_container_kill(s->api, s->agent_id, signo, &e);
     as_error_free(&e);           /* the agent may already be gone */
+}
+
+/* `~.` on the session's terminal: the first stops it as `agent-sandbox
+ * stop` does (a SIGTERM to the CLI), the next one kills at once. */
+static void on_escape(unsigned nth, void *ctx)
+{
+    session_t *s = ctx;
+    if (nth == 1 && s->forwarded == 0)
+        s->by_escape = true;
+    if (s->escape_heard != NULL)
+        s->escape_heard(nth, s->escape_heard_ctx);
+    on_signal(SIGTERM, s);
 }
 
 /* The agent outlived the grace after the signal it was passed: an agent
@@ -65,9 +101,7 @@ static void on_signal_overdue(void *ctx)
 {
     session_t *s = ctx;
     s->forwarded++;
-    as_error_t *e = NULL;
-    podman_container_kill(s->api, s->agent_id, SIGKILL, &e);
-    as_error_free(&e);           /* the agent may already be gone */
+    kill_agent(s, SESSION_KILLED_AFTER_GRACE);
 }
 
 /* The agent's output cannot be written: end it, as a shell pipeline ends
@@ -78,6 +112,8 @@ static void on_output_lost(int errnum, bool again, void *ctx)
     session_t *s = ctx;
     s->output_lost = true;
     as_error_t *e = NULL;
+    if (again && s->killed == SESSION_NOT_KILLED)
+        s->killed = SESSION_KILLED_AFTER_GRACE;
     podman_container_kill(s->api, s->agent_id, again ? SIGKILL : errnum == EPIPE ? SIGPIPE : SIGTERM, &e);
     as_error_free(&e);           /* the agent may already be gone */
 }
@@ -121,6 +157,12 @@ static int agent_end(session_t *s, session_result_t *res, as_error_t **err)
                    (res->exit_code == 128 + SIGTERM || res->exit_code == 128 + SIGKILL);
     res->end = outside && container_removed(s, REMOVAL_WAIT_MS) ? SESSION_AGENT_REMOVED
                                                                 : SESSION_AGENT_EXITED;
+    /* the session was stopped as by SIGTERM; SIGHUP was only its form for a TTY */
+    if (s->hup_for_term && s->killed == SESSION_NOT_KILLED && res->exit_code == 128 + SIGHUP)
+        res->exit_code = 128 + SIGTERM;
+    res->stopped_by_escape = s->by_escape;
+    res->signal_sent = s->signal_sent;
+    res->killed = s->killed;
     return 0;
 }
 
@@ -156,7 +198,7 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
     }
     attach_hooks_t hooks = { .signals = s->signals, .on_signal = on_signal, .watch = events, .on_watch = on_watch,
                              .on_output_lost = on_output_lost, .on_signal_overdue = on_signal_overdue,
-                             .ctx = s };
+                             .on_escape = on_escape, .ctx = s };
     session_result_t res = {0};
     r = attach_pump(stream, input, io, &hooks, &res.io, err);
     http_stream_free(stream);

@@ -43,7 +43,7 @@ load helpers
     done
     # after the first non-option, --help is Claude's
     run_x 0 agent-sandbox --dry-run --continue --help
-    assert "$output" contains "  command: claude --continue --help"
+    assert "$output" contains "  command: claude --dangerously-skip-permissions --continue --help"
 }
 
 @test "the options in --help and in README are the same (one table)" {
@@ -58,7 +58,7 @@ load helpers
 @test "options parse into the plan: --env forms, NAME=VALUE inline, Claude's arguments, --" {
     run_x 0 env AS_FROM_HOST=secret agent-sandbox --env A=1 --env=B=x=y --env AS_FROM_HOST \
         --memory=none --pids 128 --cpus none --dry-run --continue -p 'two words'
-    assert "$output" contains "  command: claude --continue -p two words"
+    assert "$output" contains "  command: claude --dangerously-skip-permissions --continue -p two words"
     assert "$output" =~ "  env: +DISABLE_AUTOUPDATER CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC DISABLE_TELEMETRY DISABLE_ERROR_REPORTING A B AS_FROM_HOST( |$)" \
         "Claude Code's profile's variables, then the --env names, in order"
     assert "$output" contains "processes 128"
@@ -72,10 +72,10 @@ load helpers
     fi
     # -- ends the options: the rest is Claude's, options included
     run_x 0 agent-sandbox --dry-run -- --dry-run --memory 1G
-    assert "$output" contains "  command: claude --dry-run --memory 1G"
+    assert "$output" contains "  command: claude --dangerously-skip-permissions --dry-run --memory 1G"
     # an option the CLI does not know is Claude's, and so is all after it
     run_x 0 agent-sandbox --dry-run --model opus --env X=1
-    assert "$output" contains "  command: claude --model opus --env X=1"
+    assert "$output" contains "  command: claude --dangerously-skip-permissions --model opus --env X=1"
     # --exec takes the rest as the command, options included
     run_x 0 agent-sandbox --dry-run --exec --env X=1
     assert "$output" contains "  command: --env X=1"

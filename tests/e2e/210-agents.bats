@@ -11,6 +11,7 @@
 
 load helpers
 load tmux
+load autonomy
 
 setup() {
     as_setup
@@ -55,11 +56,15 @@ use_agent() {
 }
 
 # first_screen NAME REGEX: `agent-sandbox --agent NAME` in a 100x30
-# terminal draws a line matching REGEX within 60 s (the screen goes into the
-# test's output, the TAP stream, either way), and the agent ends on a SIGHUP.
+# terminal runs the agent in its unattended mode (autonomy on, the
+# default: its command line holds the profile's autonomy-args,
+# 215-agent-autonomy.bats has the rest) and draws a line matching REGEX
+# within 60 s (the screen goes into the test's output, the TAP stream,
+# either way), and the agent ends on a SIGHUP.
 first_screen() {
     "${AS_TMUX[@]}" new-session -d -s as -x 100 -y 30 \
         "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --agent $1"
+    agent_has_autonomy "$1" yes
     local rc=0
     wait_pane "$2" 60 || rc=1
     { echo "# $1's first screen:"; pane | sed 's/^/#   /'; } >&3
@@ -163,7 +168,8 @@ exec_inside() {
 }
 
 @test "opencode: its first screen in tmux" {
-    use_agent opencode && first_screen opencode 'Ask anything'
+    # "Build auto": its --auto (autonomy on) shows under the prompt
+    use_agent opencode && first_screen opencode 'Build auto'
 }
 
 @test "opencode: --agent opencode --exec runs in its image, with its variables, without Claude's login" {

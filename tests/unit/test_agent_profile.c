@@ -164,11 +164,23 @@ static void values(void **state)
                                   "credentials-file .x/auth.json\n"
                                   "project-config .x/\n"
                                   "project-config x.json\n"
-                                  "option -p --print --allowedTools\n"
-                                  "option --x2\n"
-                                  "subcommand mcp setup-token\n"
-                                  "allowlist allowed-hosts.d/x\n");
+                                  "option -p --print --allowedTools
+"
+                                  "option --x2
+"
+                                  "subcommand mcp setup-token
+"
+                                  "allowlist allowed-hosts.d/x
+"
+                                  "autonomy-args --yes --all
+"
+                                  "autonomy-env X_PERMISSION={\"*\":\"allow\"}
+");
     assert_string_equal(p->name, "x");
+    assert_true(agent_profile_has_autonomy(p));
+    assert_string_equal(p->autonomy_args[1], "--all");
+    assert_null(p->autonomy_args[2]);
+    assert_string_equal(p->autonomy_env[0], "X_PERMISSION={\"*\":\"allow\"}");
     assert_string_equal(p->image, "localhost/x");
     assert_string_equal(p->command[0], "x");
     assert_string_equal(p->command[2], "--fast");
@@ -230,6 +242,12 @@ static void malformed_profiles_are_refused(void **state)
     refused(BASE "project-config ./x\n", "prof:4: project-config `./x`");
     refused(BASE "project-config x//\n", "prof:4: project-config `x//`");
     refused(BASE "project-config /\n", "prof:4: project-config `/`");
+    refused(BASE "autonomy-args\n", "prof:4: autonomy-args needs a value");
+    refused(BASE "autonomy-args --a\nautonomy-args --b\n", "prof:5: autonomy-args is given twice");
+    refused(BASE "autonomy-env YOLO\n", "prof:4: autonomy-env: expected NAME=VALUE");
+    agent_profile_t *none = parse_ok(BASE);
+    assert_false(agent_profile_has_autonomy(none));
+    agent_profile_free(none);
     agent_profile_t *p = NULL;
     as_error_t *err = NULL;
     assert_int_equal(agent_profile_parse("prof", "../x", BASE, strlen(BASE), &p, &err), -EINVAL);
@@ -432,6 +450,58 @@ static void plan_of_another_agent(void **state)
     as_error_free(&err);
 }
 
+/* Autonomy: the profile's words between the agent's command and the
+ * user's arguments, its variables set; off, neither; never for --exec.
+ * Every packaged agent that can be built has an unattended mode. */
+static void plan_with_autonomy(void **state)
+{
+    (void)state;
+    const char *names[] = { "claude", "codex", "gemini", "opencode" };
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        agent_profile_t *a = packaged(names[i]);
+        if (!agent_profile_has_autonomy(a))
+            fail_msg("%s has no autonomy-args or autonomy-env", names[i]);
+        agent_profile_free(a);
+    }
+    agent_profile_t *claude = packaged("claude");
+    session_inputs_t in = inputs(claude);
+    in.autonomy = true;
+    session_plan_t *p = plan_of(in);
+    assert_string_equal(p->command[0], "claude");
+    assert_string_equal(p->command[1], "--dangerously-skip-permissions");
+    assert_string_equal(p->command[2], "--continue");
+    assert_null(p->command[3]);
+    session_plan_free(p);
+    in.autonomy = false;
+    p = plan_of(in);
+    assert_string_equal(p->command[1], "--continue");
+    session_plan_free(p);
+    char *exec[] = { "claude", NULL };
+    in = inputs(claude);
+    in.autonomy = true;
+    in.agent_args = false;
+    in.command = exec;
+    p = plan_of(in);
+    assert_null(p->command[1]);
+    session_plan_free(p);
+    agent_profile_free(claude);
+
+    /* each packaged agent: its words right after its command, its variables set */
+    for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
+        agent_profile_t *a = packaged(names[k]);
+        in = inputs(a);
+        in.autonomy = true;
+        p = plan_of(in);
+        size_t n = strv_length(a->command);
+        for (size_t i = 0; a->autonomy_args != NULL && a->autonomy_args[i] != NULL; i++)
+            assert_string_equal(p->command[n + i], a->autonomy_args[i]);
+        for (size_t i = 0; a->autonomy_env != NULL && a->autonomy_env[i] != NULL; i++)
+            assert_true(strv_contains(p->env, a->autonomy_env[i]));
+        session_plan_free(p);
+        agent_profile_free(a);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -446,6 +516,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(allowlists_merge),
         cmocka_unit_test(plan_of_claude),
         cmocka_unit_test(plan_of_another_agent),
+        cmocka_unit_test(plan_with_autonomy),
     };
     return cmocka_run_group_tests_name("agent_profile", tests, NULL, NULL);
 }

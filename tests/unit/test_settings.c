@@ -1,4 +1,4 @@
-/* The settings file's `git-identity` and `notifications` switches (lib/config/user_settings.h; its
+/* The settings file's `git-identity`, `notifications` and `autonomy` switches (lib/config/user_settings.h; its
  * `agent` key: test_agent_profile.c), its errors with file:line, and the
  * comment rule of every config file. */
 #include <setjmp.h>
@@ -12,14 +12,14 @@
 
 #include "config/user_settings.h"
 
-/* The two switches of a settings text: bit 0 notifications, bit 1 git-identity. */
+/* The switches of a settings text: bit 0 notifications, bit 1 git-identity, bit 2 autonomy. */
 static unsigned switches_of(const char *text)
 {
     user_settings_t s;
     as_error_t *err = NULL;
     if (user_settings_parse("settings", text, strlen(text), &s, &err) < 0)
         fail_msg("%s", err->msg);
-    unsigned on = (s.notifications ? 1u : 0u) | (s.git_identity ? 2u : 0u);
+    unsigned on = (s.notifications ? 1u : 0u) | (s.git_identity ? 2u : 0u) | (s.autonomy ? 4u : 0u);
     user_settings_clear(&s);
     return on;
 }
@@ -52,13 +52,30 @@ static void test_git_identity(void **state)
     assert_true(git_identity_of("notifications off\n"));                     /* independent switches */
 }
 
+static bool autonomy_of(const char *text)
+{
+    return switches_of(text) & 4u;
+}
+
+static void test_autonomy(void **state)
+{
+    (void)state;
+    assert_true(autonomy_of(""));                                            /* the default */
+    assert_false(autonomy_of("autonomy off\n"));
+    assert_true(autonomy_of("autonomy off\nautonomy on\n"));                  /* a later line wins */
+    assert_false(autonomy_of("agent codex\nautonomy off\nnotifications off\n"));
+    assert_true(autonomy_of("notifications off\ngit-identity off\n"));        /* independent switches */
+}
+
 static void test_errors(void **state)
 {
     (void)state;
     const struct { const char *text, *msg; } bad[] = {
         { "notifications\n", "settings:1: expected \"KEY VALUE\"" },
         { "\nnotifications maybe\n", "settings:2: notifications is on or off" },
-        { "notify off\n", "settings:1: unknown setting `notify` (the settings: agent, git-identity, notifications)" },
+        { "notify off\n", "settings:1: unknown setting `notify` (the settings: agent, autonomy, git-identity, notifications)" },
+        { "autonomy yes\n", "settings:1: autonomy is on or off" },
+        { "autonomy\n", "settings:1: expected \"KEY VALUE\" (agent NAME, autonomy on|off," },
         { "\ngit-identity no\n", "settings:2: git-identity is on or off" },
         { "notifications off#x\n", "settings:1: notifications is on or off" },
         { "notifications off extra\n", "settings:1: expected \"KEY VALUE\"" },
@@ -79,6 +96,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_switches),
         cmocka_unit_test(test_git_identity),
+        cmocka_unit_test(test_autonomy),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests_name("settings", tests, NULL, NULL);
