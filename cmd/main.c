@@ -20,26 +20,16 @@ const cli_command_t cli_commands[] = {
       "  --json       the same as one JSON array\n"
       "  -q, --quiet  the IDs alone, one a line" },
     { "stop", cmd_stop, "[--now] [ID...|--all]", "end running sessions, as Ctrl-C would",
-      "Ends the sessions named by their ID (or a prefix of it that names one
-"
-      "alone), or all of them, and waits until each is gone: its CLI forwards
-"
-      "the signal to the agent (SIGHUP with a terminal) and tears the sandbox
-"
-      "down, exactly as for Ctrl-C, says who stopped it and exits with its
-"
-      "usual code (143). An agent still running after 10 s is killed (137).
-"
-      "Without an ID: the session started in this directory or above it, and
-"
-      "no other. From the session's own terminal: ~. at the start of a line.
-"
-      "Exit status 0 when every one ended, 64 when an ID names no running
-"
-      "session.
-"
-      "
-"
+      "Ends the sessions named by their ID (or a prefix of it that names one\n"
+      "alone), or all of them, and waits until each is gone: its CLI forwards\n"
+      "the signal to the agent (SIGHUP with a terminal) and tears the sandbox\n"
+      "down, exactly as for Ctrl-C, says who stopped it and exits with its\n"
+      "usual code (143). An agent still running after 10 s is killed (137).\n"
+      "Without an ID: the session started in this directory or above it, and\n"
+      "no other. From the session's own terminal: ~. at the start of a line.\n"
+      "Exit status 0 when every one ended, 64 when an ID names no running\n"
+      "session.\n"
+      "\n"
       "  --now   kill the agent at once, without the 10 s grace" },
     { "doctor", cmd_doctor, "", "check this host's set-up, with the fix for each problem",
       "Checks what sessions need of this host, one line each, OK, WARN or FAIL,\n"
@@ -71,20 +61,13 @@ const cli_command_t cli_commands[] = {
       "                 above it, else the only one running" },
     { "log", cmd_log, "[ID] [--denied] [--follow] [--json]", "a session's DNS queries and connections",
       "Every DNS query and connection of a session: time, name, port, verdict and\n"
-      "bytes. A refused one ends with the command that allows it. The sandbox's own
-"
-      "readiness check (before the agent starts) and verify's probes are marked as
-"
-      "theirs. ID is a session's ID or its first digits; default: the running
-"
-      "session started in this directory or above it, else the only one running,
-"
-      "else the session that ended last (its logs are kept in the state
-"
-      "directory). A first line on stderr names the session, its directory and
-"
-      "whether it runs.
-"
+      "bytes. A refused one ends with the command that allows it. The sandbox's own\n"
+      "readiness check (before the agent starts) and verify's probes are marked as\n"
+      "theirs. ID is a session's ID or its first digits; default: the running\n"
+      "session started in this directory or above it, else the only one running,\n"
+      "else the session that ended last (its logs are kept in the state\n"
+      "directory). A first line on stderr names the session, its directory and\n"
+      "whether it runs.\n"
       "\n"
       "  --denied       only what the agent was refused\n"
       "  -f, --follow   go on printing while the session runs\n"

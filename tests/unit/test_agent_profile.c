@@ -164,18 +164,12 @@ static void values(void **state)
                                   "credentials-file .x/auth.json\n"
                                   "project-config .x/\n"
                                   "project-config x.json\n"
-                                  "option -p --print --allowedTools
-"
-                                  "option --x2
-"
-                                  "subcommand mcp setup-token
-"
-                                  "allowlist allowed-hosts.d/x
-"
-                                  "autonomy-args --yes --all
-"
-                                  "autonomy-env X_PERMISSION={\"*\":\"allow\"}
-");
+                                  "option -p --print --allowedTools\n"
+                                  "option --x2\n"
+                                  "subcommand mcp setup-token\n"
+                                  "allowlist allowed-hosts.d/x\n"
+                                  "autonomy-args --yes --all\n"
+                                  "autonomy-env X_PERMISSION={\"*\":\"allow\"}\n");
     assert_string_equal(p->name, "x");
     assert_true(agent_profile_has_autonomy(p));
     assert_string_equal(p->autonomy_args[1], "--all");
