@@ -59,13 +59,17 @@ const cli_command_t cli_commands[] = {
       "  --denied       only what was refused\n"
       "  -f, --follow   go on printing while the session runs\n"
       "  --json         one JSON object per line (names escaped as in the text)" },
-    { "verify", cmd_verify, "[--agent NAME] [--json]", "prove the confinement on this machine",
+    { "verify", cmd_verify, "[--agent NAME] [--toolchain NAME]... [--image NAME] [--json]",
+      "prove the confinement on this machine",
       "Starts a real session with your configuration, probes it from inside and\n"
       "prints one line per property, PASS, FAIL or SKIP, with the evidence.\n"
       "Exit status 1 on any FAIL.\n"
       "\n"
-      "  --agent NAME  the agent's session (default: as a session would choose)\n"
-      "  --json        the same as JSON" },
+      "  --agent NAME      the agent's session (default: as a session would choose)\n"
+      "  --toolchain NAME  in the agent's image with that toolchain (repeatable)\n"
+      "  --image NAME      in the image you derived as NAME\n"
+      "                    (default: the image a session here would use)\n"
+      "  --json            the same as JSON" },
     { "cleanup", cmd_cleanup, "[--homes]", "remove what dead sessions left",
       "Removes the containers, pods, networks and directories of sessions whose\n"
       "CLI is gone (killed, crashed), and says what it removed. Running\n"

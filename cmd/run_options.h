@@ -25,6 +25,8 @@ typedef struct run_options {
     bool exec;
     bool dry_run;
     const char *agent;       /* --agent NAME, or NULL */
+    char **toolchains;       /* --toolchain NAME..., owned, or NULL */
+    const char *image;       /* --image NAME (a derived image's name), or NULL */
     const char *memory, *pids, *cpus;   /* as given, or NULL */
     char **command;          /* NULL-terminated, owned: the agent's ARGS... (NULL when none),
                               * or COMMAND ARGS... with exec */
@@ -48,6 +50,10 @@ typedef struct run_options {
 /* 0 and *ret filled; -EINVAL after reporting a usage error; -ENOMEM. */
 int run_options_parse(int argc, char **argv, run_options_t *ret);
 void run_options_clear(run_options_t *o);
+/* --toolchain NAME, checked against the toolchains this build knows and
+ * added; and --image with --toolchain refused. -EINVAL after reporting. */
+int toolchain_option(char ***toolchains, const char *name);
+int image_options_check(char *const *toolchains, const char *image);
 
 /* The option lines of the usage text, made from the table. */
 void run_options_usage(FILE *f);
