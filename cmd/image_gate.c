@@ -50,10 +50,11 @@ static void report_missing(const run_inputs_t *ri)
     }
 }
 
-int image_gate(cli_backend_t *b, const run_inputs_t *ri)
+int image_check_report(cli_backend_t *b, const char *image, const char *why, bool *ret_missing)
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *state = NULL, *cache = NULL, *name = NULL;
+    *ret_missing = false;
     if (user_state_dir(&state, &err) < 0) {
         report_error(&err);
         return EXIT_CONFIG;
@@ -63,25 +64,35 @@ int image_gate(cli_backend_t *b, const run_inputs_t *ri)
     char pid[24];
     snprintf(pid, sizeof(pid), "%ld", (long)getpid());
     const podman_label_t labels[] = { { LABEL_SESSION, b->dir->id }, { LABEL_PID, pid } };
-    image_check_t c = { .image = ri->image, .cache_dir = cache, .container_name = name, .labels = labels,
+    image_check_t c = { .image = image, .cache_dir = cache, .container_name = name, .labels = labels,
                         .n_labels = ARRAY_SIZE(labels) };
     image_verdict_t v = {0};
     progress_show("checking the image", NULL);
     int r = image_check_run(b->api, &c, &v, &err);
+    progress_clear();
     if (r == -ENOENT) {
         as_error_free(&err);
-        report_missing(ri);
+        *ret_missing = true;
         return EXIT_NO_IMAGE;
     }
     if (r < 0) {
         report_error(&err);
-        report("error: image %s: the check could not be completed: refused", ri->image);
+        report("error: image %s: the check could not be completed: refused", image);
         return EXIT_NO_IMAGE;
     }
     if (v.problem != NULL) {
-        report("error: image %s: %s: refused (%s; docs/images.md)", ri->image, v.problem, ri->image_reason);
+        report("error: image %s: %s: refused (%s; docs/images.md)", image, v.problem, why);
         image_verdict_clear(&v);
         return EXIT_NO_IMAGE;
     }
     return 0;
+}
+
+int image_gate(cli_backend_t *b, const run_inputs_t *ri)
+{
+    bool missing = false;
+    int rc = image_check_report(b, ri->image, ri->image_reason, &missing);
+    if (missing)
+        report_missing(ri);
+    return rc;
 }

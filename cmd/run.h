@@ -47,6 +47,10 @@ int image_config_load(const run_options_t *o, run_inputs_t *ri);
 /* That image there and passing the image check (cmd/image_gate.c): 0, or
  * EXIT_NO_IMAGE after reporting (missing: what builds it; refused: why). */
 int image_gate(cli_backend_t *b, const run_inputs_t *ri);
+/* The image check of any image, reported ("image X: PROBLEM: refused
+ * (WHY)"): 0, or EXIT_NO_IMAGE (*ret_missing when there is no such image,
+ * not reported), or another exit code. */
+int image_check_report(cli_backend_t *b, const char *image, const char *why, bool *ret_missing);
 
 /* Refuses root, settles the runtime directory, installs the signal
  * handlers. 0 or an exit code, reported. */

@@ -80,7 +80,9 @@ static int on_entry(const tar_entry_t *e, void *ctx, as_error_t **err)
     export_ctx_t *x = ctx;
     int r = image_scan_entry(&x->scan, e->path, e->mode, e->type, e->capability, err);
     /* the first problem is the answer: the rest of the stream is not needed */
-    return r < 0 ? r : x->scan.problem != NULL ? -ECANCELED : 0;
+    if (r == 0 && x->scan.problem != NULL)
+        r = as_error_make(err, ECANCELED, "the scan stopped at its first finding");
+    return r;
 }
 
 static int on_bytes(const char *data, size_t len, void *ctx, as_error_t **err)
