@@ -4,6 +4,7 @@
 # build`), chosen per launch root by the settings file, and the image check
 # every session's image passes, whatever its origin.
 
+# shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
 load helpers
 
 BASE=localhost/agent-sandbox:dev
@@ -31,7 +32,6 @@ drop_derived() {
     run_x 0 agent-sandbox image build "$name"
     assert "$output" contains "images: localhost/agent-sandbox-user/$name:dev (podman build)"
     assert "$output" contains "images: localhost/agent-sandbox-user/$name:dev: done in"
-    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     [ -s "$XDG_STATE_HOME/agent-sandbox/image-builds/$name.log" ] || die "no build log"
     run_x 0 agent-sandbox image build "$name"
     assert "$output" contains "up to date"
@@ -66,10 +66,10 @@ drop_derived() {
     derive "$name" "RUN cp /usr/bin/true /usr/local/bin/e2e-true && chmod u+s /usr/local/bin/e2e-true"
     run_x "$EX_NOIMAGE" agent-sandbox image build "$name"
     assert "$stderr" contains "image localhost/agent-sandbox-user/$name:dev: /usr/local/bin/e2e-true is setuid: refused"
-    run_x 1 $PODMAN image exists "localhost/agent-sandbox-user/$name:dev"
+    run_x 1 "$PODMAN" image exists "localhost/agent-sandbox-user/$name:dev"
 
     # the same, built behind the CLI's back and named by AGENT_SANDBOX_IMAGE
-    run_x 0 $PODMAN build -q -t "$smuggled" "$AS_CONFIG_DIR/images/$name"
+    run_x 0 "$PODMAN" build -q -t "$smuggled" "$AS_CONFIG_DIR/images/$name"
     run_x "$EX_NOIMAGE" env AGENT_SANDBOX_IMAGE="$smuggled" "$AGENT_SANDBOX_BIN" --exec true
     assert "$stderr" contains "image $smuggled: /usr/local/bin/e2e-true is setuid: refused (AGENT_SANDBOX_IMAGE"
     # refused again: only a pass is remembered
