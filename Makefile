@@ -51,6 +51,11 @@ $(BUILD)/gen/agent_pins.inc: scripts/gen-agent-pins $(wildcard sandbox-image/age
 	@mkdir -p $(@D)
 	scripts/gen-agent-pins sandbox-image/agents config/agents >$@.tmp && mv $@.tmp $@
 $(BUILD)/obj/lib/config/agent_pins.o: $(BUILD)/gen/agent_pins.inc
+# The toolchains' names, compiled in (lib/config/toolchains.h).
+$(BUILD)/gen/toolchains.inc: scripts/gen-toolchains $(wildcard sandbox-image/toolchains/*.toolchain)
+	@mkdir -p $(@D)
+	scripts/gen-toolchains sandbox-image/toolchains >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/lib/config/toolchains.o: $(BUILD)/gen/toolchains.inc
 CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/obj/%.o: %.c

@@ -17,7 +17,7 @@
 enum {
     EXIT_USAGE         = 64,  /* bad arguments */
     EXIT_CONFIG        = 65,  /* a config file is unreadable or malformed */
-    EXIT_NO_IMAGE      = 66,  /* the sandbox or router image is missing */
+    EXIT_NO_IMAGE      = 66,  /* the sandbox or router image is missing, or refused by the image check */
     EXIT_NO_SERVICE    = 69,  /* the private podman service did not start */
     EXIT_INTERNAL      = 70,  /* a bug or an unexpected answer */
     EXIT_SETUP         = 71,  /* the confinement could not be set up */
@@ -79,5 +79,6 @@ int cmd_ps(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+int cmd_image(int argc, char **argv);
 
 #endif

@@ -35,38 +35,12 @@
 #include "session/session_plan.h"
 #include "session/session_registry.h"
 
-/* The image is there (and, in a release build, of this release): else say
- * exactly how to build it. Building is left to the user: it needs a base
- * image from a registry and the agent's download, and takes minutes.
- * `agent` names the agent the image is built for (NULL: the router, or an
- * image named by the user). */
-static int check_image(cli_backend_t *b, const char *image, const char *kind, const char *env_name,
-                       const char *agent)
+/* In a release build, the image is of this release. */
+static int check_release(cli_backend_t *b, const char *image, const char *kind, const char *env_name)
 {
-    as_error_t *err = NULL;
-    bool present = false;
-    if (podman_image_exists(b->api, image, &present, &err) < 0) {
-        report_error(&err);
-        return EXIT_SETUP;
-    }
-    if (!present) {
-        char context[PATH_MAX];
-        snprintf(context, sizeof(context), "%s/images/%s", AS_DATADIR, kind);
-        bool sandbox = strcmp(kind, "sandbox") == 0;
-        if (access(context, R_OK) == 0)
-            report("error: the %s image %s is missing; build it once with:\n"
-                   "    podman build %s%s%s%s-t %s %s\n(or set %s to an image you have)",
-                   kind, image, sandbox ? "--build-arg NPM_REGISTRY=$(npm config get registry) " : "",
-                   agent != NULL ? "--build-arg AGENTS=" : "", agent != NULL ? agent : "",
-                   agent != NULL ? " " : "", image, context, env_name);
-        else
-            report("error: the %s image %s is missing; build it with `make images%s%s` in the "
-                   "source tree (or set %s to an image you have)", kind, image,
-                   agent != NULL ? " AGENTS=" : "", agent != NULL ? agent : "", env_name);
-        return EXIT_NO_IMAGE;
-    }
 #if AS_RELEASE_BUILD
     /* A release runs only images of its own version. */
+    as_error_t *err = NULL;
     _cleanup_free_ char *version = NULL;
     if (podman_image_label(b->api, image, LABEL_VERSION, &version, &err) < 0) {
         report_error(&err);
@@ -78,8 +52,37 @@ static int check_image(cli_backend_t *b, const char *image, const char *kind, co
                AS_VERSION, env_name);
         return EXIT_NO_IMAGE;
     }
+#else
+    (void)b, (void)image, (void)kind, (void)env_name;
 #endif
     return 0;
+}
+
+/* The router's image is there (and, in a release build, of this release):
+ * else say exactly how to build it. Building is left to the user: it
+ * needs a base image from a registry and takes minutes. (The session's
+ * own image: image_gate.) */
+static int check_image(cli_backend_t *b, const char *image, const char *kind, const char *env_name)
+{
+    as_error_t *err = NULL;
+    bool present = false;
+    if (podman_image_exists(b->api, image, &present, &err) < 0) {
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    if (!present) {
+        char context[PATH_MAX];
+        snprintf(context, sizeof(context), "%s/images/%s", AS_DATADIR, kind);
+        if (access(context, R_OK) == 0)
+            report("error: the %s image %s is missing; build it once with:\n"
+                   "    podman build -t %s %s\n(or set %s to an image you have)",
+                   kind, image, image, context, env_name);
+        else
+            report("error: the %s image %s is missing; build it with `make images` in the "
+                   "source tree (or set %s to an image you have)", kind, image, env_name);
+        return EXIT_NO_IMAGE;
+    }
+    return check_release(b, image, kind, env_name);
 }
 
 /* Mid-session, possibly with the terminal raw: one line, then go on. */
@@ -159,8 +162,8 @@ static int agent_outcome(const char *command, const attach_io_t *io, const sessi
     return res->exit_code;
 }
 
-/* --dry-run: the plan and the protected paths, on stdout. */
-static int print_plan(const session_plan_t *plan, const workspace_t *ws)
+/* --dry-run: the plan, the image's origin and the protected paths, on stdout. */
+static int print_plan(const session_plan_t *plan, const run_inputs_t *ri, const workspace_t *ws)
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *text = NULL;
@@ -169,6 +172,7 @@ static int print_plan(const session_plan_t *plan, const workspace_t *ws)
         return EXIT_INTERNAL;
     }
     fputs(text, stdout);
+    printf("image %s, chosen by %s\n", ri->image, ri->image_reason);
     workspace_check_describe(ws, stdout);
     return 0;
 }
@@ -279,12 +283,11 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
     int rc = settings_config_load(&ri->settings, &ri->settings_path);
     if (rc == 0)
         rc = agent_config_load(o->agent, &ri->settings, ri->settings_path, &ri->agent);
+    if (rc == 0)
+        rc = image_config_load(o, ri);
     if (rc != 0)
         return rc;
-    if (asprintf(&ri->agent_image, "%s:%s", ri->agent->image, AS_IMAGE_TAG) < 0)
-        return EXIT_INTERNAL;
     const cli_env_t *env = cli_env();
-    ri->image = cli_env_or(env->image, ri->agent_image);
     ri->router_image = cli_env_or(env->router_image, DEFAULT_ROUTER_IMAGE);
     ri->egress = cli_env_or(env->egress_network, DEFAULT_EGRESS_NETWORK);
     const char *resolver_env = env->resolver;
@@ -332,6 +335,9 @@ void run_inputs_clear(run_inputs_t *ri)
     free(ri->settings_path);
     agent_profile_free(ri->agent);
     free(ri->agent_image);
+    free(ri->chosen_image);
+    free(ri->image_reason);
+    free(ri->image_build);
     *ri = (run_inputs_t){0};
 }
 
@@ -393,9 +399,8 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     session_plan_t *plan = NULL;
     session_t *s = NULL;
     int rc;
-    const char *agent = ri->image == ri->agent_image ? ri->agent->name : NULL;
-    if ((rc = check_image(b, ri->image, "sandbox", "AGENT_SANDBOX_IMAGE", agent)) != 0 ||
-        (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE", NULL)) != 0)
+    if ((rc = image_gate(b, ri)) != 0 || (rc = check_release(b, ri->image, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
+        (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
         return rc;
     /* placeholders for protected paths that do not exist yet, and the
      * snapshot the end-of-session check compares with; the plan takes the
@@ -504,7 +509,7 @@ int run_loaded(const run_options_t *o, const run_inputs_t *ri)
     if (rc == 0 && o->dry_run) {
         _cleanup_(session_plan_freep) session_plan_t *plan = NULL;
         if ((rc = plan_session(o, ri, &b, workdir, ws, &plan)) == 0)
-            rc = print_plan(plan, ws);
+            rc = print_plan(plan, ri, ws);
     } else if (rc == 0) {
         sweep_stale(&b, false);
         workspace_check_recover(b.api);

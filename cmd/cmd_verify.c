@@ -79,24 +79,44 @@ static void keep_host_mounts(const session_plan_t *plan, void *ctx)
     free(points);
 }
 
-/* --json and --agent NAME (or --agent=NAME). 0 or EXIT_USAGE, reported. */
-static int parse_args(int argc, char **argv, bool *ret_json, const char **ret_agent)
+/* The value of `--NAME VALUE` or `--NAME=VALUE` at argv[*i], or NULL. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
 {
+    size_t n = strlen(name);
+    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc)
+        return argv[++*i];
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    return NULL;
+}
+
+/* --json, --agent NAME, --toolchain NAME..., --image NAME (each also
+ * --opt=VALUE), into the options of the session verify runs. 0 or
+ * EXIT_USAGE, reported. */
+static int parse_args(int argc, char **argv, bool *ret_json, run_options_t *want)
+{
+    const char *v;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             *ret_json = true;
-        } else if (strcmp(argv[i], "--agent") == 0) {
-            if (i + 1 >= argc)
-                return cli_missing_value("verify", "--agent", "an agent's name");
-            *ret_agent = argv[++i];
-        } else if (strncmp(argv[i], "--agent=", 8) == 0) {
-            *ret_agent = argv[i] + 8;
+        } else if (i + 1 == argc && (strcmp(argv[i], "--agent") == 0 || strcmp(argv[i], "--image") == 0 ||
+                                     strcmp(argv[i], "--toolchain") == 0)) {
+            return cli_missing_value("verify", argv[i], strcmp(argv[i], "--agent") == 0 ? "an agent's name"
+                                                        : strcmp(argv[i], "--image") == 0 ? "an image's name"
+                                                                                          : "a toolchain's name");
+        } else if ((v = option_value(argc, argv, &i, "--agent")) != NULL) {
+            want->agent = v;
+        } else if ((v = option_value(argc, argv, &i, "--image")) != NULL) {
+            want->image = v;
+        } else if ((v = option_value(argc, argv, &i, "--toolchain")) != NULL) {
+            if (toolchain_option(&want->toolchains, v) < 0)
+                return EXIT_USAGE;
         } else {
-            static const char *const known[] = { "--json", "--agent" };
+            static const char *const known[] = { "--json", "--agent", "--image", "--toolchain" };
             return cli_bad_argument("verify", argv[i], known, ARRAY_SIZE(known));
         }
     }
-    return 0;
+    return image_options_check(want->toolchains, want->image) < 0 ? EXIT_USAGE : 0;
 }
 
 /* The probe, run as the agent's session on the inputs loaded for it: its
@@ -131,13 +151,12 @@ static int probe(const run_inputs_t *ri, char ***ret_host_mounts, char **ret_out
 
 /* The session's inputs, loaded once as a session loads them (a duplicate
  * in the allowlist is told once); then the probe and the judgement. */
-static int verify_session(const char *agent_name, const char *secret, bool json)
+static int verify_session(run_options_t *want, const char *secret, bool json)
 {
-    run_options_t want = { .agent = agent_name, .exec = true, .in_fd = -1 };
     run_inputs_t ri = {0};
     int rc = run_prepare();
     if (rc == 0)
-        rc = run_inputs_load(&want, &ri);
+        rc = run_inputs_load(want, &ri);
     _cleanup_free_ char *workdir = rc == 0 ? realpath(".", NULL) : NULL;
     if (rc == 0 && workdir == NULL) {
         report("error: verify: %s", strerror(errno));
@@ -165,18 +184,23 @@ static int verify_session(const char *agent_name, const char *secret, bool json)
 int cmd_verify(int argc, char **argv)
 {
     bool json = false;
-    const char *agent_name = NULL;
-    int rc = parse_args(argc, argv, &json, &agent_name);
-    if (rc != 0)
+    run_options_t want = { .exec = true, .in_fd = -1 };
+    int rc = parse_args(argc, argv, &json, &want);
+    if (rc != 0) {
+        run_options_clear(&want);
         return rc;
+    }
     char secret[65];
     if (random_hex(secret, 32) < 0) {
         report("error: verify: no random bytes: %s", strerror(errno));
+        run_options_clear(&want);
         return EXIT_INTERNAL;
     }
     /* Held by the CLI only: it must not be visible anywhere inside. */
     setenv(SECRET_NAME, secret, 1);
-    return verify_session(agent_name, secret, json);
+    rc = verify_session(&want, secret, json);
+    run_options_clear(&want);
+    return rc;
 }
 
 static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,

@@ -72,13 +72,29 @@ const cli_command_t cli_commands[] = {
       "  --denied       only what the agent was refused\n"
       "  -f, --follow   go on printing while the session runs\n"
       "  --json         one JSON object per line (names escaped as in the text)" },
-    { "verify", cmd_verify, "[--agent NAME] [--json]", "prove the confinement on this machine",
+    { "verify", cmd_verify, "[--agent NAME] [--toolchain NAME]... [--image NAME] [--json]",
+      "prove the confinement on this machine",
       "Starts a real session with your configuration, probes it from inside and\n"
       "prints one line per property, PASS, FAIL or SKIP, with the evidence.\n"
       "Exit status 1 on any FAIL.\n"
       "\n"
-      "  --agent NAME  the agent's session (default: as a session would choose)\n"
-      "  --json        the same as JSON" },
+      "  --agent NAME      the agent's session (default: as a session would choose)\n"
+      "  --toolchain NAME  in the agent's image with that toolchain (repeatable)\n"
+      "  --image NAME      in the image you derived as NAME\n"
+      "                    (default: the image a session here would use)\n"
+      "  --json            the same as JSON" },
+    { "image", cmd_image, "build NAME | list", "build an image you derived; list them",
+      "build NAME  builds ~/.config/agent-sandbox/images/NAME/Containerfile (its\n"
+      "            first instruction FROM a shipped image) with that folder as\n"
+      "            its context, through the private podman service, into\n"
+      "            localhost/agent-sandbox-user/NAME:TAG; checks it as every\n"
+      "            session's image is (no setuid file, ...). Nothing is rebuilt\n"
+      "            when the folder and the base are unchanged. The output goes\n"
+      "            to ~/.local/state/agent-sandbox/image-builds/NAME.log.\n"
+      "list        your images and whether they are built\n"
+      "\n"
+      "A session runs one with --image NAME or `image NAME` in the settings\n"
+      "(docs/images.md)." },
     { "cleanup", cmd_cleanup, "[--homes]", "remove what dead sessions left",
       "Removes the containers, pods, networks and directories of sessions whose\n"
       "CLI is gone (killed, crashed), and says what it removed. Running\n"

@@ -13,12 +13,24 @@
 #include "config/user_settings.h"
 #include "session/session.h"
 
+/* Where the session's image comes from (cmd/image_config.c). */
+typedef enum image_kind {
+    IMAGE_AGENT,             /* the agent's own */
+    IMAGE_TOOLCHAIN,         /* the agent's with toolchains */
+    IMAGE_DERIVED,           /* one the user derived (`image build`) */
+    IMAGE_ENV,               /* AGENT_SANDBOX_IMAGE */
+} image_kind_t;
+
 /* What a session is made of besides its options: read once, before the
  * service starts (run_inputs_load), by a session and by verify alike. */
 typedef struct run_inputs {
     agent_profile_t *agent;
     char *agent_image;       /* the agent's image with this build's tag */
     const char *image, *router_image, *egress;
+    char *chosen_image;      /* the image when it is neither the agent's nor the variable's */
+    image_kind_t image_kind;
+    char *image_reason;      /* why this image ("--toolchain go", "FILE:LINE: image", ...) */
+    char *image_build;       /* what builds it when it is missing, or NULL */
     char resolver[16];
     allowlist_t *allowlist;
     char *allowlist_path;        /* where `allow --save` adds names */
@@ -29,6 +41,17 @@ typedef struct run_inputs {
     host_identity_t identity;
     const signal_source_t *signals;
 } run_inputs_t;
+
+/* The session's image and why (cmd/image_config.c): 0 or an exit code,
+ * reported. */
+int image_config_load(const run_options_t *o, run_inputs_t *ri);
+/* That image there and passing the image check (cmd/image_gate.c): 0, or
+ * EXIT_NO_IMAGE after reporting (missing: what builds it; refused: why). */
+int image_gate(cli_backend_t *b, const run_inputs_t *ri);
+/* The image check of any image, reported ("image X: PROBLEM: refused
+ * (WHY)"): 0, or EXIT_NO_IMAGE (*ret_missing when there is no such image,
+ * not reported), or another exit code. */
+int image_check_report(cli_backend_t *b, const char *image, const char *why, bool *ret_missing);
 
 /* Refuses root, settles the runtime directory, installs the signal
  * handlers. 0 or an exit code, reported. */

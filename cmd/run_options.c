@@ -12,10 +12,11 @@
 #include "base/suggest.h"
 #include "base/util.h"
 #include "config/agent_profile.h"
+#include "config/toolchains.h"
 
 typedef enum opt_id {
     OPT_EXEC, OPT_AGENT, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_PUBLISH, OPT_AUTONOMY,
-    OPT_NO_AUTONOMY, OPT_HELP, OPT_VERSION,
+    OPT_NO_AUTONOMY, OPT_HELP, OPT_VERSION, OPT_TOOLCHAIN, OPT_IMAGE,
 } opt_id_t;
 
 static const struct option {
@@ -27,6 +28,8 @@ static const struct option {
 } options[] = {
     { OPT_EXEC,    "--exec",    NULL, "COMMAND...",   "run COMMAND instead of the agent" },
     { OPT_AGENT,   "--agent",   NULL, "NAME",         "the agent: claude (default), codex, gemini, opencode" },
+    { OPT_TOOLCHAIN, "--toolchain", NULL, "NAME",     "the agent's image with toolchain NAME (repeatable; docs/images.md)" },
+    { OPT_IMAGE,   "--image",   NULL, "NAME",         "the image you derived as NAME (agent-sandbox image build NAME)" },
     { OPT_ENV,     "--env",     NULL, "NAME[=VALUE]", "pass NAME into the sandbox (repeatable)" },
     { OPT_DRY_RUN, "--dry-run", NULL, NULL,           "print the session plan and exit" },
     { OPT_MEMORY,  "--memory",  NULL, "SIZE",         "memory limit (8G, 512M, none; default 3/4 of RAM)" },
@@ -71,6 +74,26 @@ static int publish_option(run_options_t *o, const char *arg)
     if (r < 0) {
         as_error_prefix(&err, "--publish");
         report_error(&err);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int toolchain_option(char ***toolchains, const char *name)
+{
+    if (!toolchain_known(name)) {
+        _cleanup_free_ char *known = toolchain_known_list();
+        report("error: --toolchain %s: no such toolchain (the toolchains: %s)", name, known ? known : "?");
+        return -EINVAL;
+    }
+    return strv_push(toolchains, name);
+}
+
+int image_options_check(char *const *toolchains, const char *image)
+{
+    if (toolchains != NULL && image != NULL) {
+        report("error: --image and --toolchain cannot go together: a derived image names its own FROM "
+               "(put the toolchain's image there)");
         return -EINVAL;
     }
     return 0;
@@ -132,9 +155,9 @@ static int env_defaults(run_options_t *o)
  * --env and --publish values go to env_args and publish_args; *ret_next is
  * where the command starts. */
 static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
-                const char **publish_args, int *ret_next)
+                const char **publish_args, const char **toolchain_args, int *ret_next)
 {
-    int i = 1, n_env = 0, n_publish = 0;
+    int i = 1, n_env = 0, n_publish = 0, n_toolchain = 0;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
             o->args_verbatim = true;
@@ -165,6 +188,8 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
         switch (opt->id) {
         case OPT_ENV:     env_args[n_env++] = value; break;
         case OPT_PUBLISH: publish_args[n_publish++] = value; break;
+        case OPT_TOOLCHAIN: toolchain_args[n_toolchain++] = value; break;
+        case OPT_IMAGE:   o->image = value; break;
         case OPT_DRY_RUN: o->dry_run = true; break;
         case OPT_AGENT:   o->agent = value; break;
         case OPT_MEMORY:  o->memory = value; break;
@@ -187,6 +212,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
     env_args[n_env] = NULL;
     publish_args[n_publish] = NULL;
     o->args_first = i == 1;
+    toolchain_args[n_toolchain] = NULL;
     *ret_next = i;
     return 0;
 }
@@ -196,10 +222,11 @@ int run_options_parse(int argc, char **argv, run_options_t *ret)
     run_options_t o = { 0 };
     _cleanup_free_ const char **env_args = calloc((size_t)argc + 1, sizeof(char *));
     _cleanup_free_ const char **publish_args = calloc((size_t)argc + 1, sizeof(char *));
+    _cleanup_free_ const char **toolchain_args = calloc((size_t)argc + 1, sizeof(char *));
     int next = argc;
-    if (env_args == NULL || publish_args == NULL)
+    if (env_args == NULL || publish_args == NULL || toolchain_args == NULL)
         return -ENOMEM;
-    int r = scan(argc, argv, &o, env_args, publish_args, &next);
+    int r = scan(argc, argv, &o, env_args, publish_args, toolchain_args, &next);
     if (r != 0) {
         if (r > 0)
             *ret = o;
@@ -209,6 +236,10 @@ int run_options_parse(int argc, char **argv, run_options_t *ret)
         r = env_option(&o, env_args[i]);
     for (size_t i = 0; r == 0 && publish_args[i] != NULL; i++)
         r = publish_option(&o, publish_args[i]);
+    for (size_t i = 0; r == 0 && toolchain_args[i] != NULL; i++)
+        r = toolchain_option(&o.toolchains, toolchain_args[i]);
+    if (r == 0)
+        r = image_options_check(o.toolchains, o.image);
     for (int i = next; r == 0 && i < argc; i++)
         r = strv_push(&o.command, argv[i]);
     if (r == 0)
@@ -227,7 +258,8 @@ void run_options_clear(run_options_t *o)
 {
     strv_free(o->command);
     strv_free(o->env);
-    o->command = o->env = NULL;
+    strv_free(o->toolchains);
+    o->command = o->env = o->toolchains = NULL;
 }
 
 #define AFTER_DASHES "to pass it to the agent, put it after --"

@@ -26,6 +26,8 @@ typedef struct run_options {
     bool dry_run;
     const char *agent;       /* --agent NAME, or NULL */
     enum { AUTONOMY_SETTING, AUTONOMY_ON, AUTONOMY_OFF } autonomy;   /* --autonomy, --no-autonomy */
+    char **toolchains;       /* --toolchain NAME..., owned, or NULL */
+    const char *image;       /* --image NAME (a derived image's name), or NULL */
     const char *memory, *pids, *cpus;   /* as given, or NULL */
     char **command;          /* NULL-terminated, owned: the agent's ARGS... (NULL when none),
                               * or COMMAND ARGS... with exec */
@@ -52,6 +54,10 @@ typedef struct run_options {
 /* 0 and *ret filled; -EINVAL after reporting a usage error; -ENOMEM. */
 int run_options_parse(int argc, char **argv, run_options_t *ret);
 void run_options_clear(run_options_t *o);
+/* --toolchain NAME, checked against the toolchains this build knows and
+ * added; and --image with --toolchain refused. -EINVAL after reporting. */
+int toolchain_option(char ***toolchains, const char *name);
+int image_options_check(char *const *toolchains, const char *image);
 
 /* The agent's first argument (run_options_parse stopped there) judged as
  * a mistyped option or command (docs/cli.md has the rule), and the --env

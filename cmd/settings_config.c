@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "cli_env.h"
 #include "inputs.h"
 #include "base/file_read.h"
 #include "base/util.h"
@@ -36,7 +38,11 @@ int settings_config_read(user_settings_t *ret, char **ret_path, as_error_t **err
             config_error_name(err, "cannot read ", *ret_path);
         return r;
     }
-    return user_settings_parse(*ret_path, text, len, ret, err);
+    /* `in DIR` lines match the launch directory as launch_check takes it */
+    _cleanup_free_ char *launch_dir = getcwd(NULL, 0);
+    const char *home = cli_env()->home;
+    return user_settings_parse_at(*ret_path, text, len, launch_dir, home != NULL && home[0] == '/' ? home : NULL,
+                                  ret, err);
 }
 
 int settings_config_load(user_settings_t *ret, char **ret_path)

@@ -14,7 +14,8 @@
 static const struct {
     const char *name, *meaning;
 } environment[] = {
-    { "AGENT_SANDBOX_IMAGE", "the sandbox image (default: the agent's, " DEFAULT_IMAGE " for claude)" },
+    { "AGENT_SANDBOX_IMAGE", "the sandbox image unless --image or --toolchain names one (default: the agent's, "
+                             DEFAULT_IMAGE " for claude)" },
     { "AGENT_SANDBOX_ROUTER_IMAGE", "the router image (default " DEFAULT_ROUTER_IMAGE ")" },
     { "AGENT_SANDBOX_ALLOWLIST", "the allowlist file (default: allowed-hosts in the config directory)" },
     { "AGENT_SANDBOX_RESOLVER", "the IPv4 resolver for upstream names (default: /etc/resolv.conf's)" },
@@ -23,7 +24,8 @@ static const struct {
     { "AGENT_SANDBOX_VOLUME_PREFIX", "the start of the home and login volumes' names (default agent-sandbox)" },
     { "AGENT_SANDBOX_TRACE", "1: print every API call with its duration" },
     { "XDG_CONFIG_HOME", "the config directory is $XDG_CONFIG_HOME/agent-sandbox (~/.config/...)" },
-    { "XDG_STATE_HOME", "the router's logs: $XDG_STATE_HOME/agent-sandbox/logs (~/.local/state/...)" },
+    { "XDG_STATE_HOME", "the router's logs, the image checks and builds: $XDG_STATE_HOME/agent-sandbox "
+                        "(~/.local/state/...)" },
     { "XDG_RUNTIME_DIR", "the sessions' directories (unset: /run/user/UID where podman would use it)" },
 };
 
@@ -32,7 +34,7 @@ static const struct {
 } exit_codes[] = {
     { "64", "bad arguments" },
     { "65", "a config file is unreadable or malformed" },
-    { "66", "the sandbox or router image is missing" },
+    { "66", "the sandbox or router image is missing, or the image check refused the session's image" },
     { "69", "the private podman service did not start" },
     { "70", "internal error" },
     { "71", "the sandbox could not be set up (the command never started)" },

@@ -3,6 +3,14 @@
 # Installed as bash-completion/completions/agent-sandbox, loaded on demand.
 
 _agent_sandbox_agents="claude codex gemini opencode"
+_agent_sandbox_toolchains="go java node python rust"
+
+# the images the user derived: the folders of the config directory's images/
+_agent_sandbox_images()
+{
+    local d=${XDG_CONFIG_HOME:-$HOME/.config}/agent-sandbox/images f
+    for f in "$d"/*/Containerfile; do [ -f "$f" ] && basename "${f%/Containerfile}"; done
+}
 
 _agent_sandbox_ids()
 {
@@ -27,7 +35,7 @@ _agent_sandbox()
                 fi
                 return 0 ;;
             --) return 0 ;;              # the rest is the agent's
-            --env | --memory | --pids | --cpus | --agent | --publish) ((i++)) ;;
+            --env | --memory | --pids | --cpus | --agent | --publish | --toolchain | --image) ((i++)) ;;
             -*) ;;
             *) cmd=${COMP_WORDS[i]}; break ;;
         esac
@@ -35,6 +43,8 @@ _agent_sandbox()
     case $prev in
         --session) mapfile -t COMPREPLY < <(compgen -W "$(_agent_sandbox_ids "$cli")" -- "$cur"); return 0 ;;
         --agent) mapfile -t COMPREPLY < <(compgen -W "$_agent_sandbox_agents" -- "$cur"); return 0 ;;
+        --toolchain) mapfile -t COMPREPLY < <(compgen -W "$_agent_sandbox_toolchains" -- "$cur"); return 0 ;;
+        --image) mapfile -t COMPREPLY < <(compgen -W "$(_agent_sandbox_images)" -- "$cur"); return 0 ;;
         --env) mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return 0 ;;
         --memory | --pids | --cpus) mapfile -t COMPREPLY < <(compgen -W none -- "$cur"); return 0 ;;
         --publish) return 0 ;;
@@ -43,15 +53,17 @@ _agent_sandbox()
     case $cmd in
         "")
             if [[ $cur == -* ]]; then
-                words="--exec --env --agent --publish --dry-run --autonomy --no-autonomy --memory --pids --cpus --help --version"
+                words="--exec --env --agent --toolchain --image --publish --dry-run --autonomy --no-autonomy --memory --pids --cpus --help --version"
             else
-                words="ps stop doctor verify cleanup allow deny log help"
+                words="ps stop doctor verify cleanup allow deny log image help"
             fi ;;
         ps) words="--json -q --quiet --help" ;;
         stop)
             if [[ $cur == -* ]]; then words="--all --now --help"; else words=$(_agent_sandbox_ids "$cli"); fi ;;
         doctor) words="--help" ;;
-        verify) words="--agent --json --help" ;;
+        verify) words="--agent --toolchain --image --json --help" ;;
+        image)
+            if [[ $prev == build ]]; then words=$(_agent_sandbox_images); else words="build list --help"; fi ;;
         cleanup) words="--homes --help" ;;
         help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup allow deny log help" ;;
         allow | deny)

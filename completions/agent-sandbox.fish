@@ -2,7 +2,16 @@
 # running sessions' IDs (from `agent-sandbox ps -q`) and the agents' names.
 # Installed as fish/vendor_completions.d/agent-sandbox.fish.
 
-set -l __agent_sandbox_commands ps stop doctor verify cleanup allow deny log help
+set -l __agent_sandbox_commands ps stop doctor verify cleanup allow deny log image help
+
+# the images the user derived: the folders of the config directory's images/
+function __agent_sandbox_images
+    set -l d $HOME/.config
+    set -q XDG_CONFIG_HOME; and set d $XDG_CONFIG_HOME
+    for f in $d/agent-sandbox/images/*/Containerfile
+        basename (dirname $f)
+    end
+end
 
 function __agent_sandbox_ids
     set -l cli (commandline -opc)[1]
@@ -22,7 +31,7 @@ function __agent_sandbox_no_command
         switch $w
             case --exec --
                 return 1
-            case --env --memory --pids --cpus --agent --publish
+            case --env --memory --pids --cpus --agent --publish --toolchain --image
                 set skip 1
             case '-*'
             case '*'
@@ -46,12 +55,15 @@ complete -c agent-sandbox -n __agent_sandbox_no_command -a cleanup -d 'remove wh
 complete -c agent-sandbox -n __agent_sandbox_no_command -a allow -d 'allow a name in a running session'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a deny -d 'deny a name in a running session'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a log -d "show a session's router log"
+complete -c agent-sandbox -n __agent_sandbox_no_command -a image -d 'build an image you derived; list them'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a help -d "this text, or a command's"
 complete -c agent-sandbox -n '__fish_seen_subcommand_from help' -x -a "$__agent_sandbox_commands" -d 'command'
 
 complete -c agent-sandbox -n __agent_sandbox_no_command -l exec -d 'run COMMAND instead of the agent'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l env -x -a '(set -n)' -d 'pass a variable in'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l agent -x -a 'claude codex gemini opencode' -d 'the agent'
+complete -c agent-sandbox -n __agent_sandbox_no_command -l toolchain -x -a 'go java node python rust' -d "the agent's image with a toolchain"
+complete -c agent-sandbox -n __agent_sandbox_no_command -l image -x -a '(__agent_sandbox_images)' -d 'an image you derived'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l publish -x -d "publish a port on the host's loopback"
 complete -c agent-sandbox -n __agent_sandbox_no_command -l dry-run -d 'print the session plan and exit'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l autonomy -d 'start the agent in its unattended mode'
@@ -69,6 +81,10 @@ complete -c agent-sandbox -n '__fish_seen_subcommand_from stop' -l now -d 'kill 
 complete -c agent-sandbox -n '__fish_seen_subcommand_from stop log' -a '(__agent_sandbox_ids)' -d 'running session'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l agent -x -a 'claude codex gemini opencode' -d 'the agent'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l json -d 'as JSON'
+complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l toolchain -x -a 'go java node python rust' -d 'with a toolchain'
+complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l image -x -a '(__agent_sandbox_images)' -d 'an image you derived'
+complete -c agent-sandbox -n '__fish_seen_subcommand_from image; and not __fish_seen_subcommand_from build list' -a 'build list'
+complete -c agent-sandbox -n '__fish_seen_subcommand_from build' -a '(__agent_sandbox_images)' -d 'derived image'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from cleanup' -l homes -d 'also the homes of directories that are gone'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from allow deny' -l session -x -a '(__agent_sandbox_ids)' -d 'the session'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from allow' -l save -d 'also append it to the allowlist file'

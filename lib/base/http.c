@@ -170,6 +170,86 @@ int http_request(http_client_t *c, const char *method, const char *path,
     return 0;
 }
 
+typedef struct {
+    CURL *curl;
+    http_sink_fn sink;
+    void *ctx;
+    as_error_t *err;         /* the sink's */
+    int sink_r;
+    buffer_t refusal;
+} stream_state_t;
+
+static size_t to_sink(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    stream_state_t *st = userdata;
+    size_t n = size * nmemb;
+    long status = 0;
+    curl_easy_getinfo(st->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status < 200 || status > 299) {
+        size_t room = st->refusal.len < 4096 ? 4096 - st->refusal.len : 0;
+        if (room > 0 && collect(ptr, 1, n < room ? n : room, &st->refusal) == 0)
+            return 0;
+        return n;
+    }
+    st->sink_r = st->sink(ptr, n, st->ctx, &st->err);
+    return st->sink_r < 0 ? 0 : n;
+}
+
+int http_request_stream(http_client_t *c, const char *method, const char *path, const void *body,
+                        size_t body_len, const char *content_type, long timeout_ms, http_sink_fn sink,
+                        void *ctx, long *ret_status, http_response_t *ret_refusal, as_error_t **err)
+{
+    _cleanup_free_ char *url = NULL, *type = NULL;
+    if (asprintf(&url, "http://d%s", path) < 0 ||
+        (content_type != NULL && asprintf(&type, "Content-Type: %s", content_type) < 0))
+        return as_error_make(err, ENOMEM, "out of memory");
+    stream_state_t st = { .curl = c->curl, .sink = sink, .ctx = ctx };
+    struct curl_slist *headers = NULL;
+    curl_easy_reset(c->curl);
+    setup_common(c->curl, c->socket_path, url, timeout_ms);
+    curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, to_sink);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &st);
+    if (body != NULL || strcmp(method, "POST") == 0) {
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body != NULL ? body : "");
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+    }
+    if (type != NULL)
+        headers = curl_slist_append(headers, type);
+    headers = curl_slist_append(headers, "Expect:");
+    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CURLcode rc = curl_easy_perform(c->curl);
+    curl_slist_free_all(headers);
+    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, NULL);
+    long status = 0;
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (trace != NULL)
+        trace(method, path, status, elapsed_ms(&t0));
+    if (st.sink_r < 0) {
+        free(st.refusal.data);
+        *err = st.err;
+        return st.sink_r;
+    }
+    if (rc != CURLE_OK) {
+        free(st.refusal.data);
+        int code = rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT : rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED : EIO;
+        return as_error_make(err, code, "%s %s: %s", method, path, curl_easy_strerror(rc));
+    }
+    *ret_status = status;
+    if (ret_refusal != NULL) {
+        ret_refusal->status = status;
+        ret_refusal->body = st.refusal.data != NULL ? st.refusal.data : strdup("");
+        ret_refusal->len = st.refusal.len;
+        if (ret_refusal->body == NULL)
+            return as_error_make(err, ENOMEM, "out of memory");
+    } else {
+        free(st.refusal.data);
+    }
+    return 0;
+}
+
 void http_response_clear(http_response_t *r)
 {
     if (r == NULL)

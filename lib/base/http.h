@@ -31,6 +31,18 @@ int http_request(http_client_t *c, const char *method, const char *path,
                  const char *body, long timeout_ms, http_response_t *ret, as_error_t **err);
 void http_response_clear(http_response_t *r);
 
+/* One request whose answer is handed to `sink` as it comes (a tar stream,
+ * a build's progress), decoded of its transfer encoding. `body` of
+ * body_len bytes (may be binary, or NULL) is sent as `content_type`. The
+ * sink sees only a 2xx answer; it returns 0, or a negative errno (with
+ * *err filled) that stops the transfer and is returned. Any other status
+ * comes back in *ret_status with the start of its body in ret_refusal
+ * (4 KiB at most; NULL-able) for the caller to map. timeout_ms 0: none. */
+typedef int (*http_sink_fn)(const char *data, size_t len, void *ctx, as_error_t **err);
+int http_request_stream(http_client_t *c, const char *method, const char *path, const void *body,
+                        size_t body_len, const char *content_type, long timeout_ms, http_sink_fn sink,
+                        void *ctx, long *ret_status, http_response_t *ret_refusal, as_error_t **err);
+
 /* Percent-encode a path or query component. */
 char *http_escape(http_client_t *c, const char *s);
 

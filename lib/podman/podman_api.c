@@ -831,3 +831,161 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
     *ret_n = out;
     return 0;
 }
+
+int podman_image_inspect(podman_api_t *api, const char *name, const char *label_key, podman_image_info_t *ret,
+                         as_error_t **err)
+{
+    _cleanup_(json_freep) json_t *doc = NULL;
+    int r = inspect(api, "images", "image", name, &doc, err);
+    if (r < 0)
+        return r;
+    const json_t *config = json_get(doc, "Config");
+    const char *id = json_get_str(doc, "Id"), *user = json_get_str(config, "User");
+    const char *label = label_key != NULL ? json_get_str(json_get(config, "Labels"), label_key) : NULL;
+    if (id == NULL)
+        return as_error_make(err, EPROTO, "inspecting image %s: the answer has no Id", name);
+    podman_image_info_t info = {
+        .id = strdup(id), .user = strdup(user != NULL ? user : ""),
+        .n_entrypoint = json_array_len(json_get(config, "Entrypoint")),
+        .label = label != NULL ? strdup(label) : NULL,
+    };
+    if (info.id == NULL || info.user == NULL || (label != NULL && info.label == NULL)) {
+        podman_image_info_clear(&info);
+        return OOM(err);
+    }
+    *ret = info;
+    return 0;
+}
+
+void podman_image_info_clear(podman_image_info_t *info)
+{
+    free(info->id);
+    free(info->user);
+    free(info->label);
+    *info = (podman_image_info_t){0};
+}
+
+int podman_image_remove(podman_api_t *api, const char *name, as_error_t **err)
+{
+    return remove_named(api, "images", "", "image", name, 200, err);
+}
+
+/* A refusal of a streamed call, in libpod's words. */
+static int stream_refused(http_response_t *refusal, const char *what, as_error_t **err)
+{
+    int r = podman_error_from_answer(refusal->status, refusal->body, what, err);
+    http_response_clear(refusal);
+    return r;
+}
+
+int podman_container_export(podman_api_t *api, const char *id, http_sink_fn sink, void *ctx, as_error_t **err)
+{
+    _cleanup_free_ char *path = path_printf(API "/containers/%s/export", id);
+    _cleanup_free_ char *what = path_printf("exporting container %.12s", id);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    long status = 0;
+    http_response_t refusal = {0};
+    int r = http_request_stream(api->http, "GET", path, NULL, 0, NULL, 0, sink, ctx, &status, &refusal, err);
+    if (r < 0)
+        return as_error_prefix(err, "%s", what);
+    if (status != 200)
+        return stream_refused(&refusal, what, err);
+    http_response_clear(&refusal);
+    return 0;
+}
+
+typedef struct build_lines {
+    podman_build_line_fn on_line;
+    void *ctx;
+    char *pending;
+    size_t len;
+    bool failed;
+} build_lines_t;
+
+/* One JSON object of the build's answer. */
+static int build_line(build_lines_t *b, const char *text, as_error_t **err)
+{
+    _cleanup_(json_freep) json_t *doc = NULL;
+    if (json_parse(text, "the build's progress", &doc, err) < 0)
+        return -EPROTO;
+    const char *stream = json_get_str(doc, "stream"), *error = json_get_str(doc, "error");
+    if (error != NULL)
+        b->failed = true;
+    if (error != NULL || stream != NULL)
+        return b->on_line(error != NULL ? error : stream, error != NULL, b->ctx, err);
+    return 0;
+}
+
+static int build_sink(const char *data, size_t len, void *ctx, as_error_t **err)
+{
+    build_lines_t *b = ctx;
+    char *p = realloc(b->pending, b->len + len + 1);
+    if (p == NULL)
+        return OOM(err);
+    b->pending = p;
+    memcpy(b->pending + b->len, data, len);
+    b->len += len;
+    b->pending[b->len] = '\0';
+    char *nl;
+    while ((nl = memchr(b->pending, '\n', b->len)) != NULL) {
+        *nl = '\0';
+        int r = nl > b->pending ? build_line(b, b->pending, err) : 0;
+        size_t used = (size_t)(nl - b->pending) + 1;
+        memmove(b->pending, nl + 1, b->len - used + 1);
+        b->len -= used;
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+static char *build_path(podman_api_t *api, const char *tag, const podman_label_t *labels, size_t n_labels)
+{
+    json_gen_t *g = json_gen_new();
+    json_obj_open(g);
+    for (size_t i = 0; i < n_labels; i++)
+        json_kv_str(g, labels[i].key, labels[i].value);
+    json_obj_close(g);
+    _cleanup_free_ char *json = NULL, *esc_labels = NULL, *esc_tag = NULL;
+    as_error_t *e = NULL;
+    if (json_gen_finish(g, &json, &e) < 0) {
+        as_error_free(&e);
+        return NULL;
+    }
+    esc_labels = http_escape(api->http, json);
+    esc_tag = http_escape(api->http, tag);
+    if (esc_labels == NULL || esc_tag == NULL)
+        return NULL;
+    /* the Containerfile at the context's top; layers kept and reused; the
+     * FROM image is local (never pulled); no network for RUN beyond what
+     * the image's build would get from podman's defaults */
+    return path_printf(API "/build?dockerfile=Containerfile&t=%s&labels=%s&layers=true&pullpolicy=never"
+                       "&rm=true&forcerm=true", esc_tag, esc_labels);
+}
+
+int podman_image_build(podman_api_t *api, const void *context, size_t len, const char *tag,
+                       const podman_label_t *labels, size_t n_labels, podman_build_line_fn on_line, void *ctx,
+                       as_error_t **err)
+{
+    _cleanup_free_ char *path = build_path(api, tag, labels, n_labels);
+    _cleanup_free_ char *what = path_printf("building image %s", tag);
+    if (path == NULL || what == NULL)
+        return OOM(err);
+    build_lines_t b = { .on_line = on_line, .ctx = ctx };
+    long status = 0;
+    http_response_t refusal = {0};
+    int r = http_request_stream(api->http, "POST", path, context, len, "application/x-tar", 0, build_sink, &b,
+                                &status, &refusal, err);
+    if (r == 0 && status == 200 && b.len > 0)
+        r = build_line(&b, b.pending, err);      /* a last line without its newline */
+    free(b.pending);
+    if (r < 0)
+        return as_error_prefix(err, "%s", what);
+    if (status != 200)
+        return stream_refused(&refusal, what, err);
+    http_response_clear(&refusal);
+    if (b.failed)
+        return as_error_make(err, EIO, "%s failed (the step above)", what);
+    return 0;
+}

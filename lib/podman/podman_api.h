@@ -49,6 +49,34 @@ int podman_image_exists(podman_api_t *api, const char *name, bool *ret, as_error
 int podman_image_label(podman_api_t *api, const char *name, const char *key, char **ret,
                        as_error_t **err);
 
+/* What the image check reads of an image's config (GET /images/NAME/json). */
+typedef struct podman_image_info {
+    char *id;                /* the image ID (content-addressed) */
+    char *user;              /* Config.User, "" when none */
+    size_t n_entrypoint;     /* words of Config.Entrypoint */
+    char *label;             /* the value of the label asked for, or NULL */
+} podman_image_info_t;
+/* -ENOENT when there is no such image. label_key may be NULL. */
+int podman_image_inspect(podman_api_t *api, const char *name, const char *label_key, podman_image_info_t *ret,
+                         as_error_t **err);
+void podman_image_info_clear(podman_image_info_t *info);
+/* Removes an image by name (not the images other names share). */
+int podman_image_remove(podman_api_t *api, const char *name, as_error_t **err);
+
+/* GET /containers/ID/export: the container's flattened file system as a
+ * tar stream, handed to sink piece by piece (http_request_stream). */
+int podman_container_export(podman_api_t *api, const char *id, http_sink_fn sink, void *ctx, as_error_t **err);
+
+/* POST /build: the context as a tar body (the Containerfile at its top),
+ * tagged `tag`, with labels; layers cached, nothing pulled. The answer's
+ * JSON lines ({"stream": ...}, {"error": ...}, ...) go to `on_line` one
+ * by one. 0 when the build succeeded; a failure carries the build's
+ * error. */
+typedef int (*podman_build_line_fn)(const char *text, bool is_error, void *ctx, as_error_t **err);
+int podman_image_build(podman_api_t *api, const void *context, size_t len, const char *tag,
+                       const podman_label_t *labels, size_t n_labels, podman_build_line_fn on_line, void *ctx,
+                       as_error_t **err);
+
 typedef struct podman_network_spec {
     const char *name;
     bool internal;

@@ -17,7 +17,7 @@ help_commands() {
     run_x 0 agent-sandbox --help
     local help=$output commands cmd
     commands=$(help_commands "$help")
-    assert "$(xargs <<<"$commands")" == "ps stop doctor allow deny log verify cleanup help" "the commands in --help"
+    assert "$(xargs <<<"$commands")" == "ps stop doctor allow deny log verify image cleanup help" "the commands in --help"
     for cmd in $commands; do
         run_x 0 agent-sandbox "$cmd" --help
         assert "${lines[0]}" =~ "^usage: agent-sandbox $cmd( |$)" "$cmd --help"
@@ -29,7 +29,7 @@ help_commands() {
         assert "${lines[0]}" =~ "^usage: agent-sandbox $cmd( |$)" "$cmd --json --help"
     done
     # first contact: the tool's --help has verify, every variable and the exit codes
-    assert "$help" contains "verify [--agent NAME] [--json]"
+    assert "$help" contains "verify [--agent NAME] [--toolchain NAME]... [--image NAME] [--json]"
     assert "$help" contains "exit status:"
     local var
     for var in AGENT_SANDBOX_IMAGE AGENT_SANDBOX_ROUTER_IMAGE AGENT_SANDBOX_ALLOWLIST AGENT_SANDBOX_RESOLVER \
