@@ -3,6 +3,7 @@
  * every text in them escaped. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,35 @@
 #include "base/paths.h"
 #include "base/util.h"
 
+/* Whether dir is root or below it (both resolved paths). */
+static bool path_within(const char *dir, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return strncmp(dir, root, n) == 0 && (dir[n] == '\0' || dir[n] == '/' || n == 1);
+}
+
+/* AGENT_SANDBOX_TEST_ROOT: a test suite sees only its own sessions, so its
+ * `stop --all` never ends a session the user runs meanwhile. A root that
+ * does not resolve matches nothing. */
+static void keep_under_test_root(session_entry_t **v, size_t *n)
+{
+    const char *root = cli_env()->test_root;
+    if (root == NULL)
+        return;
+    char resolved[PATH_MAX];
+    bool have = realpath(root, resolved) != NULL;
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (have && v[i]->launch_dir != NULL && path_within(v[i]->launch_dir, resolved))
+            v[kept++] = v[i];
+        else
+            session_entry_free(v[i]);
+    }
+    *n = kept;
+}
+
 int sessions_load(session_entry_t ***ret, size_t *ret_n)
 {
     int rc = runtime_dir_settle();
@@ -27,6 +57,7 @@ int sessions_load(session_entry_t ***ret, size_t *ret_n)
         report_error(&err);
         return EXIT_SETUP;
     }
+    keep_under_test_root(*ret, ret_n);
     return 0;
 }
 
