@@ -96,8 +96,8 @@ own_running() {
     own_running
 
     # a suite session whose CLI is killed leaves all of it behind
-    bg_start agent-sandbox --memory none --exec sh -c 'touch .running; exec sleep 100000'
-    wait_for_file "$AS_DIR/.running" 120
+    bg_start agent-sandbox --memory none --exec sh -c 'touch .running2; exec sleep 100000'
+    wait_for_file "$AS_DIR/.running2" 120
     kill -KILL "$AS_BG_PID"
     bg_wait 30
     if leak_check "after kill -9" 2>"$AS_RUN_DIR/leaks"; then
