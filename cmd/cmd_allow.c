@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "inputs.h"
+#include "session_list.h"
 #include "base/escape.h"
 #include "base/msg.h"
 #include "base/util.h"
@@ -101,6 +102,7 @@ static int pick_session(const char *id, bool none_ok, char **ret_path, char ret_
         report_error(&err);
         return EXIT_INTERNAL;
     }
+    sessions_found_keep_test_root(v, &n);
     int rc = 0, r = id != NULL ? session_found_pick(v, n, id, &at) : 0;
     if (id != NULL && r < 0) {
         _cleanup_free_ char *shown = path_escaped(id);

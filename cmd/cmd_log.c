@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "session_list.h"
 #include "base/escape.h"
 #include "base/json.h"
 #include "base/util.h"
@@ -113,6 +114,7 @@ static int find_source(const char *id, log_source_t *ret)
         report_error(&err);
         return EXIT_INTERNAL;
     }
+    sessions_found_keep_test_root(v, &n);
     int r = id != NULL ? session_found_pick(v, n, id, &at) : n > 0 ? 0 : -ENOENT;
     if (r == 0) {
         snprintf(ret->id, sizeof(ret->id), "%s", v[at].id);

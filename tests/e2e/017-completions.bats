@@ -29,12 +29,13 @@ teardown() {
 }
 
 # shell_start SHELL...: the shell in the test's terminal, with a clean
-# environment: the session directories of the suite, and nothing of the
-# user's shell set-up.
+# environment: the session directories of the suite (its sessions alone:
+# AGENT_SANDBOX_TEST_ROOT), and nothing of the user's shell set-up.
 shell_start() {
     "${AS_TMUX[@]}" new-session -d -s as -x 200 -y 50 \
         env -i HOME="$AS_RUN_DIR/home" PATH="$AS_RUN_DIR/bin:/usr/bin:/bin" TERM=xterm \
-        XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" XDG_DATA_DIRS="$SHARE:/usr/share" \
+        XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" AGENT_SANDBOX_TEST_ROOT="$AGENT_SANDBOX_TEST_ROOT" \
+        XDG_DATA_DIRS="$SHARE:/usr/share" \
         BASH_COMPLETION_USER_DIR="$SHARE/bash-completion" "$@"
     sleep 1
 }
@@ -115,7 +116,8 @@ end_session() {
     completes fish
     # fish's own engine, outside the terminal: every command, with its description
     run_x 0 env -i HOME="$AS_RUN_DIR/home" PATH="$AS_RUN_DIR/bin:/usr/bin:/bin" XDG_DATA_DIRS="$SHARE:/usr/share" \
-        XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" fish -c 'complete -C"agent-sandbox "'
+        XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" AGENT_SANDBOX_TEST_ROOT="$AGENT_SANDBOX_TEST_ROOT" \
+        fish -c 'complete -C"agent-sandbox "'
     local cmd
     for cmd in ps stop doctor verify cleanup allow deny log; do
         grep -q "^$cmd"$'\t' <<<"$output" || die "fish does not complete $cmd"
