@@ -20,7 +20,7 @@ static const struct {
     { "AGENT_SANDBOX_HOME_VOLUME", "one home volume for every launch directory, login included" },
     { "AGENT_SANDBOX_VOLUME_PREFIX", "the start of the home and login volumes' names (default agent-sandbox)" },
     { "AGENT_SANDBOX_TRACE", "1: print every API call with its duration" },
-    { "AGENT_SANDBOX_TEST_ROOT", "for test suites: ps and stop see only sessions launched in this directory or below" },
+    { "AGENT_SANDBOX_TEST_ROOT", "for test suites: ps, stop, allow, deny and log see only sessions launched here or below" },
     { "XDG_CONFIG_HOME", "the config directory is $XDG_CONFIG_HOME/agent-sandbox (~/.config/...)" },
     { "XDG_STATE_HOME", "the router's logs: $XDG_STATE_HOME/agent-sandbox/logs (~/.local/state/...)" },
     { "XDG_RUNTIME_DIR", "the sessions' directories (unset: /run/user/UID where podman would use it)" },
