@@ -29,13 +29,12 @@ teardown() {
 }
 
 # shell_start SHELL...: the shell in the test's terminal, with a clean
-# environment: the session directories of the suite (its sessions alone:
-# AGENT_SANDBOX_TEST_ROOT), and nothing of the user's shell set-up.
+# environment: the session directories of the suite, and nothing of the
+# user's shell set-up.
 shell_start() {
     "${AS_TMUX[@]}" new-session -d -s as -x 200 -y 50 \
         env -i HOME="$AS_RUN_DIR/home" PATH="$AS_RUN_DIR/bin:/usr/bin:/bin" TERM=xterm \
-        XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" AGENT_SANDBOX_TEST_ROOT="$AGENT_SANDBOX_TEST_ROOT" \
-        XDG_DATA_DIRS="$SHARE:/usr/share" \
+        XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" XDG_DATA_DIRS="$SHARE:/usr/share" \
         BASH_COMPLETION_USER_DIR="$SHARE/bash-completion" "$@"
     sleep 1
 }
