@@ -8,6 +8,9 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/agent-sandbox
 MANDIR  ?= $(PREFIX)/share/man
+# README.md, and docs/*.md under DOCDIR/docs/ (the README's links hold
+# there too): messages name a document by its path here (lib/base/doc_path.h).
+DOCDIR  ?= $(PREFIX)/share/doc/agent-sandbox
 DESTDIR ?=
 
 CC      ?= gcc
@@ -15,7 +18,7 @@ PKGS    := libcurl yajl libsystemd
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu17 -Wall -Wextra -Wformat=2 -Wshadow -Wno-missing-field-initializers -Werror \
            -D_GNU_SOURCE -Ilib $(shell pkg-config --cflags $(PKGS)) \
-           -DAS_VERSION='"$(VERSION)"' -DAS_DATADIR='"$(DATADIR)"'
+           -DAS_VERSION='"$(VERSION)"' -DAS_DATADIR='"$(DATADIR)"' -DAS_DOCDIR='"$(DOCDIR)"'
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -pthread
 
 ifeq ($(SANITIZE),1)
@@ -92,11 +95,10 @@ unit: $(UNIT_BINS)
 # profile and allowlist: DATADIR/agents/, DATADIR/allowed-hosts.d/), the
 # build contexts of both images
 # (DATADIR/images/{sandbox,router}/, so the CLI can build missing images), the
-# README and license, and the man page (docs/agent-sandbox.1) and shell
+# README, the docs (DOCDIR/docs/*.md) and license, and the man page (docs/agent-sandbox.1) and shell
 # completions (completions/agent-sandbox.bash, _agent-sandbox,
 # agent-sandbox.fish) when they exist. Executable files in the image contexts
 # stay executable. packaging/agent-sandbox.spec.in lists the same paths.
-DOCDIR     ?= $(PREFIX)/share/doc/agent-sandbox
 LICENSEDIR ?= $(PREFIX)/share/licenses/agent-sandbox
 COMPLETIONS_BASH ?= $(PREFIX)/share/bash-completion/completions/agent-sandbox
 COMPLETIONS_ZSH  ?= $(PREFIX)/share/zsh/site-functions/_agent-sandbox
@@ -118,7 +120,8 @@ install: $(BIN)
 	    done; \
 	done
 	install -D -m 0644 LICENSE $(DESTDIR)$(LICENSEDIR)/LICENSE
-	if [ -f README.md ]; then install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md; fi
+	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	for f in docs/*.md; do install -D -m 0644 "$$f" "$(DESTDIR)$(DOCDIR)/$$f"; done
 	if [ -f docs/agent-sandbox.1 ]; then install -D -m 0644 docs/agent-sandbox.1 $(DESTDIR)$(MANDIR)/man1/agent-sandbox.1; fi
 	if [ -f completions/agent-sandbox.bash ]; then install -D -m 0644 completions/agent-sandbox.bash $(DESTDIR)$(COMPLETIONS_BASH); fi
 	if [ -f completions/_agent-sandbox ]; then install -D -m 0644 completions/_agent-sandbox $(DESTDIR)$(COMPLETIONS_ZSH); fi

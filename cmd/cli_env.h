@@ -26,6 +26,7 @@ typedef struct cli_env {
     const char *volume_prefix;     /* AGENT_SANDBOX_VOLUME_PREFIX */
     const char *allowlist;         /* AGENT_SANDBOX_ALLOWLIST */
     const char *trace;             /* AGENT_SANDBOX_TRACE */
+    const char *test_root;         /* AGENT_SANDBOX_TEST_ROOT */
 } cli_env_t;
 
 /* The environment as it was at the first call (main makes that first). */

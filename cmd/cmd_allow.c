@@ -143,6 +143,7 @@ static int pick_session(const char *command, const char *id, bool none_ok, char 
         report_error(&err);
         return EXIT_INTERNAL;
     }
+    sessions_found_keep_test_root(v, &n);
     int rc = 0, r = id != NULL ? session_found_pick(v, n, id, &at)
                    : none_ok ? save_default(v, n, &at) : session_found_default(command, v, n, &at);
     if (id != NULL && r < 0) {

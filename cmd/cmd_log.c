@@ -113,6 +113,7 @@ static int find_source(const char *id, log_source_t *ret)
         report_error(&err);
         return EXIT_INTERNAL;
     }
+    sessions_found_keep_test_root(v, &n);
     int r = id != NULL ? session_found_pick(v, n, id, &at) : session_found_default("log", v, n, &at);
     if (r > 0) {
         session_found_free(v, n);

@@ -44,7 +44,7 @@ const cli_command_t cli_commands[] = {
       "(pypi.org), a domain with all its subdomains (.pythonhosted.org) or, with\n"
       "--save only, a host and an extra port (db.example.com:5432): a running\n"
       "session cannot open a new port. The names go through the checks of the\n"
-      "allowlist file (docs/allowlist.md).\n"
+      "allowlist file (" AS_DOCDIR "/docs/allowlist.md).\n"
       "\n"
       "  --session ID   the session (an ID from `agent-sandbox ps`, `log` or the\n"
       "                 end-of-session line, or its first digits); default: the one\n"

@@ -3,6 +3,7 @@
  * every text in them escaped. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,71 @@
 #include "base/paths.h"
 #include "base/util.h"
 
+/* Whether dir is root or below it (both resolved paths). */
+static bool path_within(const char *dir, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return strncmp(dir, root, n) == 0 && (dir[n] == '\0' || dir[n] == '/' || n == 1);
+}
+
+/* AGENT_SANDBOX_TEST_ROOT, resolved into buf: a test suite sees only its
+ * own sessions, so its `stop --all` never ends a session the user runs
+ * meanwhile. NULL when unset; "" (matching nothing) when it does not
+ * resolve. */
+static const char *test_root(char buf[PATH_MAX])
+{
+    const char *root = cli_env()->test_root;
+    if (root == NULL)
+        return NULL;
+    if (realpath(root, buf) == NULL)
+        buf[0] = '\0';
+    return buf;
+}
+
+static bool launched_within(const char *launch_dir, const char *root)
+{
+    return root[0] != '\0' && launch_dir != NULL && path_within(launch_dir, root);
+}
+
+static void keep_under_test_root(session_entry_t **v, size_t *n)
+{
+    char buf[PATH_MAX];
+    const char *root = test_root(buf);
+    if (root == NULL)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (launched_within(v[i]->launch_dir, root))
+            v[kept++] = v[i];
+        else
+            session_entry_free(v[i]);
+    }
+    *n = kept;
+}
+
+void sessions_found_keep_test_root(session_found_t *v, size_t *n)
+{
+    char buf[PATH_MAX];
+    const char *root = test_root(buf);
+    if (root == NULL)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        session_entry_t *e = NULL;
+        as_error_t *err = NULL;
+        bool in = session_registry_read(v[i].path, &e, &err) == 0 && launched_within(e->launch_dir, root);
+        session_entry_free(e);
+        as_error_free(&err);
+        if (in)
+            v[kept++] = v[i];
+        else
+            free(v[i].path);
+    }
+    *n = kept;
+}
+
 int sessions_load(session_entry_t ***ret, size_t *ret_n)
 {
     int rc = runtime_dir_settle();
@@ -28,6 +94,7 @@ int sessions_load(session_entry_t ***ret, size_t *ret_n)
         report_error(&err);
         return EXIT_SETUP;
     }
+    keep_under_test_root(*ret, ret_n);
     return 0;
 }
 

@@ -10,6 +10,11 @@
 /* The running sessions (lib/session/session_registry.h), oldest first. 0 or an
  * exit code, reported. */
 int sessions_load(session_entry_t ***ret, size_t *ret_n);
+/* With AGENT_SANDBOX_TEST_ROOT set, drops from v (session_find_live's) the
+ * sessions not launched in that directory or below it, as sessions_load
+ * does: a test suite's `allow`, `deny` and `log` never pick a session of
+ * the user's. */
+void sessions_found_keep_test_root(session_found_t *v, size_t *n);
 /* How the commands show a session's parts, escaped: the launch directory
  * ("~" for $HOME), the command, the age ("5m03s"); and the whole session
  * in one phrase ("session ID (PID N, in DIR, started AGE ago)"). */

@@ -1,7 +1,7 @@
 /* The tool's --help and each command's: the commands (cmd/main.c's
  * table), the session's options (cmd/run_options.c's table), the
- * environment and the exit codes. README and docs/agent-sandbox.1 carry
- * the same tables; tests/e2e/010-cli.bats checks that they agree. */
+ * environment and the exit codes. docs/usage.md and docs/agent-sandbox.1
+ * carry the same tables; tests/e2e/010-cli.bats checks that they agree. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +23,7 @@ static const struct {
     { "AGENT_SANDBOX_HOME_VOLUME", "one home volume for every launch directory, login included" },
     { "AGENT_SANDBOX_VOLUME_PREFIX", "the start of the home and login volumes' names (default agent-sandbox)" },
     { "AGENT_SANDBOX_TRACE", "1: print every API call with its duration" },
+    { "AGENT_SANDBOX_TEST_ROOT", "for test suites: ps, stop, allow, deny and log see only sessions launched here or below" },
     { "XDG_CONFIG_HOME", "the config directory is $XDG_CONFIG_HOME/agent-sandbox (~/.config/...)" },
     { "XDG_STATE_HOME", "the router's logs, the image checks and builds: $XDG_STATE_HOME/agent-sandbox "
                         "(~/.local/state/...)" },

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_env.h"
 #include "session_list.h"
+#include "base/doc_path.h"
 #include "base/file_write.h"
 #include "base/paths.h"
 #include "base/util.h"
@@ -63,7 +64,8 @@ void workspace_check_describe(const workspace_t *ws, FILE *out)
         report_error(&err);
         return;
     }
-    fprintf(out, "  protected paths (docs/workspace-protection.md):\n%s", text);
+    _cleanup_free_ char *doc = doc_path("workspace-protection.md");
+    fprintf(out, "  protected paths (%s):\n%s", doc != NULL ? doc : "docs/workspace-protection.md", text);
     free(text);
 }
 
@@ -71,13 +73,13 @@ void workspace_check_describe(const workspace_t *ws, FILE *out)
  * read-only to the user: say that, rather than which placeholder failed. */
 static int refuse_unwritable(const char *dir, as_error_t **err)
 {
-    _cleanup_free_ char *name = path_escaped(dir);
+    _cleanup_free_ char *name = path_escaped(dir), *doc = doc_path("workspace-protection.md");
     report("error: cannot launch from %s: the directory is not writable by you (%s), and the "
            "sandbox must create placeholders in it for the protected paths that do not exist yet "
-           "(such as .claude; docs/workspace-protection.md), so that the agent cannot create them "
+           "(such as .claude; %s), so that the agent cannot create them "
            "for the host to run later. Make it writable (chmod u+w %s), or launch from a "
            "directory you can write.", name != NULL ? name : "here", strerror((*err)->code),
-           name != NULL ? name : "it");
+           doc != NULL ? doc : "docs/workspace-protection.md", name != NULL ? name : "it");
     as_error_free(err);
     return EXIT_REFUSED;
 }

@@ -6,8 +6,9 @@
 #   make check            all + check-conventions (check-shell too) + unit +
 #                         e2e + check-rpm + check-host-packages,
 #                         under tests/user-state-guard: it fails if they changed
-#                         the user's own ~/.config/agent-sandbox or
-#                         ~/.local/state/agent-sandbox (XDG rules)
+#                         the user's own ~/.config/agent-sandbox,
+#                         ~/.local/state/agent-sandbox (XDG rules) or git
+#                         config (what the user's own sessions write aside)
 #   make check-sanitize   all + unit + e2e with SANITIZE=1 (build/sanitize/
 #                         agent-sandbox and its unit tests under ASan/UBSan),
 #                         under the same guard

@@ -9,6 +9,7 @@
 
 #include "git_config.h"
 #include "git_global.h"
+#include "base/doc_path.h"
 #include "base/file_read.h"
 #include "base/strv.h"
 #include "base/util.h"
@@ -121,14 +122,16 @@ int host_check_git_bare(char *const *files, char *const *envp, check_t *ret)
         r = from_environment(&f, envp);
     if (r == 0 && f.value != NULL && strcasecmp(f.value, "explicit") == 0)
         r = check_set(ret, CHECK_OK, NULL, "safe.bareRepository is explicit (%s)", f.where);
-    else if (r == 0)
+    else if (r == 0) {
+        _cleanup_free_ char *doc = doc_path("workspace-protection.md");
         r = check_set(ret, CHECK_WARN, "git config --global safe.bareRepository explicit",
                       "safe.bareRepository is %s%s%s: host git takes any directory that looks like a "
                       "bare repository for one, so one an agent planted in a launch tree runs its "
-                      "config when you use git there (docs/workspace-protection.md)%s",
+                      "config when you use git there (%s)%s",
                       f.value != NULL ? f.value : "not set", f.value != NULL ? " in " : "",
-                      f.value != NULL ? f.where : "",
+                      f.value != NULL ? f.where : "", doc != NULL ? doc : "docs/workspace-protection.md",
                       f.includes ? "; includes were not followed" : "");
+    }
     free(f.value);
     return r < 0 ? -ENOMEM : 0;
 }

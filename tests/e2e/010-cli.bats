@@ -46,12 +46,12 @@ load helpers
     assert "$output" contains "  command: claude --dangerously-skip-permissions --continue --help"
 }
 
-@test "the options in --help and in README are the same (one table)" {
+@test "the options in --help and in docs/usage.md are the same (one table)" {
     local readme help
-    readme=$(sed -n '/^| option | meaning |/,/^$/p' "$AS_TOP/README.md" | grep -oE -- '`-[-a-z]+' | tr -d '`' | sort -u | xargs)
+    readme=$(sed -n '/^| option | meaning |/,/^$/p' "$AS_TOP/docs/usage.md" | grep -oE -- '`-[-a-z]+' | tr -d '`' | sort -u | xargs)
     run_x 0 agent-sandbox --help
     help=$(sed -n '/^options:/,/^$/p' <<<"$output" | grep -oE -- '(^  |, )-[-a-z]+' | sed 's/^[ ,]*//' | sort -u | xargs)
-    assert "$help" == "$readme" "--help's options vs README's"
+    assert "$help" == "$readme" "--help's options vs docs/usage.md's"
     assert "$help" contains "--exec" "the table is not empty"
 }
 

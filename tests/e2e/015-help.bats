@@ -39,12 +39,12 @@ help_commands() {
     done
 }
 
-@test "the environment in --help and in README is the same" {
+@test "the environment in --help and in docs/usage.md is the same" {
     local readme help
-    readme=$(sed -n '/^| environment | meaning |/,/^$/p' "$AS_TOP/README.md" | grep -oE '^\| `[A-Z_]+' | tr -d '|` ' | sort -u | xargs)
+    readme=$(sed -n '/^| environment | meaning |/,/^$/p' "$AS_TOP/docs/usage.md" | grep -oE '^\| `[A-Z_]+' | tr -d '|` ' | sort -u | xargs)
     run_x 0 agent-sandbox --help
     help=$(sed -n '/^environment:/,/^$/p' <<<"$output" | grep -oE '^  [A-Z_]+' | tr -d ' ' | sort -u | xargs)
-    assert "$help" == "$readme" "--help's variables vs README's"
+    assert "$help" == "$readme" "--help's variables vs docs/usage.md's"
 }
 
 @test "--version: the tool's version first, then the images and every agent's pin" {

@@ -117,7 +117,8 @@ end_session() {
     completes fish
     # fish's own engine, outside the terminal: every command, with its description
     run_x 0 env -i HOME="$AS_RUN_DIR/home" PATH="$AS_RUN_DIR/bin:/usr/bin:/bin" XDG_DATA_DIRS="$SHARE:/usr/share" \
-        XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" fish -c 'complete -C"agent-sandbox "'
+        XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" AGENT_SANDBOX_TEST_ROOT="$AGENT_SANDBOX_TEST_ROOT" \
+        fish -c 'complete -C"agent-sandbox "'
     local cmd
     for cmd in ps stop doctor verify cleanup allow deny log; do
         grep -q "^$cmd"$'\t' <<<"$output" || die "fish does not complete $cmd"

@@ -102,19 +102,19 @@ run_redirected() {
     assert "$stderr" == "ERROR (catatonit:9): failed to exec pid1: No such file or directory"
 }
 
-@test "the exit codes in README, in --help and in cmd/cli.h are the same" {
+@test "the exit codes in docs/usage.md, in --help and in cmd/cli.h are the same" {
     local readme help enum
-    readme=$(sed -n '/^### Exit codes/,/^## /p' "$AS_TOP/README.md" | grep -oE '^\| [0-9]+(\+N)? ' | tr -d '| ' | sort -u | xargs)
+    readme=$(sed -n '/^## Exit codes/,$p' "$AS_TOP/docs/usage.md" | grep -oE '^\| [0-9]+(\+N)? ' | tr -d '| ' | sort -u | xargs)
     run_x 0 agent-sandbox --help
     help=$(sed -n '/^exit status:/,$p' <<<"$output" | grep -oE '^ +[0-9]+(\+N)? ' | tr -d ' ' | sort -u | xargs)
     enum=$(sed -n '/^enum {/,/^};/p' "$AS_TOP/cmd/cli.h" | grep -oE '= [0-9]+,' | tr -dc '0-9\n' | sort -u | xargs)
-    assert "$readme" == "$help" "README's codes vs --help's"
+    assert "$readme" == "$help" "docs/usage.md's codes vs --help's"
     # shellcheck disable=SC2086  # the codes, one word each
-    assert "$readme" == "$(echo $enum 128+N | tr ' ' '\n' | sort -u | xargs)" "README's codes vs the CLI's enum (and 128+N)"
+    assert "$readme" == "$(echo $enum 128+N | tr ' ' '\n' | sort -u | xargs)" "docs/usage.md's codes vs the CLI's enum (and 128+N)"
     # and the codes the e2e tests name
     local code
     for code in $EX_USAGE $EX_CONFIG $EX_NOIMAGE $EX_SERVICE $EX_SOFTWARE $EX_SETUP $EX_OUTPUT \
                 $EX_SERVICE_LOST $EX_REMOVED $EX_REFUSED $EX_NOT_EXEC $EX_NOT_FOUND; do
-        [[ " $readme " == *" $code "* ]] || die "exit code $code of tests/e2e/helpers.bash is not in README"
+        [[ " $readme " == *" $code "* ]] || die "exit code $code of tests/e2e/helpers.bash is not in docs/usage.md"
     done
 }

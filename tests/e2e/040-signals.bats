@@ -24,7 +24,7 @@ start_sleeping_session() {
 # group, as a terminal's Ctrl-C does) mid-session must tear the session down
 # in order and end the CLI with the agent's status: the CLI passes the signal
 # on, the agent (sleep, under the sandbox's init) dies of it, and its 128+N
-# is the CLI's (README.md, "Exit codes").
+# is the CLI's (docs/usage.md, "Exit codes").
 signal_test() {
     local sig=$1 target
     start_sleeping_session

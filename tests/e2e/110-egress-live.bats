@@ -30,7 +30,7 @@ notifications() {
 # The one running session's ID.
 session_id() {
     local d
-    d=$(find "$AS_SESSIONS_DIR" -mindepth 1 -maxdepth 1 -type d -name '????????????' | head -1)
+    d=$(suite_session_dirs | head -1)
     [ -n "$d" ] || die "no session directory"
     basename "$d"
 }

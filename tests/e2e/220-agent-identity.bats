@@ -29,7 +29,8 @@ settings() {
 }
 
 # global_identity NAME EMAIL: the global git config (the suite's own
-# XDG_CONFIG_HOME) with this identity, and keys that must not travel with it:
+# $XDG_CONFIG_HOME/git/config, named by GIT_CONFIG_GLOBAL: no ~/.gitconfig
+# of the user's counts) with this identity, and keys that must not travel with it:
 # an include that names another identity, an alias and a credential helper.
 global_identity() {
     mkdir -p "$(dirname "$GIT_XDG_CONFIG")"

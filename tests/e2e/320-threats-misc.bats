@@ -175,7 +175,7 @@ print("\n".join(sorted(p["id"] + " " + p["result"] for p in r["probes"])))' "$1"
     local n size max=0
     for ((n = 0; n < 300; n++)); do
         [ -s "$AS_RUN_DIR/bg.rc" ] && break
-        size=$(find "$AS_SESSIONS_DIR" -path '*/router-log/*' -type f -printf '%s\n' 2>/dev/null | awk '{ t += $1 } END { print t + 0 }')
+        size=$(suite_session_dirs | xargs -r -I{} find {} -path '*/router-log/*' -type f -printf '%s\n' 2>/dev/null | awk '{ t += $1 } END { print t + 0 }')
         [ "$size" -gt "$max" ] && max=$size
         sleep 0.2
     done

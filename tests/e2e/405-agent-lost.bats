@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The agent's container ended by something other than the agent (issue 17
 # bug 8): its monitor (conmon) killed, or the container removed from outside
-# the session. Each gets a sentence and a documented exit code (README), and
+# the session. Each gets a sentence and a documented exit code (docs/usage.md), and
 # nothing of the session is left. An agent that kills itself with SIGTERM is
 # not mistaken for either.
 

@@ -3,11 +3,12 @@
 #
 # Each test runs as the invoking (rootless) user, in a launch directory of
 # its own under $HOME (the CLI refuses /tmp), against $AGENT_SANDBOX_BIN.
-# After each test, teardown() fails the test if anything of a session is
-# left: a container, pod, network or volume labelled agent-sandbox.session, a
-# `podman system service` process of this user, or a directory under
-# $XDG_RUNTIME_DIR/agent-sandbox/. It removes what it found, so one leak fails
-# one test, not every test after it.
+# After each test, teardown() fails the test if anything of the suite's
+# sessions is left: a container, pod, network or volume labelled
+# agent-sandbox.session, a `podman system service` process, or a directory
+# under $XDG_RUNTIME_DIR/agent-sandbox/. It removes what it found, so one
+# leak fails one test, not every test after it. The user's own sessions,
+# launched elsewhere, are never counted or touched (see "Leak check").
 #
 # Tests talk to podman through its CLI; only the product may not shell out.
 #
@@ -23,7 +24,9 @@
 # both to the user's, so podman behaves as it does for the user. Its storage
 # follows XDG_DATA_HOME (~/.local/share/containers), which the suite leaves
 # alone: the images `make images` built are the ones the tests run. Tests
-# find the suite's config directory in $AS_CONFIG_DIR.
+# find the suite's config directory in $AS_CONFIG_DIR. git's global config
+# is the suite's $XDG_CONFIG_HOME/git/config, named by GIT_CONFIG_GLOBAL, so
+# that the user's ~/.gitconfig (an identity, anything) changes no test.
 #
 # Environment:
 #   AGENT_SANDBOX_BIN  the CLI under test (default: build/agent-sandbox)
@@ -39,6 +42,9 @@ PODMAN=${PODMAN:-podman}
 AS_LABEL=agent-sandbox.session
 AS_SESSIONS_DIR=${XDG_RUNTIME_DIR:-/nonexistent}/agent-sandbox
 AS_CONFIG_DIR=${XDG_CONFIG_HOME:-$HOME/.config}/agent-sandbox
+# The suite's sessions are launched under here (resolved; setup_suite sets
+# it, the leak check's mark of what is the suite's).
+AS_TEST_ROOT=${AGENT_SANDBOX_TEST_ROOT:-$AS_E2E_ROOT}
 
 # Exit codes of the CLI's own failures.
 EX_USAGE=64 EX_CONFIG=65 EX_NOIMAGE=66 EX_SERVICE=69 EX_SOFTWARE=70
@@ -291,38 +297,131 @@ wait_for_file() {
 
 ###############################################################################
 # Leak check
+#
+# The suite touches only what it made: the user's own sessions, running in
+# other trees while the suite runs, are left alone. A session is the suite's
+# when it was launched under $AS_E2E_ROOT (AGENT_SANDBOX_TEST_ROOT, which
+# also keeps the suite's `ps` and `stop --all` to its own sessions). Every
+# session directory, podman service (its socket is in a session directory)
+# and labelled resource carries its session's ID; an ID is someone else's
+# when its directory records a launch directory elsewhere (session.json), or
+# has no record yet while its lock is held (a CLI starting, or cleanup's and
+# doctor's own), or when it was there before the suite began
+# ($AS_BASELINE_IDS). Everything else is the suite's: a leak.
 
-# PIDs of this user's `podman system service` processes, minus those already
-# running when the suite started (e.g. a systemd podman.service).
-service_pids() {
-    local pid
-    for pid in $(pgrep -u "$(id -u)" -f '(^|/)podman( .*)? system service' || true); do
-        [[ " ${AS_BASELINE_SERVICES:-} " == *" $pid "* ]] || echo "$pid"
+# _session_ids_elsewhere: the IDs of the session directories that are not
+# the suite's, one a line.
+_session_ids_elsewhere() {
+    local d id rc
+    for d in "$AS_SESSIONS_DIR"/*/; do
+        d=${d%/} id=${d##*/}
+        [[ $id =~ ^[0-9a-f]{12}$ ]] || continue
+        if [ -f "$d/session.json" ]; then
+            grep -qF "\"launch_dir\":\"$AS_TEST_ROOT/" "$d/session.json" 2>/dev/null || echo "$id"
+        else
+            # 0: nobody holds the lock (a dead CLI's); anything else (held,
+            # or the directory going away) leaves it alone.
+            rc=0
+            flock -n -E 75 "$d/lock" true 2>/dev/null || rc=$?
+            [ $rc = 0 ] || echo "$id"
+        fi
     done
 }
 
-# leak_check [WHEN]: report and remove whatever a session left; returns 1 if
-# there was anything.
+# suite_session_dirs: the directories of the suite's sessions that have a
+# record (session.json) of their launch directory, one a line.
+suite_session_dirs() {
+    local d
+    for d in "$AS_SESSIONS_DIR"/*/; do
+        d=${d%/}
+        [[ ${d##*/} =~ ^[0-9a-f]{12}$ ]] || continue
+        grep -qF "\"launch_dir\":\"$AS_TEST_ROOT/" "$d/session.json" 2>/dev/null && echo "$d"
+    done
+    return 0
+}
+
+# _all_session_ids: every ID a session directory, a service's socket or a
+# labelled resource carries now, one a line.
+_all_session_ids() {
+    local d
+    for d in "$AS_SESSIONS_DIR"/*/; do d=${d%/}; echo "${d##*/}"; done
+    _service_list | cut -d' ' -f2
+    { _labelled ps -a; _labelled pod ps; _labelled network ls; _labelled volume ls; } | cut -d' ' -f1
+}
+
+# _labelled COMMAND...: "ID WHAT" of each resource `podman COMMAND` lists
+# with the session label (ID "?" for a line without one: podman's error).
+_labelled() {
+    local fmt='{{.ID}} {{.Names}} {{.Status}}' line
+    case $1 in
+        pod) fmt='{{.ID}} {{.Name}} {{.Status}}' ;;
+        network | volume) fmt='{{.Name}}' ;;
+    esac
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
+    $PODMAN "$@" --filter "label=$AS_LABEL" --format "$fmt"$'\t''{{.Labels}}' 2>&1 |
+        while IFS= read -r line; do
+            if [[ $line =~ agent-sandbox\.session[=:]([0-9a-f]+) ]]; then
+                echo "${BASH_REMATCH[1]} ${line%%$'\t'*}"
+            else
+                echo "? podman $*: $line"
+            fi
+        done
+}
+
+# _service_list: "PID ID" of this user's `podman system service` processes
+# (ID: the session whose directory holds its socket, else "-").
+_service_list() {
+    local pid cmd id
+    for pid in $(pgrep -u "$(id -u)" -f '(^|/)podman( .*)? system service' || true); do
+        cmd=$(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null) || continue
+        id=-
+        [[ $cmd =~ unix://$AS_SESSIONS_DIR/([0-9a-f]{12})/podman\.sock ]] && id=${BASH_REMATCH[1]}
+        echo "$pid $id"
+    done
+}
+
+# service_pids: PIDs of the suite's `podman system service` processes.
+service_pids() {
+    local others pid id
+    others=" ${AS_BASELINE_IDS:-} $(_session_ids_elsewhere | xargs) "
+    while read -r pid id; do
+        [ "$id" != - ] && [[ $others != *" $id "* ]] && echo "$pid"
+    done < <(_service_list)
+}
+
+# leak_check [WHEN]: report and remove whatever a session of the suite
+# left; returns 1 if there was anything.
 # shellcheck disable=SC2120  # WHEN is optional; the tests pass it
 leak_check() {
-    local when=${1:-after the test} found=() x line pids=()
-    local cs ps ns vs ds
-    cs=$($PODMAN ps -a --filter "label=$AS_LABEL" --format '{{.ID}} {{.Names}} {{.Status}}' 2>&1) || cs="podman ps failed: $cs"
-    ps=$($PODMAN pod ps --filter "label=$AS_LABEL" --format '{{.ID}} {{.Name}} {{.Status}}' 2>&1) || ps="podman pod ps failed: $ps"
-    ns=$($PODMAN network ls --filter "label=$AS_LABEL" --format '{{.Name}}' 2>&1) || ns="podman network ls failed: $ns"
-    vs=$($PODMAN volume ls --filter "label=$AS_LABEL" --format '{{.Name}}' 2>&1) || vs="podman volume ls failed: $vs"
+    local when=${1:-after the test} found=() x line pids=() others id kind
+    others=" ${AS_BASELINE_IDS:-} $(_session_ids_elsewhere | xargs) "
     mapfile -t pids < <(service_pids)
-    # Directories only: the CLI may keep plain files there (e.g. a cache).
-    ds=$(find "$AS_SESSIONS_DIR" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true)
-
-    [ -n "$cs" ] && found+=("containers:" "$cs")
-    [ -n "$ps" ] && found+=("pods:" "$ps")
-    [ -n "$ns" ] && found+=("networks:" "$ns")
-    [ -n "$vs" ] && found+=("volumes:" "$vs")
+    local -A rm_ids=()
+    local -a dirs=()
+    local -A kinds=([containers]="ps -a" [pods]="pod ps" [networks]="network ls" [volumes]="volume ls")
+    for kind in containers pods networks volumes; do
+        local -a listed=() mine=()
+        # shellcheck disable=SC2086  # the command's words
+        mapfile -t listed < <(_labelled ${kinds[$kind]})
+        for line in "${listed[@]}"; do
+            id=${line%% *}
+            [ "$id" = '?' ] && { mine+=("${line#? }"); continue; }   # podman failed: say so
+            [[ $others == *" $id "* ]] && continue
+            mine+=("${line#* }")
+            rm_ids[$id]=1
+        done
+        [ ${#mine[@]} -gt 0 ] && found+=("$kind:" "$(printf '%s\n' "${mine[@]}")")
+    done
+    for x in "$AS_SESSIONS_DIR"/*/; do
+        x=${x%/} id=${x##*/}
+        [ -d "$x" ] || continue
+        [[ $id =~ ^[0-9a-f]{12}$ ]] || continue    # the CLI's own temporary names
+        [[ $others == *" $id "* ]] || dirs+=("$x")
+    done
     for x in "${pids[@]}"; do
         found+=("podman service: $x $(tr '\0' ' ' </proc/"$x"/cmdline 2>/dev/null)")
     done
-    [ -n "$ds" ] && found+=("session directories:" "$ds")
+    [ ${#dirs[@]} -gt 0 ] && found+=("session directories:" "$(printf '%s\n' "${dirs[@]}")")
     [ ${#found[@]} -eq 0 ] && return 0
 
     # Clean up: services first, so nothing recreates what is removed next.
@@ -335,19 +434,18 @@ leak_check() {
         done
         kill -KILL "${pids[@]}" 2>/dev/null || true
     fi
-    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
-    $PODMAN pod ps -q --filter "label=$AS_LABEL" | xargs -r $PODMAN pod rm -f -t 0 >/dev/null 2>&1 || true
-    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
-    $PODMAN ps -aq --filter "label=$AS_LABEL" | xargs -r $PODMAN rm -f -v -t 0 >/dev/null 2>&1 || true
-    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
-    $PODMAN network ls -q --filter "label=$AS_LABEL" | xargs -r $PODMAN network rm -f >/dev/null 2>&1 || true
-    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
-    $PODMAN volume ls -q --filter "label=$AS_LABEL" | xargs -r $PODMAN volume rm -f >/dev/null 2>&1 || true
-    if [ -n "$ds" ]; then
-        while IFS= read -r x; do
-            rm -rf "$x" 2>/dev/null || $PODMAN unshare rm -rf "$x" 2>/dev/null || true
-        done <<<"$ds"
-    fi
+    for id in "${!rm_ids[@]}"; do
+        # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
+        {
+            $PODMAN pod ps -q --filter "label=$AS_LABEL=$id" | xargs -r $PODMAN pod rm -f -t 0
+            $PODMAN ps -aq --filter "label=$AS_LABEL=$id" | xargs -r $PODMAN rm -f -v -t 0
+            $PODMAN network ls -q --filter "label=$AS_LABEL=$id" | xargs -r $PODMAN network rm -f
+            $PODMAN volume ls -q --filter "label=$AS_LABEL=$id" | xargs -r $PODMAN volume rm -f
+        } >/dev/null 2>&1 || true
+    done
+    for x in "${dirs[@]}"; do
+        rm -rf "$x" 2>/dev/null || $PODMAN unshare rm -rf "$x" 2>/dev/null || true
+    done
 
     {
         echo "#/vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
@@ -369,10 +467,11 @@ as_setup() {
     [ -n "${XDG_RUNTIME_DIR:-}" ] || die "XDG_RUNTIME_DIR is not set"
     # Fail closed: without setup_suite's directories a test would use the
     # user's own config and state.
-    # shellcheck disable=SC2015  # die unless all three hold
+    # shellcheck disable=SC2015  # die unless all four hold
     [ -n "${AS_SUITE_XDG:-}" ] && [ "${XDG_CONFIG_HOME:-}" = "$AS_SUITE_XDG/config" ] &&
-        [ "${XDG_STATE_HOME:-}" = "$AS_SUITE_XDG/state" ] ||
-        die "XDG_CONFIG_HOME and XDG_STATE_HOME are not the suite's own (setup_suite.bash did not run)"
+        [ "${XDG_STATE_HOME:-}" = "$AS_SUITE_XDG/state" ] &&
+        [ "${GIT_CONFIG_GLOBAL:-}" = "$AS_SUITE_XDG/config/git/config" ] ||
+        die "XDG_CONFIG_HOME, XDG_STATE_HOME and GIT_CONFIG_GLOBAL are not the suite's own (setup_suite.bash did not run)"
     [ -x "$AGENT_SANDBOX_BIN" ] || die "no CLI at $AGENT_SANDBOX_BIN: build it first (make)"
     mkdir -p "$AS_E2E_ROOT"
     # The launch directory, resolved: the CLI works with the physical path.

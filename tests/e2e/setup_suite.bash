@@ -59,15 +59,24 @@ suite_xdg_setup() {
         printf 'agent %s\n' "$AS_AGENT" >>"$AS_SUITE_XDG/config/agent-sandbox/settings" || return 1
     fi
     export AS_SUITE_XDG XDG_CONFIG_HOME=$AS_SUITE_XDG/config XDG_STATE_HOME=$AS_SUITE_XDG/state
+    # git's global config is the suite's own too (absent unless a test
+    # writes it), for host git and for the CLI, which reads it as git does:
+    # with GIT_CONFIG_GLOBAL set, no ~/.gitconfig of the user's counts.
+    export GIT_CONFIG_GLOBAL=$XDG_CONFIG_HOME/git/config
 }
 
 setup_suite() {
     [ -n "${XDG_RUNTIME_DIR:-}" ] || { echo "XDG_RUNTIME_DIR is not set" >&2; return 1; }
     mkdir -p "$AS_E2E_ROOT"
-    # Podman services that were already running (not started by a test) are
-    # not leaks.
-    AS_BASELINE_SERVICES=$(pgrep -u "$(id -u)" -f '(^|/)podman( .*)? system service' | xargs)
-    export AS_BASELINE_SERVICES
+    # The suite's sessions are those launched under here (helpers.bash, "Leak
+    # check"); the CLI's `ps` and `stop --all` see only them.
+    AS_TEST_ROOT=$(cd "$AS_E2E_ROOT" && pwd -P) || return 1
+    export AS_TEST_ROOT AGENT_SANDBOX_TEST_ROOT=$AS_TEST_ROOT
+    # What carries a session ID now is the user's (their sessions, their
+    # leftovers), except what an earlier run of the suite left.
+    AS_BASELINE_IDS=$(comm -23 <(_all_session_ids | grep -E '^[0-9a-f]{12}$' | sort -u) \
+        <(suite_session_dirs | sed 's|.*/||' | sort -u) | xargs)
+    export AS_BASELINE_IDS
     # Leftovers of an earlier, aborted run would fail the first test.
     if ! leak_check "before the suite (by an earlier run)" 2>"$AS_E2E_ROOT/.pre-leaks"; then
         sed 's/^/# /' "$AS_E2E_ROOT/.pre-leaks" >&3

@@ -5,8 +5,11 @@
 #
 #  - `make rpm` builds the RPM and SRPM of the VERSION file's version;
 #  - the RPM holds the CLI, the default config, both image build contexts
-#    (modes kept), license, README/man page/completions when the tree has
-#    them, and nothing else; its Requires are podman plus the C libraries;
+#    (modes kept), license, README and docs/*.md (where the CLI's messages
+#    name them), man page/completions when the tree has them, and nothing
+#    else; its Requires are podman plus the C libraries;
+#  - the package file names README.md and docs/packaging.md give are what
+#    `make rpm` wrote;
 #  - the SRPM's BuildRequires are complete and it rebuilds on its own;
 #  - rpmlint finds no errors;
 #  - the RPM unpacked into a scratch root runs: `agent-sandbox --version`;
@@ -103,11 +106,36 @@ for f in config/agents/* config/allowed-hosts.d/*; do
 done
 lic=$(rpm -qLp "$RPM" 2>/dev/null)
 check "LICENSE is marked %license" test "$lic" = /usr/share/licenses/agent-sandbox/LICENSE
-if [ -f README.md ]; then
-    check "RPM has the README as %doc" bash -c "rpm -qdp '$RPM' | grep -qx /usr/share/doc/agent-sandbox/README.md"
-else
-    skip "RPM has the README" "no README.md in the tree yet"
-fi
+rpm -qdp "$RPM" 2>/dev/null >"$TMP/rpm-docs"
+check "RPM has the README as %doc" grep -qx /usr/share/doc/agent-sandbox/README.md "$TMP/rpm-docs"
+# every docs/*.md, where the README's links and the CLI's messages find them
+missing=$(for f in docs/*.md; do grep -qxF "/usr/share/doc/agent-sandbox/$f" "$TMP/rpm-docs" || echo "$f"; done)
+check "RPM has all $(find docs -maxdepth 1 -name '*.md' | wc -l) docs/*.md as %doc under /usr/share/doc/agent-sandbox/docs/" test -z "$missing"
+[ -z "$missing" ] || echo "$missing" | diag
+check "the CLI names installed docs by /usr/share/doc/agent-sandbox/docs/" \
+    bash -c "rpm2cpio '$RPM' | cpio -i --quiet --to-stdout ./usr/bin/agent-sandbox | grep -aq /usr/share/doc/agent-sandbox/docs/allowlist.md"
+
+# The package file names the README and docs/packaging.md give are the ones
+# `make rpm` wrote: VERSION, RELEASE and ARCH stand for this build's, * for
+# anything, and fcNN (fc40) for this host's dist tag (none on Debian).
+dist=$(rpm --eval '%{?dist}' 2>/dev/null)
+for doc in README.md docs/packaging.md; do
+    names=$(grep -oE 'agent-sandbox-[][A-Za-z0-9.*_-]*\.rpm' "$doc" | sort -u)
+    bad=''
+    while IFS= read -r name; do
+        [ -n "$name" ] || continue
+        pat=${name//VERSION/$VERSION}
+        pat=${pat//.fcNN/$dist}
+        pat=${pat//.fc40/$dist}
+        pat=${pat//RELEASE/*}
+        pat=${pat//ARCH/$ARCH}
+        # shellcheck disable=SC2053  # $pat is a glob on purpose
+        [[ ${RPM##*/} == $pat || ${SRPM##*/} == $pat ]] || bad+="$name"$'\n'
+    done <<<"$names"
+    check "$doc's package file names match what make rpm wrote (${RPM##*/}, ${SRPM##*/})" \
+        test -n "$names" -a -z "$bad"
+    [ -z "$bad" ] || printf '%s' "$bad" | diag
+done
 opt=()
 [ -f docs/agent-sandbox.1 ] && opt+=(/usr/share/man/man1/agent-sandbox.1.gz)
 [ -f completions/agent-sandbox.bash ] && opt+=(/usr/share/bash-completion/completions/agent-sandbox)
@@ -209,6 +237,9 @@ if mk install DESTDIR="$dest" PREFIX=/usr >"$TMP/install.log" 2>&1; then
         while IFS= read -r f; do [ -d "$root$f" ] || echo "$f"; done | sort >"$TMP/rpm-plain"
     check "make install installs the files the RPM holds" diff "$TMP/rpm-plain" "$TMP/installed"
     check "installed binary is under PREFIX/bin" test -x "$dest/usr/bin/agent-sandbox"
+    missing=$(for f in README.md docs/*.md; do [ -f "$dest/usr/share/doc/agent-sandbox/$f" ] || echo "$f"; done)
+    check "make install puts README.md and docs/*.md under PREFIX/share/doc/agent-sandbox/" test -z "$missing"
+    [ -z "$missing" ] || echo "$missing" | diag
     mk uninstall DESTDIR="$dest" PREFIX=/usr >>"$TMP/install.log" 2>&1
     left=$(cd "$dest" && find . ! -type d)
     check "make uninstall removes every installed file" test -z "$left"
