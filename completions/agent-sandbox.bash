@@ -2,7 +2,7 @@
 # running sessions' IDs (from `agent-sandbox ps -q`) and the agents' names.
 # Installed as bash-completion/completions/agent-sandbox, loaded on demand.
 
-_agent_sandbox_agents="claude codex gemini opencode"
+_agent_sandbox_agents="claude codex crush gemini opencode"
 _agent_sandbox_toolchains="go java node python rust"
 
 # the images the user derived: the folders of the config directory's images/

@@ -61,7 +61,7 @@ complete -c agent-sandbox -n '__fish_seen_subcommand_from help' -x -a "$__agent_
 
 complete -c agent-sandbox -n __agent_sandbox_no_command -l exec -d 'run COMMAND instead of the agent'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l env -x -a '(set -n)' -d 'pass a variable in'
-complete -c agent-sandbox -n __agent_sandbox_no_command -l agent -x -a 'claude codex gemini opencode' -d 'the agent'
+complete -c agent-sandbox -n __agent_sandbox_no_command -l agent -x -a 'claude codex crush gemini opencode' -d 'the agent'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l toolchain -x -a 'go java node python rust' -d "the agent's image with a toolchain"
 complete -c agent-sandbox -n __agent_sandbox_no_command -l image -x -a '(__agent_sandbox_images)' -d 'an image you derived'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l publish -x -d "publish a port on the host's loopback"
@@ -79,7 +79,7 @@ complete -c agent-sandbox -n '__fish_seen_subcommand_from ps' -s q -l quiet -d '
 complete -c agent-sandbox -n '__fish_seen_subcommand_from stop' -l all -d 'every running session'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from stop' -l now -d 'kill without the grace'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from stop log' -a '(__agent_sandbox_ids)' -d 'running session'
-complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l agent -x -a 'claude codex gemini opencode' -d 'the agent'
+complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l agent -x -a 'claude codex crush gemini opencode' -d 'the agent'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l json -d 'as JSON'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l toolchain -x -a 'go java node python rust' -d 'with a toolchain'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l image -x -a '(__agent_sandbox_images)' -d 'an image you derived'

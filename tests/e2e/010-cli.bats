@@ -117,13 +117,13 @@ refused() {
 @test "the agent's own arguments still reach it: its options, a prompt, anything after --" {
     # what the plan's command line shows
     run_x 0 agent-sandbox --dry-run -p 'fix the bug'
-    assert "$output" contains "  command: claude -p fix the bug"
+    assert "$output" contains "  command: claude --dangerously-skip-permissions -p fix the bug"
     run_x 0 agent-sandbox --dry-run -- --exec -e pss
-    assert "$output" contains "  command: claude --exec -e pss"
+    assert "$output" contains "  command: claude --dangerously-skip-permissions --exec -e pss"
     run_x 0 agent-sandbox --dry-run --agents '{}' --exex
-    assert "$output" contains "  command: claude --agents {} --exex" "Claude Code's --agents, near --agent, is its own"
+    assert "$output" contains "  command: claude --dangerously-skip-permissions --agents {} --exex" "Claude Code's --agents, near --agent, is its own"
     run_x 0 agent-sandbox --dry-run fix
-    assert "$output" contains "  command: claude fix"
+    assert "$output" contains "  command: claude --dangerously-skip-permissions fix"
     # in argv[1], where a command would be: past the check, the session
     # starts (and stops at the missing image)
     local args
