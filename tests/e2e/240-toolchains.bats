@@ -30,15 +30,15 @@ image_tag() {
     echo "${image##*:}"
 }
 
-# use_toolchain NAME: run this test's sessions in Claude Code's image with
-# toolchain NAME, or skip it with the command that builds that image.
+# use_toolchain NAME: this test's sessions run with --toolchain NAME (TC),
+# or it is skipped with the command that builds that image.
 use_toolchain() {
     local image
     image=localhost/agent-sandbox-claude-$1:$(image_tag)
     # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
     $PODMAN image exists "$image" ||
         skip "no image $image: \`make images AGENTS=claude TOOLCHAINS=$1\` builds it"
-    export AGENT_SANDBOX_IMAGE=$image
+    TC=$1
 }
 
 @test "the base tools every project needs are in the default image" {
@@ -63,7 +63,7 @@ use_toolchain() {
     printf '%s\n' "const test = require('node:test');" "const assert = require('node:assert');" \
         "const greet = require('greet');" \
         "test('greets', () => assert.strictEqual(greet('x'), 'hello x'));" >test/greet.test.js
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x 0 agent-sandbox --toolchain "$TC" --exec sh -c '
         node --version && npm --version &&
         npm install --offline --no-audit --no-fund >/dev/null && npm test 2>&1 | grep -E "^# (pass|fail) "'
     assert "${lines[0]}" =~ '^v24\.' "Node.js 24"
@@ -79,7 +79,7 @@ use_toolchain() {
     printf '%s\n' 'def hello(n):' '    return "hello " + n' >greet/greet/__init__.py
     printf '%s\n' 'import unittest' 'import greet' 'class T(unittest.TestCase):' \
         '    def test_hello(self):' '        self.assertEqual(greet.hello("x"), "hello x")' >tests/test_greet.py
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x 0 agent-sandbox --toolchain "$TC" --exec sh -c '
         set -e
         cp -r greet /tmp/greet
         pip wheel -q --no-deps --no-build-isolation --no-index -w /tmp/wheels /tmp/greet
@@ -102,7 +102,7 @@ use_toolchain() {
         'func Greet(n string) string { return greet.Hello(n) }' >app.go
     printf '%s\n' 'package app' '' 'import "testing"' '' \
         'func TestGreet(t *testing.T) {' '	if Greet("x") != "hello x" {' '		t.Fatal(Greet("x"))' '	}' '}' >app_test.go
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x 0 agent-sandbox --toolchain "$TC" --exec sh -c '
         GOFLAGS=-mod=vendor GOPROXY=off go test ./... &&
         test -d "$(go env GOCACHE)" && test -w "$(go env GOCACHE)" && echo "cache: $(go env GOCACHE)"'
     assert "${lines[0]}" =~ $'^ok  \texample.com/app\t'
@@ -118,7 +118,7 @@ use_toolchain() {
         '[dependencies]' 'greet = { path = "greet" }' >Cargo.toml
     printf '%s\n' 'pub fn greet(n: &str) -> String { greet::hello(n) }' \
         '#[cfg(test)]' 'mod tests {' '    #[test]' '    fn greets() { assert_eq!(super::greet("x"), "hello x"); }' '}' >src/lib.rs
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x 0 agent-sandbox --toolchain "$TC" --exec sh -c '
         CARGO_TARGET_DIR=/tmp/target cargo test -q --offline 2>&1 | grep "^test result" | head -n 1 &&
         mkdir -p "$HOME/.cargo/registry" && test -w "$HOME/.cargo/registry" && echo "cargo home: writable"'
     assert "${lines[0]}" =~ '^test result: ok\. 1 passed; 0 failed'
@@ -133,7 +133,7 @@ use_toolchain() {
     printf '%s\n' 'public class GreetTest {' '    public static void main(String[] a) {' \
         '        if (!greet.Greet.hello("x").equals("hello x")) throw new AssertionError("hello");' \
         '        System.out.println("GreetTest: ok");' '    }' '}' >test/GreetTest.java
-    run_x 0 agent-sandbox --exec sh -c '
+    run_x 0 agent-sandbox --toolchain "$TC" --exec sh -c '
         javac -d /tmp/classes src/greet/Greet.java test/GreetTest.java &&
         java -cp /tmp/classes GreetTest && mvn -B -v >/tmp/mvn.out && grep -o -m 1 "Apache Maven [0-9.]*" /tmp/mvn.out'
     assert "${lines[0]}" == "GreetTest: ok"
