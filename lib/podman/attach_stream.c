@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "base/tty_escape.h"
@@ -282,8 +283,15 @@ static long grace_left(long since, long grace_ms, bool *done, void (*hook)(pump_
     return -1;
 }
 
+/* The agent outlived the grace after its output was lost, and is killed.
+ * The stream is ended first: podman's SIGKILL waits (5 s, then fails with
+ * no exit code) for the agent's monitor, conmon, to record the exit, and
+ * conmon may be blocked writing output that nobody reads while that call
+ * blocks this pump. With the stream shut, the service drops the attach and
+ * conmon goes on; the pump ends, as the agent does. */
 static void output_lost_again(pump_t *p)
 {
+    shutdown(http_stream_fd(p->out), SHUT_RDWR);
     if (p->hooks != NULL && p->hooks->on_output_lost != NULL)
         p->hooks->on_output_lost(p->res->output_errno, true, p->hooks->ctx);
 }
