@@ -257,7 +257,9 @@ for l in sys.argv[1].splitlines(): json.loads(l)' "$output"
     run_x 0 script -qec "$cmd" /dev/null
     assert "$output" contains "$line" "the progress line on a terminal"
     # (script echoes the end of its empty stdin as ^@, at any moment)
-    assert "${output//^@/}" contains $'(its first session)...\r\e[Kstarted' "erased before the agent's output"
+    # (then the start line of a terminal session, then the agent's own)
+    assert "${output//^@/}" =~ $'\(its first session\)\.\.\.\r\e\[Kagent-sandbox: session [0-9a-f]+ \(--exec\) in [^\r]*\r\nstarted' \
+        "erased before the start line and the agent's output"
     run_x 0 script -qec "$cmd" /dev/null
     assert "$output" !contains "home volume" "the volume exists now: nothing to announce"
     # without a terminal: nothing, even for a new volume
