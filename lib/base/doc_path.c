@@ -12,9 +12,7 @@
 #define AS_DOCDIR "/usr/local/share/doc/agent-sandbox"
 #endif
 
-/* docs/NAME of the source tree a development build sits in, resolved (the
- * ".." are not for a message); NULL when there is none. */
-static char *source_tree_doc(const char *name)
+char *source_tree_path(const char *rel)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -25,12 +23,12 @@ static char *source_tree_doc(const char *name)
     static const char *const up[] = { "..", "../.." };
     for (size_t i = 0; i < ARRAY_SIZE(up); i++) {
         char *path = NULL;
-        if (asprintf(&path, "%s/%s/docs/%s", dir, up[i], name) < 0)
+        if (asprintf(&path, "%s/%s/%s", dir, up[i], rel) < 0)
             return NULL;
         char *real = access(path, R_OK) == 0 ? realpath(path, NULL) : NULL;
         free(path);
         if (real != NULL)
-            return real;
+            return real;         /* without the "..": it is shown in messages */
     }
     return NULL;
 }
@@ -42,7 +40,13 @@ char *doc_path(const char *name)
         return NULL;
     if (access(installed, R_OK) == 0)
         return installed;
-    char *source = source_tree_doc(name);
+    char *rel = NULL;
+    if (asprintf(&rel, "docs/%s", name) < 0) {
+        free(installed);
+        return NULL;
+    }
+    char *source = source_tree_path(rel);
+    free(rel);
     if (source == NULL)
         return installed;
     free(installed);

@@ -11,4 +11,10 @@
  * installation puts it. NULL only when out of memory. */
 char *doc_path(const char *name);
 
+/* REL ("docs/x.md", "config/allowed-hosts") in the source tree a
+ * development build of the running binary sits in (its build/ or
+ * build/sanitize/), resolved; NULL when there is none (an installed
+ * binary) or out of memory. */
+char *source_tree_path(const char *rel);
+
 #endif
