@@ -92,7 +92,7 @@ screen() {
 }
 
 # idle_start LABEL [OPTION...]: Claude Code with a Console key, onboarding
-# done, IDLE_SECS at its prompt; then IDLE_DENIED (the names the router
+# done, in its asking mode (autonomy on would first ask to accept it), IDLE_SECS at its prompt; then IDLE_DENIED (the names the router
 # denied, the readiness probe left out) and IDLE_REQUESTS (what reached the
 # fake origin, "NAME METHOD PATH" per line), both into the test's output.
 IDLE_SECS=25
@@ -105,7 +105,7 @@ idle_start() {
     run_x 0 agent-sandbox --agent claude --exec sh -c 'cp seed.json ~/.claude.json'
     fi_mark
     "${AS_TMUX[@]}" new-session -d -s as -x 100 -y 30 \
-        "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --env NODE_EXTRA_CA_CERTS='$AS_DIR/ca.pem' --agent claude --env ANTHROPIC_API_KEY=$IDLE_KEY $*"
+        "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --env NODE_EXTRA_CA_CERTS='$AS_DIR/ca.pem' --agent claude --no-autonomy --env ANTHROPIC_API_KEY=$IDLE_KEY $*"
     wait_pane '^❯' 90 || { screen "$label: the prompt"; false; }
     sleep "$IDLE_SECS"
     screen "$label: after ${IDLE_SECS}s at the prompt"

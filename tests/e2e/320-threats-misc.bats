@@ -190,7 +190,7 @@ print("\n".join(sorted(p["id"] + " " + p["result"] for p in r["probes"])))' "$1"
     local kept
     kept=$(find "$state/agent-sandbox/logs" -type f -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }')
     [ "$kept" -gt 0 ] && [ "$kept" -le "$ceiling" ] || die "the state directory holds $kept bytes of logs (ceiling $ceiling)"
-    assert "$stderr" =~ "egress: the router's logs reached their ceiling \(2 MiB each\): [0-9]+ line\(s\) were dropped" \
+    assert "$stderr" =~ "egress: the router's logs reached their ceiling \(2 MiB each\): [0-9]+ lines? w(as|ere) dropped" \
         "the summary says how many lines were dropped"
     local dropped
     dropped=$(cat "$state"/agent-sandbox/logs/*/dns.log.dropped)
