@@ -130,7 +130,7 @@ refused() {
     for args in "--continue" "-p prompt" "-c" "-- --exec" "-- pss" "fix" "top" "mcp list" "Fix the tests"; do
         # shellcheck disable=SC2086
         run_x "$EX_NOIMAGE" env AGENT_SANDBOX_IMAGE=localhost/as-e2e-nosuch:x "$AGENT_SANDBOX_BIN" $args
-        assert "$stderr" contains "image localhost/as-e2e-nosuch:x is missing" "$args"
+        assert "$stderr" contains "image localhost/as-e2e-nosuch:x (AGENT_SANDBOX_IMAGE) is missing" "$args"
     done
 }
 
