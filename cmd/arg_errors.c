@@ -1,6 +1,7 @@
 /* The usage errors of the subcommands' own arguments, said one way: an
  * unknown option with the nearest known one (lib/base/suggest.h), an
  * argument too many, an option without its value. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,10 +23,12 @@ int cli_bad_argument(const char *command, const char *arg, const char *const *kn
 {
     const char *synopsis = synopsis_of(command);
     _cleanup_free_ char *shown = path_escaped(arg);
-    const char *near = arg[0] == '-' ? suggest_nearest(arg, known, n) : NULL;
+    /* a word is matched against words (a subcommand's), an option against options */
+    bool words = n > 0 && known[0][0] != '-';
+    const char *near = (arg[0] == '-') != words ? suggest_nearest(arg, known, n) : NULL;
     if (near != NULL)
-        report("error: %s: unknown option %s; did you mean %s?\nusage: agent-sandbox %s %s",
-               command, shown ? shown : "?", near, command, synopsis);
+        report("error: %s: unknown %s %s; did you mean %s?\nusage: agent-sandbox %s %s", command,
+               words ? "subcommand" : "option", shown ? shown : "?", near, command, synopsis);
     else
         report("error: %s: %s %s\nusage: agent-sandbox %s %s", command,
                arg[0] == '-' ? "unknown option" : "unexpected argument", shown ? shown : "?",
@@ -37,5 +40,12 @@ int cli_missing_value(const char *command, const char *option, const char *what)
 {
     report("error: %s: %s needs a value (%s)\nusage: agent-sandbox %s %s", command, option, what,
            command, synopsis_of(command));
+    return EXIT_USAGE;
+}
+
+int cli_missing_argument(const char *command, const char *what)
+{
+    report("error: %s: %s is missing\nusage: agent-sandbox %s %s", command, what, command,
+           synopsis_of(command));
     return EXIT_USAGE;
 }

@@ -121,6 +121,20 @@ int backend_start(const char *id, const signal_source_t *signals, cli_backend_t 
     return 0;
 }
 
+int backend_start_command(cli_backend_t *ret)
+{
+    int rc = runtime_dir_settle();
+    if (rc != 0)
+        return rc;
+    char id[SESSION_ID_LEN + 1];
+    as_error_t *err = NULL;
+    if (session_id_generate(id, &err) < 0 || backend_start(id, NULL, ret, &err) < 0) {
+        report_error(&err);
+        return EXIT_NO_SERVICE;
+    }
+    return 0;
+}
+
 bool backend_usable(cli_backend_t *b)
 {
     if (!podman_service_alive(b->service))

@@ -34,6 +34,10 @@ int runtime_dir_settle(void);
 int backend_open(const char *id, const signal_source_t *signals, cli_backend_t *ret, as_error_t **err);
 int backend_service(cli_backend_t *b, as_error_t **err);
 int backend_start(const char *id, const signal_source_t *signals, cli_backend_t *ret, as_error_t **err);
+/* What a command other than a session does first: the runtime directory
+ * settled, then a private service of its own. 0, or an exit code after
+ * reporting (EXIT_NO_RUNTIME_DIR, EXIT_NO_SERVICE). */
+int backend_start_command(cli_backend_t *ret);
 /* Whether the service still answers (it may be dying unreaped). */
 bool backend_usable(cli_backend_t *b);
 /* Restart the service in the same directory (the first one died). */

@@ -57,11 +57,12 @@ typedef struct cli_command {
 extern const cli_command_t cli_commands[];
 extern const size_t cli_n_commands;
 
-/* A subcommand's usage errors (cmd/arg_errors.c), reported; both return
+/* A subcommand's usage errors (cmd/arg_errors.c), reported; each returns
  * EXIT_USAGE. An unknown option names the nearest of the `known` ones
  * (lib/base/suggest.h); each ends with the command's synopsis. */
 int cli_bad_argument(const char *command, const char *arg, const char *const *known, size_t n);
 int cli_missing_value(const char *command, const char *option, const char *what);
+int cli_missing_argument(const char *command, const char *what);
 
 /* The tool's --help; one command's (cmd/usage.c). */
 void cli_usage(FILE *f);

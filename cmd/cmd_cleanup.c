@@ -60,16 +60,10 @@ int cmd_cleanup(int argc, char **argv)
     bool homes = argc >= 2 && strcmp(argv[1], "--homes") == 0;
     if (argc > 2 || (argc == 2 && !homes))
         return cli_bad_argument("cleanup", argv[argc == 2 || !homes ? 1 : 2], known, ARRAY_SIZE(known));
-    int rc = runtime_dir_settle();
+    cli_backend_t b = {0};
+    int rc = backend_start_command(&b);
     if (rc != 0)
         return rc;
-    char id[SESSION_ID_LEN + 1];
-    as_error_t *err = NULL;
-    cli_backend_t b = {0};
-    if (session_id_generate(id, &err) < 0 || backend_start(id, NULL, &b, &err) < 0) {
-        report_error(&err);
-        return EXIT_NO_SERVICE;
-    }
     sweep_stale(&b, true);
     workspace_check_recover(b.api);
     rc = homes ? prune_homes(&b) : 0;

@@ -20,7 +20,6 @@
 #include "config/build_context.h"
 #include "config/user_dirs.h"
 #include "config/user_image.h"
-#include "session/session_dir.h"
 
 /* CONFIG/images, or NULL after reporting. */
 static char *images_dir(void)
@@ -222,26 +221,25 @@ static int image_list(cli_backend_t *b)
 
 int cmd_image(int argc, char **argv)
 {
-    bool list = argc == 2 && strcmp(argv[1], "list") == 0;
-    bool make = argc == 3 && strcmp(argv[1], "build") == 0;
-    if (!list && !make) {
-        report("error: usage: agent-sandbox image build NAME | image list");
-        return EXIT_USAGE;
-    }
+    static const char *const known[] = { "build", "list" };
+    if (argc < 2)
+        return cli_missing_argument("image", "the subcommand (build NAME or list)");
+    bool list = strcmp(argv[1], "list") == 0;
+    bool make = strcmp(argv[1], "build") == 0;
+    if (!list && !make)
+        return cli_bad_argument("image", argv[1], known, ARRAY_SIZE(known));
+    if (make && argc < 3)
+        return cli_missing_argument("image", "the image's name after build");
+    if (argc > (make ? 3 : 2))
+        return cli_bad_argument("image", argv[make ? 3 : 2], known, ARRAY_SIZE(known));
     if (make && !user_image_name_valid(argv[2])) {
         report("error: image build %s: not an image's name (lower-case letters, digits, - and _)", argv[2]);
         return EXIT_USAGE;
     }
-    int rc = runtime_dir_settle();
+    cli_backend_t b = {0};
+    int rc = backend_start_command(&b);
     if (rc != 0)
         return rc;
-    char id[SESSION_ID_LEN + 1];
-    as_error_t *err = NULL;
-    cli_backend_t b = {0};
-    if (session_id_generate(id, &err) < 0 || backend_start(id, NULL, &b, &err) < 0) {
-        report_error(&err);
-        return EXIT_NO_SERVICE;
-    }
     rc = list ? image_list(&b) : image_build(&b, argv[2]);
     backend_stop(&b);
     return rc;

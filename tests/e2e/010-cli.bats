@@ -159,6 +159,15 @@ refused() {
     assert "${stderr%%$'\n'*}" == "agent-sandbox: error: allow: unknown option --sesion; did you mean --session?"
     run_x "$EX_USAGE" agent-sandbox ps --bogus
     assert "${stderr%%$'\n'*}" == "agent-sandbox: error: ps: unknown option --bogus"
+    # a subcommand's word is matched against the subcommands, and a missing one named
+    run_x "$EX_USAGE" agent-sandbox image lst
+    assert "$stderr" == $'agent-sandbox: error: image: unknown subcommand lst; did you mean list?\nusage: agent-sandbox image build NAME | list'
+    run_x "$EX_USAGE" agent-sandbox image
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: image: the subcommand (build NAME or list) is missing"
+    run_x "$EX_USAGE" agent-sandbox image build
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: image: the image's name after build is missing"
+    run_x "$EX_USAGE" agent-sandbox image list extra
+    assert "${stderr%%$'\n'*}" == "agent-sandbox: error: image: unexpected argument extra"
     # a missing value is named as such
     run_x "$EX_USAGE" agent-sandbox allow db.test --session
     assert "${stderr%%$'\n'*}" == "agent-sandbox: error: allow: --session needs a value (a session's ID)"
