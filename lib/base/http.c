@@ -119,49 +119,75 @@ static void setup_common(CURL *curl, const char *socket_path, const char *url, l
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
 }
 
-int http_request(http_client_t *c, const char *method, const char *path,
-                 const char *body, long timeout_ms, http_response_t *ret, as_error_t **err)
-{
-    _cleanup_free_ char *url = NULL;
-    if (asprintf(&url, "http://d%s", path) < 0)
-        return as_error_make(err, ENOMEM, "out of memory");
+/* One request on the client's handle: the body (none: empty for POST and
+ * PUT) with its type, no "Expect: 100-continue" round trip, the answer to
+ * `write`. The status is 0 when no answer came. */
+typedef struct {
+    const char *method, *path;
+    const void *body;
+    size_t body_len;
+    const char *content_type;
+    long timeout_ms;
+    curl_write_callback write;
+    void *write_data;
+} request_t;
 
-    buffer_t buf = {0};
+static CURLcode perform(http_client_t *c, const request_t *r, long *ret_status)
+{
+    _cleanup_free_ char *url = NULL, *type = NULL;
+    if (asprintf(&url, "http://d%s", r->path) < 0 ||
+        (r->content_type != NULL && asprintf(&type, "Content-Type: %s", r->content_type) < 0))
+        return CURLE_OUT_OF_MEMORY;
     struct curl_slist *headers = NULL;
     curl_easy_reset(c->curl);
-    setup_common(c->curl, c->socket_path, url, timeout_ms);
-    curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &buf);
-    if (body != NULL) {
-        headers = curl_slist_append(headers, "Content-Type: application/json");
-        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-    } else if (strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0) {
-        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, "");
-        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, 0L);
+    setup_common(c->curl, c->socket_path, url, r->timeout_ms);
+    curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, r->method);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, r->write);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, r->write_data);
+    if (r->body != NULL || strcmp(r->method, "POST") == 0 || strcmp(r->method, "PUT") == 0) {
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, r->body != NULL ? r->body : "");
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
     }
-    /* no "Expect: 100-continue" round trip */
+    if (type != NULL)
+        headers = curl_slist_append(headers, type);
     headers = curl_slist_append(headers, "Expect:");
     curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
-
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     CURLcode rc = curl_easy_perform(c->curl);
     curl_slist_free_all(headers);
     curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, NULL);
+    *ret_status = 0;
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, ret_status);
+    if (trace != NULL)
+        trace(r->method, r->path, *ret_status, elapsed_ms(&t0));
+    return rc;
+}
+
+static int transfer_error(CURLcode rc, const char *method, const char *path, as_error_t **err)
+{
+    int code = rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT
+             : rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED
+             : rc == CURLE_OUT_OF_MEMORY ? ENOMEM : EIO;
+    return as_error_make(err, code, "%s %s: %s", method, path, curl_easy_strerror(rc));
+}
+
+int http_request(http_client_t *c, const char *method, const char *path,
+                 const char *body, long timeout_ms, http_response_t *ret, as_error_t **err)
+{
+    buffer_t buf = {0};
+    request_t r = { .method = method, .path = path, .body = body,
+                    .body_len = body != NULL ? strlen(body) : 0,
+                    .content_type = body != NULL ? "application/json" : NULL,
+                    .timeout_ms = timeout_ms, .write = collect, .write_data = &buf };
+    long status;
+    CURLcode rc = perform(c, &r, &status);
     if (rc != CURLE_OK) {
         free(buf.data);
         if (buf.oom)
             return as_error_make(err, ENOMEM, "%s %s: out of memory reading the answer", method, path);
-        int code = rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT
-                 : rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED : EIO;
-        return as_error_make(err, code, "%s %s: %s", method, path, curl_easy_strerror(rc));
+        return transfer_error(rc, method, path, err);
     }
-    long status = 0;
-    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
-    if (trace != NULL)
-        trace(method, path, status, elapsed_ms(&t0));
     if (buf.data == NULL && (buf.data = strdup("")) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     ret->status = status;
@@ -199,34 +225,12 @@ int http_request_stream(http_client_t *c, const char *method, const char *path, 
                         size_t body_len, const char *content_type, long timeout_ms, http_sink_fn sink,
                         void *ctx, long *ret_status, http_response_t *ret_refusal, as_error_t **err)
 {
-    _cleanup_free_ char *url = NULL, *type = NULL;
-    if (asprintf(&url, "http://d%s", path) < 0 ||
-        (content_type != NULL && asprintf(&type, "Content-Type: %s", content_type) < 0))
-        return as_error_make(err, ENOMEM, "out of memory");
     stream_state_t st = { .curl = c->curl, .sink = sink, .ctx = ctx };
-    struct curl_slist *headers = NULL;
-    curl_easy_reset(c->curl);
-    setup_common(c->curl, c->socket_path, url, timeout_ms);
-    curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, to_sink);
-    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &st);
-    if (body != NULL || strcmp(method, "POST") == 0) {
-        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body != NULL ? body : "");
-        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
-    }
-    if (type != NULL)
-        headers = curl_slist_append(headers, type);
-    headers = curl_slist_append(headers, "Expect:");
-    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    CURLcode rc = curl_easy_perform(c->curl);
-    curl_slist_free_all(headers);
-    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, NULL);
-    long status = 0;
-    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
-    if (trace != NULL)
-        trace(method, path, status, elapsed_ms(&t0));
+    request_t r = { .method = method, .path = path, .body = body, .body_len = body_len,
+                    .content_type = content_type, .timeout_ms = timeout_ms,
+                    .write = to_sink, .write_data = &st };
+    long status;
+    CURLcode rc = perform(c, &r, &status);
     if (st.sink_r < 0) {
         free(st.refusal.data);
         *err = st.err;
@@ -234,8 +238,7 @@ int http_request_stream(http_client_t *c, const char *method, const char *path, 
     }
     if (rc != CURLE_OK) {
         free(st.refusal.data);
-        int code = rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT : rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED : EIO;
-        return as_error_make(err, code, "%s %s: %s", method, path, curl_easy_strerror(rc));
+        return transfer_error(rc, method, path, err);
     }
     *ret_status = status;
     if (ret_refusal != NULL) {
