@@ -6,7 +6,8 @@
 # same fallback, exported to their recipes and said in one line, or a stop
 # before anything runs.
 
-PODMAN_GOALS := images images-force clean-images e2e check check-suites check-sanitize
+PODMAN_GOALS := images images-force clean-images e2e check check-suites check-sanitize \
+                check-sanitize-full
 
 ifeq ($(strip $(XDG_RUNTIME_DIR)),)
 ifneq ($(filter $(PODMAN_GOALS),$(MAKECMDGOALS)),)

@@ -9,9 +9,11 @@
 #                         the user's own ~/.config/agent-sandbox,
 #                         ~/.local/state/agent-sandbox (XDG rules) or git
 #                         config (what the user's own sessions write aside)
-#   make check-sanitize   all + unit + e2e with SANITIZE=1 (build/sanitize/
-#                         agent-sandbox and its unit tests under ASan/UBSan),
-#                         under the same guard
+#   make check-sanitize   all + unit + the e2e files of SANITIZE_E2E with
+#                         SANITIZE=1 (build/sanitize/agent-sandbox and its
+#                         unit tests under ASan/UBSan), under the same guard;
+#                         what CI runs after make check
+#   make check-sanitize-full  the same with the whole e2e suite
 #   make check-host-packages  tests/host/test-setup-packages.sh: the packages
 #                         scripts/setup-host.sh installs provide every program
 #                         the build, the CLI, the images and the tests run
@@ -49,7 +51,31 @@ E2E_ENV += ASAN_OPTIONS=$(or $(ASAN_OPTIONS),detect_leaks=1) \
            UBSAN_OPTIONS=$(or $(UBSAN_OPTIONS),print_stacktrace=1)
 endif
 
-.PHONY: e2e check check-suites check-sanitize check-host-packages check-conventions check-shell
+# The e2e files of `make check-sanitize`: the ones that drive most of the C
+# code in the least time (about 4 of the suite's ~28 minutes), so that the
+# sanitized CLI fits into CI's budget after make check:
+#   010-cli             option parsing, usage errors, --dry-run's plan
+#                       (cmd/, lib/config/), the private service's start-up
+#   020-exec            a whole session: set-up, the attach stream both ways,
+#                       exit codes, teardown (lib/session/, lib/podman/)
+#   025-unix-filter     the stream's edge cases: closed descriptors, a reader
+#                       or writer gone, write errors, 126/127
+#   070-sessions        two sessions at once: the registry, ps (table and
+#                       JSON), stop and its grace, the refused second session
+#   100-egress-allowed  the allowlist, the router's rendered config and the
+#                       egress path end to end (lib/egress/)
+#   300-workspace-report  the end-of-session workspace check and its report
+#                       (lib/workspace/)
+#   330-config-files    every config file's reader and its refusals
+#                       (lib/base/file_read.c)
+# Signals, faults and concurrency (040, 400, 410) run sanitized in
+# make check-sanitize-full.
+SANITIZE_E2E ?= tests/e2e/010-cli.bats tests/e2e/020-exec.bats \
+                tests/e2e/025-unix-filter.bats tests/e2e/070-sessions.bats \
+                tests/e2e/100-egress-allowed.bats tests/e2e/300-workspace-report.bats \
+                tests/e2e/330-config-files.bats
+
+.PHONY: e2e check check-suites check-sanitize check-sanitize-full check-host-packages check-conventions check-shell
 
 check:
 	@tests/user-state-guard $(MAKE) --no-print-directory check-suites
@@ -81,6 +107,9 @@ e2e: $(BIN) images
 	tests/e2e/tap-summary $(E2E_TAP) && [ "$$rc" = 0 ]
 
 check-sanitize:
+	@tests/user-state-guard $(MAKE) --no-print-directory SANITIZE=1 all unit e2e \
+	    E2E_TESTS='$(SANITIZE_E2E)'
+check-sanitize-full:
 	@tests/user-state-guard $(MAKE) --no-print-directory SANITIZE=1 all unit e2e
 
 check-host-packages:

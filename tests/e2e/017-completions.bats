@@ -39,15 +39,24 @@ shell_start() {
     sleep 1
 }
 
-# complete_line TEXT: type TEXT and Tab (twice: bash lists on the second),
-# then the pane; the line is cleared afterwards.
+# complete_line TEXT [ERE...]: type TEXT and Tab (twice: bash lists on the
+# second), then the pane in PANE, once it shows every ERE and has stopped
+# changing (at most 5 s: the caller's assertions then say what is missing);
+# the line is cleared afterwards.
 complete_line() {
-    "${AS_TMUX[@]}" send-keys -t as -l "$1"
+    local text=$1 re prev='' n
+    shift
+    "${AS_TMUX[@]}" send-keys -t as -l "$text"
     "${AS_TMUX[@]}" send-keys -t as Tab
     sleep 0.5
     "${AS_TMUX[@]}" send-keys -t as Tab
-    sleep 1
-    PANE=$(pane)
+    for ((n = 0; n < 25; n++)); do
+        sleep 0.2
+        PANE=$(pane)
+        [ "$PANE" = "$prev" ] || { prev=$PANE; continue; }
+        for re in "$@"; do grep -Eq -- "$re" <<<"$PANE" || continue 2; done
+        break
+    done
     "${AS_TMUX[@]}" send-keys -t as C-u
     "${AS_TMUX[@]}" send-keys -t as C-l
     sleep 0.3
@@ -56,18 +65,18 @@ complete_line() {
 # completes SHELL...: the checks every shell must pass, with one session
 # running (its ID is $SID).
 completes() {
-    complete_line "agent-sandbox sto"
+    complete_line "agent-sandbox sto" "agent-sandbox stop([[:space:]]|$)"
     assert "$PANE" =~ "agent-sandbox stop([[:space:]]|$)" "$1: a command, completed"
-    complete_line "agent-sandbox d"
+    complete_line "agent-sandbox d" deny doctor
     assert "$PANE" contains "deny" "$1: the commands on d"
     assert "$PANE" contains "doctor" "$1: the commands on d"
-    complete_line "agent-sandbox ps --j"
+    complete_line "agent-sandbox ps --j" "agent-sandbox ps --json"
     assert "$PANE" =~ "agent-sandbox ps --json" "$1: a command's option"
-    complete_line "agent-sandbox --agent cod"
+    complete_line "agent-sandbox --agent cod" "agent-sandbox --agent codex"
     assert "$PANE" =~ "agent-sandbox --agent codex" "$1: an agent's name"
-    complete_line "agent-sandbox stop "
+    complete_line "agent-sandbox stop " "agent-sandbox stop $SID"
     assert "$PANE" =~ "agent-sandbox stop $SID" "$1: the running session's ID"
-    complete_line "agent-sandbox log ${SID:0:3}"
+    complete_line "agent-sandbox log ${SID:0:3}" "agent-sandbox log $SID"
     assert "$PANE" =~ "agent-sandbox log $SID" "$1: the ID from its start"
 }
 

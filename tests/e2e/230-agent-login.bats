@@ -95,6 +95,9 @@ screen() {
 # done, in its asking mode (autonomy on would first ask to accept it), IDLE_SECS at its prompt; then IDLE_DENIED (the names the router
 # denied, the readiness probe left out) and IDLE_REQUESTS (what reached the
 # fake origin, "NAME METHOD PATH" per line), both into the test's output.
+# With IDLE_ENOUGH=FUNCTION, the idle time ends as soon as FUNCTION
+# succeeds: a run whose claims are only "this was asked for" need not wait
+# out the seconds that "nothing else was" needs.
 IDLE_SECS=25
 IDLE_KEY=sk-ant-api03-e2e-0123456789abcdefghijklmnopqrstuvwxyz
 idle_start() {
@@ -107,8 +110,12 @@ idle_start() {
     "${AS_TMUX[@]}" new-session -d -s as -x 100 -y 30 \
         "cd '$AS_DIR' && exec '$AGENT_SANDBOX_BIN' --env NODE_EXTRA_CA_CERTS='$AS_DIR/ca.pem' --agent claude --no-autonomy --env ANTHROPIC_API_KEY=$IDLE_KEY $*"
     wait_pane '^❯' 90 || { screen "$label: the prompt"; false; }
-    sleep "$IDLE_SECS"
-    screen "$label: after ${IDLE_SECS}s at the prompt"
+    local idle
+    for ((idle = 0; idle < IDLE_SECS * 2; idle++)); do
+        [ -n "${IDLE_ENOUGH:-}" ] && "$IDLE_ENOUGH" && break
+        sleep 0.5
+    done
+    screen "$label: after $((idle / 2))s at the prompt"
     "${AS_TMUX[@]}" kill-server
     for ((n = 0; n < 300; n++)); do
         pgrep -u "$(id -u)" -f -- "^$AGENT_SANDBOX_BIN --env" >/dev/null || break
@@ -119,7 +126,16 @@ idle_start() {
     IDLE_DENIED=$(sed -n 's/.*config \(.*\) is NXDOMAIN$/\1/p' "$logs/dns.log" | grep -vx denied-probe.agent-sandbox.invalid | sort -u | xargs)
     IDLE_REQUESTS=$(fi_log origin | sed -nE 's/.*sni="([^"]*)".*request="([A-Z]+ [^ ?"]*).*/\1 \2/p' | sort -u)
     # shellcheck disable=SC2001  # a prefix on every line
-    { echo "# $label: denied: ${IDLE_DENIED:-none}"; echo "$IDLE_REQUESTS" | sed "s/^/# $label: request: /"; } >&3
+    { echo "# $label: $((idle / 2)) s idle at the prompt; denied: ${IDLE_DENIED:-none}"; echo "$IDLE_REQUESTS" | sed "s/^/# $label: request: /"; } >&3
+}
+
+# baseline_seen: the baseline's claims hold already: the running session's
+# router denied raw.githubusercontent.com, and the bootstrap request reached
+# the fake origin.
+baseline_seen() {
+    fi_log origin | grep -q 'sni="api.anthropic.com" .*request="GET /api/claude_cli/bootstrap' || return 1
+    suite_session_dirs | xargs -r -I{} find {} -path '*/router-log/dns.log' -type f -print0 2>/dev/null |
+        xargs -0 -r grep -qs 'config raw\.githubusercontent\.com is NXDOMAIN$'
 }
 
 @test "quiet: an idle start with the profile's variables asks for less than one without them (the baseline, same test)" {
@@ -128,7 +144,7 @@ idle_start() {
     # downloads.claude.ai at the origin too, whose certificate does not
     # cover it: it fails, as it would without a route (not the canary)
     fi_dns_add "$FI_ORIGIN_IP" downloads.claude.ai
-    idle_start without --env CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC= --env DISABLE_AUTOUPDATER=
+    IDLE_ENOUGH=baseline_seen idle_start without --env CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC= --env DISABLE_AUTOUPDATER=
     local without_denied=$IDLE_DENIED without_requests=$IDLE_REQUESTS
     assert "$without_denied" contains "raw.githubusercontent.com" "the baseline's denied names"
     assert "$without_requests" contains "api.anthropic.com GET /api/claude_cli/bootstrap" "the baseline's requests"
