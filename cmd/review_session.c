@@ -1,0 +1,130 @@
+/* A session in review mode: its review before the agent starts, its
+ * summary and ID at the end (docs/review.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "review.h"
+#include "base/escape.h"
+#include "base/msg.h"
+#include "base/util.h"
+#include "review/review_changes.h"
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int review_session_begin(const char *id, const char *workdir, review_info_t *ret)
+{
+    as_error_t *err = NULL;
+    if (review_store_create(id, workdir, now_ns(), ret, &err) < 0) {
+        as_error_prefix(&err, "review mode");
+        report_error(&err);
+        return EXIT_SETUP;
+    }
+    return 0;
+}
+
+typedef struct counts {
+    size_t added, changed, deleted, modes, links, special, unexamined, git;
+} counts_t;
+
+static bool is_git(const char *path)
+{
+    return strcmp(path, ".git") == 0 || strncmp(path, ".git/", 5) == 0;
+}
+
+static void count(const review_changes_t *c, counts_t *n)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const review_change_t *x = &c->v[i];
+        if (is_git(x->path)) {
+            n->git++;            /* lands as a branch, never as files (docs/review.md) */
+            continue;
+        }
+        n->added += x->kind == REVIEW_ADDED;
+        n->changed += x->kind == REVIEW_MODIFIED;
+        n->deleted += x->kind == REVIEW_DELETED;
+        n->modes += x->kind == REVIEW_MODIFIED && x->mode_changed;
+        n->links += x->type == REVIEW_SYMLINK || x->host_type == REVIEW_SYMLINK;
+        n->special += x->type == REVIEW_FIFO || x->type == REVIEW_SOCKET || x->type == REVIEW_CHAR ||
+                      x->type == REVIEW_BLOCK;
+        n->unexamined += x->unexamined != NULL;
+    }
+}
+
+char *review_summary(const review_info_t *r, as_error_t **err)
+{
+    _cleanup_(review_changes_freep) review_changes_t *c = NULL;
+    if (review_changes_list(r->upper, r->root, &c, err) < 0)
+        return NULL;
+    return review_summary_of(c, err);
+}
+
+char *review_summary_of(const struct review_changes *c, as_error_t **err)
+{
+    counts_t n = { 0 };
+    count(c, &n);
+    msg_t m;
+    if (msg_open(&m, err) < 0)
+        return NULL;
+    fprintf(m.f, "%zu added, %zu changed, %zu deleted", n.added, n.changed, n.deleted);
+    if (n.modes > 0)
+        fprintf(m.f, ", %zu %s", n.modes, plural(n.modes, "mode change", "mode changes"));
+    if (n.links > 0)
+        fprintf(m.f, ", %zu %s", n.links, plural(n.links, "link", "links"));
+    if (n.git > 0)
+        fputs("; .git changed (commits arrive as a branch)", m.f);
+    if (n.special + n.unexamined > 0)
+        fprintf(m.f, "; apply will refuse %zu special %s and %zu it cannot examine",
+                n.special, plural(n.special, "file", "files"), n.unexamined);
+    char *text = NULL;
+    return msg_close(&m, &text, err) < 0 ? NULL : text;
+}
+
+/* A review without a change is removed at once: nothing to show or apply. */
+static bool drop_if_empty(review_info_t *r)
+{
+    as_error_t *err = NULL;
+    _cleanup_(review_changes_freep) review_changes_t *c = NULL;
+    if (review_changes_list(r->upper, r->root, &c, &err) < 0 || c->n > 0) {
+        as_error_free(&err);
+        return false;
+    }
+    if (review_store_remove(r, &err) < 0) {
+        as_error_free(&err);
+        return false;
+    }
+    report("review %s: no changes (the review is removed)", r->id);
+    return true;
+}
+
+void review_session_end(review_info_t *r)
+{
+    as_error_t *err = NULL;
+    if (review_store_end(r, now_ns(), &err) < 0) {
+        as_error_prefix(&err, "recording the end of review %s", r->id);
+        report("warning: %s", err->msg);
+        as_error_free(&err);
+    }
+    if (drop_if_empty(r))
+        return;
+    _cleanup_free_ char *line = review_summary(r, &err);
+    if (line == NULL) {
+        as_error_prefix(&err, "summing up review %s", r->id);
+        report("warning: %s", err != NULL ? err->msg : "out of memory");
+        as_error_free(&err);
+    } else {
+        report("review %s: %s", r->id, line);
+    }
+    _cleanup_free_ char *root = path_escaped(r->root);
+    report("nothing of %s was written: agent-sandbox diff %s shows the changes, apply %s brings them "
+           "in, discard %s drops them", root != NULL ? root : "the tree", r->id, r->id, r->id);
+}
