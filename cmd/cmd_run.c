@@ -454,7 +454,7 @@ out:
     if (!reviewing)
         workspace_check_end(ws, gone);
     else if (review.dir != NULL)
-        review_session_end(&review);
+        review_session_end(&review, ws);
     if (s != NULL)
         egress_report_end(b->dir);
     session_free(s);

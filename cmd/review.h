@@ -15,14 +15,18 @@ int review_session_begin(const char *id, const char *workdir, review_info_t *ret
 
 /* At the session's end: `ended` recorded, then a short summary of the
  * changes and the review's ID, reported. */
-void review_session_end(review_info_t *r);
+struct workspace;
+void review_session_end(review_info_t *r, const struct workspace *ws);
 
 /* One line of a review's changes: "2 added, 1 changed, ..." (counts, mode
  * changes, links, what the filter refuses); NULL when out of memory or on
  * error (*err then says why). */
 char *review_summary(const review_info_t *r, as_error_t **err);
 struct review_changes;
+struct review_verdicts;
 char *review_summary_of(const struct review_changes *c, as_error_t **err);
+/* The same with the filter's verdicts: how many it refuses. */
+char *review_summary_judged(const struct review_changes *c, const struct review_verdicts *v, as_error_t **err);
 
 /* The review a command means: `arg` (an ID or a prefix), else the newest
  * of the current directory. 0, or an exit code after reporting. */

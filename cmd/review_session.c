@@ -13,6 +13,8 @@
 #include "base/msg.h"
 #include "base/util.h"
 #include "review/review_changes.h"
+#include "review/review_filter.h"
+#include "workspace/workspace.h"
 
 static int64_t now_ns(void)
 {
@@ -70,6 +72,11 @@ char *review_summary(const review_info_t *r, as_error_t **err)
 
 char *review_summary_of(const struct review_changes *c, as_error_t **err)
 {
+    return review_summary_judged(c, NULL, err);
+}
+
+char *review_summary_judged(const struct review_changes *c, const struct review_verdicts *v, as_error_t **err)
+{
     counts_t n = { 0 };
     count(c, &n);
     msg_t m;
@@ -82,7 +89,12 @@ char *review_summary_of(const struct review_changes *c, as_error_t **err)
         fprintf(m.f, ", %zu %s", n.links, plural(n.links, "link", "links"));
     if (n.git > 0)
         fputs("; .git changed (commits arrive as a branch)", m.f);
-    if (n.special + n.unexamined > 0)
+    size_t refused = 0;
+    for (size_t i = 0; v != NULL && i < v->n; i++)
+        refused += v->v[i].refused && !v->v[i].git;
+    if (v != NULL)
+        fprintf(m.f, "; apply will refuse %zu", refused);
+    else if (n.special + n.unexamined > 0)
         fprintf(m.f, "; apply will refuse %zu special %s and %zu it cannot examine",
                 n.special, plural(n.special, "file", "files"), n.unexamined);
     char *text = NULL;
@@ -106,7 +118,38 @@ static bool drop_if_empty(review_info_t *r)
     return true;
 }
 
-void review_session_end(review_info_t *r)
+/* The summary with the filter's verdicts (the protected paths of ws),
+ * and the first refusals, each in a line. */
+static void report_judged(const review_info_t *r, const workspace_t *ws)
+{
+    as_error_t *err = NULL;
+    _cleanup_(review_changes_freep) review_changes_t *c = NULL;
+    _cleanup_(review_verdicts_freep) review_verdicts_t *v = NULL;
+    _cleanup_free_ char **rules = calloc(ws != NULL && ws->rules != NULL ? ws->rules->n + 1 : 1, sizeof(char *));
+    size_t n_rules = 0;
+    for (size_t i = 0; rules != NULL && ws != NULL && ws->rules != NULL && i < ws->rules->n; i++)
+        rules[n_rules++] = ws->rules->v[i].path;
+    review_filter_t f = { .root = r->root, .protected_paths = rules, .n_protected = n_rules };
+    _cleanup_free_ char *line = NULL;
+    if (rules == NULL || review_changes_list(r->upper, r->root, &c, &err) < 0 ||
+        review_filter_judge(&f, c, &v, &err) < 0 || (line = review_summary_judged(c, v, &err)) == NULL) {
+        as_error_prefix(&err, "summing up review %s", r->id);
+        report("warning: %s", err != NULL ? err->msg : "out of memory");
+        as_error_free(&err);
+        return;
+    }
+    report("review %s: %s", r->id, line);
+    size_t shown = 0;
+    for (size_t i = 0; i < v->n && shown < 5; i++) {
+        if (!v->v[i].refused || v->v[i].git)
+            continue;
+        _cleanup_free_ char *path = path_escaped(c->v[i].path);
+        report("  refused: %s: %s", path != NULL ? path : "?", v->v[i].reason);
+        shown++;
+    }
+}
+
+void review_session_end(review_info_t *r, const workspace_t *ws)
 {
     as_error_t *err = NULL;
     if (review_store_end(r, now_ns(), &err) < 0) {
@@ -116,14 +159,7 @@ void review_session_end(review_info_t *r)
     }
     if (drop_if_empty(r))
         return;
-    _cleanup_free_ char *line = review_summary(r, &err);
-    if (line == NULL) {
-        as_error_prefix(&err, "summing up review %s", r->id);
-        report("warning: %s", err != NULL ? err->msg : "out of memory");
-        as_error_free(&err);
-    } else {
-        report("review %s: %s", r->id, line);
-    }
+    report_judged(r, ws);
     _cleanup_free_ char *root = path_escaped(r->root);
     report("nothing of %s was written: agent-sandbox diff %s shows the changes, apply %s brings them "
            "in, discard %s drops them", root != NULL ? root : "the tree", r->id, r->id, r->id);

@@ -47,6 +47,7 @@ ln -s /etc/passwd out; ln -sf sub/keep lnk; touch sub/.ready'
     assert "$output" == $'one\ntwo\nthree' "the agent read its own edit"
     assert "$(tree_state)" == "$before" "the host tree after the session"
     id=$(basename "$(compgen -G "$(REVIEWS)/*")")
+    # shellcheck disable=SC2154  # stderr: set by bg_wait (helpers.bash)
     assert "$stderr" =~ "review $id: 3 added, 3 changed, 1 deleted, 1 mode change, 2 links" "the summary"
     assert "$stderr" =~ "agent-sandbox diff $id" "the summary names the ID"
     grep -qx "ended [0-9]*" "$(REVIEWS)/$id/meta" || die "the meta records the end"
