@@ -39,6 +39,22 @@ int review_pick(const char *arg, review_info_t *ret)
     return 0;
 }
 
+int review_remove(const review_info_t *r)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *left = NULL;
+    if (review_store_remove(r, &left, &err) < 0) {
+        report_error(&err);
+        return EXIT_CONFIG;
+    }
+    if (left != NULL) {
+        _cleanup_free_ char *shown = path_escaped(left);
+        report("note: the overlay's scratch of review %s belongs to the container's root: "
+               "`podman unshare rm -rf %s` removes it", r->id, shown != NULL ? shown : "?");
+    }
+    return 0;
+}
+
 /* Whether the review's session still runs (its CLI holds the lock). */
 static bool review_running(const review_info_t *r)
 {
@@ -126,11 +142,8 @@ int cmd_discard(int argc, char **argv)
                r.id, r.id);
         return EXIT_USAGE;
     }
-    as_error_t *err = NULL;
-    if (review_store_remove(&r, &err) < 0) {
-        report_error(&err);
-        return EXIT_CONFIG;
-    }
+    if ((rc = review_remove(&r)) != 0)
+        return rc;
     _cleanup_free_ char *root = path_escaped(r.root);
     report("discarded review %s of %s", r.id, root != NULL ? root : "?");
     return 0;
@@ -153,8 +166,7 @@ int review_cleanup(FILE *out)
         int64_t last = v[i].ended_ns != 0 ? v[i].ended_ns : v[i].started_ns;
         if (last >= limit || review_running(&v[i]))
             continue;
-        if (review_store_remove(&v[i], &err) < 0) {
-            report_error(&err);
+        if (review_remove(&v[i]) != 0) {
             rc = EXIT_CONFIG;
             continue;
         }

@@ -32,6 +32,11 @@ char *review_summary_judged(const struct review_changes *c, const struct review_
  * of the current directory. 0, or an exit code after reporting. */
 int review_pick(const char *arg, review_info_t *ret);
 
+/* Removes the review; a note names what only podman's user namespace can
+ * remove (the overlay's scratch in work/work). 0, or an exit code after
+ * reporting. */
+int review_remove(const review_info_t *r);
+
 /* cleanup's rule (docs/review.md): reviews that ended more than
  * REVIEW_KEEP_DAYS ago (or, killed, started more than that ago) are
  * removed, each named on `out`. 0, or an exit code after reporting. */

@@ -168,6 +168,30 @@ static FILE *pager_open(void)
     return popen(pager != NULL ? pager : "less", "w");
 }
 
+/* The index of the first argument that is no option (--stat) before i. */
+static int first_word(char **argv, int i)
+{
+    int k = 1;
+    while (k < i && argv[k][0] == '-')
+        k++;
+    return k;
+}
+
+/* Whether a first word is an ID (or 4 of its digits at least) that names a
+ * review: else it is a PATH (docs/review.md). */
+static bool names_review(const char *word)
+{
+    size_t n = strlen(word);
+    if (n < 4 || n > 12 || strspn(word, "0123456789abcdef") != n)
+        return false;
+    review_info_t r = { 0 };
+    as_error_t *err = NULL;
+    int k = review_store_load(word, &r, &err);
+    review_info_clear(&r);
+    as_error_free(&err);
+    return k == 0 || k == -EINVAL;     /* ambiguous: said by the load that follows */
+}
+
 static int parse_args(int argc, char **argv, diff_args_t *ret)
 {
     static const char *const known[] = { "--stat", "--" };
@@ -181,7 +205,7 @@ static int parse_args(int argc, char **argv, diff_args_t *ret)
             break;
         } else if (argv[i][0] == '-')
             return cli_bad_argument("diff", argv[i], known, ARRAY_SIZE(known));
-        else if (ret->id == NULL && review_id_valid(argv[i]))
+        else if (ret->id == NULL && i == first_word(argv, i) && names_review(argv[i]))
             ret->id = argv[i];
         else
             break;

@@ -110,11 +110,9 @@ static bool drop_if_empty(review_info_t *r)
         as_error_free(&err);
         return false;
     }
-    if (review_store_remove(r, &err) < 0) {
-        as_error_free(&err);
-        return false;
-    }
     report("review %s: no changes (the review is removed)", r->id);
+    if (review_remove(r) != 0)
+        return false;
     return true;
 }
 

@@ -354,7 +354,9 @@ static int usage_at(int dfd, const char *name, uint64_t *sum, as_error_t **err)
 int review_store_usage(const review_info_t *r, uint64_t *ret_bytes, as_error_t **err)
 {
     uint64_t sum = 0;
-    int k = usage_at(AT_FDCWD, r->dir, &sum, err);
+    /* the upper layer: work/ holds only the overlay's own scratch, owned by
+     * the container's root and unreadable */
+    int k = usage_at(AT_FDCWD, r->upper, &sum, err);
     if (k < 0)
         return as_error_prefix(err, "the size of review %s", r->id);
     *ret_bytes = sum;
@@ -395,8 +397,24 @@ static int remove_at(int dfd, const char *name, as_error_t **err)
     return 0;
 }
 
-int review_store_remove(const review_info_t *r, as_error_t **err)
+int review_store_remove(const review_info_t *r, char **ret_left, as_error_t **err)
 {
-    int k = remove_at(AT_FDCWD, r->dir, err);
-    return k < 0 ? as_error_prefix(err, "removing review %s", r->id) : 0;
+    /* First out of the store under a name that is no ID, so that a removal
+     * cut short never leaves a review without its meta. */
+    _cleanup_free_ char *trash = NULL;
+    const char *slash = strrchr(r->dir, '/');
+    if (slash == NULL || asprintf(&trash, "%.*s/.removed-%s", (int)(slash - r->dir), r->dir, r->id) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    if (rename(r->dir, trash) < 0)
+        return as_error_errno(err, errno, "removing review %s", r->id);
+    as_error_t *left = NULL;
+    if (remove_at(AT_FDCWD, trash, &left) < 0) {
+        /* what the overlay left in work/work belongs to the container's
+         * root: only its user namespace can remove it */
+        as_error_free(&left);
+        *ret_left = steal_pointer(&trash);
+        return 0;
+    }
+    *ret_left = NULL;
+    return 0;
 }
