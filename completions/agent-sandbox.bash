@@ -53,9 +53,9 @@ _agent_sandbox()
     case $cmd in
         "")
             if [[ $cur == -* ]]; then
-                words="--exec --env --agent --toolchain --image --publish --dry-run --autonomy --no-autonomy --memory --pids --cpus --help --version"
+                words="--exec --env --agent --toolchain --image --publish --dry-run --autonomy --no-autonomy --review --memory --pids --cpus --help --version"
             else
-                words="ps stop doctor verify cleanup allow deny log image help"
+                words="ps stop doctor verify cleanup allow deny log image diff reviews discard help"
             fi ;;
         ps) words="--json -q --quiet --help" ;;
         stop)
@@ -65,7 +65,9 @@ _agent_sandbox()
         image)
             if [[ $prev == build ]]; then words=$(_agent_sandbox_images); else words="build list --help"; fi ;;
         cleanup) words="--homes --help" ;;
-        help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup allow deny log help" ;;
+        diff) words="--stat --help" ;;
+        reviews | discard) words="--help" ;;
+        help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup allow deny log diff reviews discard help" ;;
         allow | deny)
             [[ $cur == -* ]] && words="--session --help"
             [[ $cmd == allow && $cur == -* ]] && words="$words --save" ;;

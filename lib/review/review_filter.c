@@ -1,0 +1,214 @@
+/* The one filter between a review and the host tree (review_filter.h). */
+#include "review_filter.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/paths.h"
+#include "workspace/link_resolve.h"
+
+static int oom(as_error_t **err)
+{
+    return as_error_make(err, ENOMEM, "out of memory");
+}
+
+void review_verdicts_free(review_verdicts_t *v)
+{
+    if (v == NULL)
+        return;
+    for (size_t i = 0; i < v->n; i++) {
+        free(v->v[i].reason);
+        free(v->v[i].notes);
+    }
+    free(v->v);
+    free(v);
+}
+
+/* Does some leading part of rel, ending at a component's end, end with the
+ * components of rule? ".envrc" covers ".envrc", "a/.envrc" and
+ * "a/.envrc/x"; "hooks" does not cover "githooks". */
+static bool covers(const char *rule, const char *rel)
+{
+    size_t rn = strlen(rule);
+    for (const char *end = rel;; end++) {
+        if (*end == '/' || *end == '\0') {
+            size_t len = (size_t)(end - rel);
+            if (len >= rn && memcmp(end - rn, rule, rn) == 0 && (len == rn || end[-(ptrdiff_t)rn - 1] == '/'))
+                return true;
+        }
+        if (*end == '\0')
+            return false;
+    }
+}
+
+const char *review_protected_rule(const review_filter_t *f, const char *rel)
+{
+    for (size_t i = 0; i < f->n_protected; i++)
+        if (covers(f->protected_paths[i], rel))
+            return f->protected_paths[i];
+    return NULL;
+}
+
+int review_git_depth(const char *rel)
+{
+    if (covers(".git", rel))
+        return strncmp(rel, ".git", 4) == 0 && (rel[4] == '\0' || rel[4] == '/') ? 1 : 2;
+    return 0;
+}
+
+static bool included(const review_filter_t *f, const review_change_t *c)
+{
+    for (size_t i = 0; i < f->n_include; i++)
+        if (review_change_under(c, f->include[i]))
+            return true;
+    return false;
+}
+
+/* A file of the system: owned by root and not writable by us (the default
+ * mode's rule: nothing writes through a link to it). */
+static bool system_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_uid == 0 && access(path, W_OK) < 0 && errno == EACCES;
+}
+
+/* Where the link c would lead: NULL in *ret when inside the tree. */
+static int link_leads_out(const review_filter_t *f, const review_change_t *c, char **ret, as_error_t **err)
+{
+    _cleanup_free_ char *start = NULL, *end_path = NULL, *norm = NULL;
+    const char *slash = strrchr(c->path, '/');
+    int n = c->target[0] == '/' ? asprintf(&start, "%s", c->target)
+                                : asprintf(&start, "%s/%.*s%s%s", f->root, slash ? (int)(slash - c->path) : 0,
+                                           c->path, slash ? "/" : "", c->target);
+    if (n < 0)
+        return oom(err);
+    as_error_t *e = NULL;
+    link_end_t end;
+    *ret = NULL;
+    if (link_resolve(start, NULL, &end_path, &end, &e) < 0 || path_normalize(end_path, &norm, &e) < 0) {
+        as_error_free(&e);   /* a loop, an unreadable place: no telling where it leads */
+        return (*ret = strdup("a place that cannot be resolved")) == NULL ? oom(err) : 0;
+    }
+    if (strcmp(norm, f->root) == 0 || path_is_inside(norm, f->root) || (end == LINK_FOUND && system_file(norm)))
+        return 0;
+    *ret = steal_pointer(&norm);
+    return 0;
+}
+
+static int refuse(review_verdict_t *v, as_error_t **err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int refuse(review_verdict_t *v, as_error_t **err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vasprintf(&v->reason, fmt, ap);
+    va_end(ap);
+    v->refused = true;
+    return r < 0 ? (v->reason = NULL, oom(err)) : 0;
+}
+
+static int note(review_verdict_t *v, const char *text, as_error_t **err)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%s%s%s", v->notes ? v->notes : "", v->notes ? "; " : "", text) < 0)
+        return oom(err);
+    free(v->notes);
+    v->notes = s;
+    return 0;
+}
+
+/* The permission bits apply writes, and what it says about them. */
+static int judge_mode(const review_change_t *c, review_verdict_t *v, as_error_t **err)
+{
+    v->mode = c->mode & 0777 & ~(mode_t)S_IWOTH;
+    int r = 0;
+    if (c->type != REVIEW_FILE && c->type != REVIEW_DIR)
+        return 0;
+    if (c->mode & (S_ISUID | S_ISGID))
+        r = note(v, c->mode & S_ISUID ? "setuid bit dropped" : "setgid bit dropped", err);
+    if (r == 0 && (c->mode & S_IWOTH))
+        r = note(v, "world-writable bit dropped", err);
+    bool had_x = c->host_type == c->type && (c->host_mode & 0111);
+    if (r == 0 && c->type == REVIEW_FILE && (c->mode & 0111) && !had_x)
+        r = note(v, "new executable bit", err);
+    return r;
+}
+
+static int judge_one(const review_filter_t *f, const review_change_t *c, review_verdict_t *v, as_error_t **err)
+{
+    const char *rule;
+    int git = review_git_depth(c->path);
+    if (c->unexamined != NULL)
+        return refuse(v, err, "cannot be examined: %s", c->unexamined);
+    if (git != 0) {
+        v->git = git == 1;
+        return refuse(v, err, "%s", git == 1 ? "inside .git: never applied as a file (the commits arrive as a branch)"
+                                            : "inside a nested .git: never applied as a file");
+    }
+    review_type_t t = c->kind == REVIEW_DELETED ? c->host_type : c->type;
+    if (c->kind != REVIEW_DELETED && t != REVIEW_FILE && t != REVIEW_DIR && t != REVIEW_SYMLINK)
+        return refuse(v, err, "a %s: only regular files, directories and links are applied", review_type_name(t));
+    if ((rule = review_protected_rule(f, c->path)) != NULL) {
+        if (!included(f, c))
+            return refuse(v, err, "a protected path (%s): name it with --include to apply it", rule);
+        v->included = true;
+    }
+    if (c->kind != REVIEW_DELETED && c->type == REVIEW_SYMLINK) {
+        _cleanup_free_ char *out = NULL;
+        int r = link_leads_out(f, c, &out, err);
+        if (r < 0)
+            return r;
+        if (out != NULL)
+            return refuse(v, err, "a link that leads out of the tree (to %s)", out);
+    }
+    return c->kind == REVIEW_DELETED ? 0 : judge_mode(c, v, err);
+}
+
+/* What lies below a refused directory that is new or replaces something is
+ * refused with it; a directory to remove or replace that holds a refused
+ * change cannot be removed. The changes list parents first. */
+static int judge_nesting(const review_changes_t *c, review_verdicts_t *vs, as_error_t **err)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const review_change_t *d = &c->v[i];
+        bool replaces = d->kind == REVIEW_ADDED || d->host_type != d->type;
+        if (d->kind != REVIEW_DELETED && !replaces)
+            continue;
+        for (size_t j = i + 1; j < c->n && review_change_under(&c->v[j], d->path); j++) {
+            if (vs->v[i].refused && !vs->v[j].refused && d->kind != REVIEW_DELETED &&
+                refuse(&vs->v[j], err, "%s", "inside a refused directory") < 0)
+                return -ENOMEM;
+            if (!vs->v[i].refused && vs->v[j].refused && d->host_type == REVIEW_DIR) {
+                if (refuse(&vs->v[i], err, "%s", "holds refused changes, so it cannot be removed or replaced") < 0)
+                    return -ENOMEM;
+                i = (size_t)-1;   /* a parent of it may hold it now: judge again from the top */
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+int review_filter_judge(const review_filter_t *f, const review_changes_t *c, review_verdicts_t **ret,
+                        as_error_t **err)
+{
+    _cleanup_(review_verdicts_freep) review_verdicts_t *vs = calloc(1, sizeof(*vs));
+    if (vs == NULL || (vs->v = calloc(c->n ? c->n : 1, sizeof(*vs->v))) == NULL)
+        return oom(err);
+    vs->n = c->n;
+    for (size_t i = 0; i < c->n; i++) {
+        int r = judge_one(f, &c->v[i], &vs->v[i], err);
+        if (r < 0)
+            return r;
+    }
+    int r = judge_nesting(c, vs, err);
+    if (r < 0)
+        return r;
+    *ret = steal_pointer(&vs);
+    return 0;
+}

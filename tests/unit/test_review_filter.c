@@ -1,0 +1,167 @@
+/* The filter's verdicts, one rule at a time, on changes built by hand (the
+ * links' on a real tree: they are judged where they would land). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "real_tree.h"
+#include "review/review_filter.h"
+
+static char *rules[] = { (char *)".envrc", (char *)".git/hooks", (char *)".vscode" };
+
+static review_verdicts_t *judge(const char *root, review_change_t *v, size_t n, char **include, size_t n_include)
+{
+    review_filter_t f = { .root = root, .protected_paths = rules, .n_protected = ARRAY_SIZE(rules),
+                          .include = include, .n_include = n_include };
+    review_changes_t c = { .v = v, .n = n };
+    review_verdicts_t *out = NULL;
+    as_error_t *err = NULL;
+    if (review_filter_judge(&f, &c, &out, &err) < 0)
+        fail_msg("review_filter_judge: %s", err->msg);
+    return out;
+}
+
+static review_change_t added(const char *path, review_type_t t, mode_t mode)
+{
+    return (review_change_t){ .path = (char *)path, .kind = REVIEW_ADDED, .type = t, .mode = mode };
+}
+
+static void special_files_refused(void **state)
+{
+    (void)state;
+    review_change_t c[] = { added("p", REVIEW_FIFO, 0644), added("s", REVIEW_SOCKET, 0644),
+                            added("d", REVIEW_CHAR, 0644), added("ok", REVIEW_FILE, 0644) };
+    review_verdicts_t *v = judge("/nowhere", c, ARRAY_SIZE(c), NULL, 0);
+    assert_true(v->v[0].refused);
+    assert_string_equal(v->v[0].reason, "a FIFO: only regular files, directories and links are applied");
+    assert_true(v->v[1].refused);
+    assert_string_equal(v->v[2].reason, "a character device: only regular files, directories and links are applied");
+    assert_false(v->v[3].refused);
+    assert_null(v->v[3].notes);
+    assert_int_equal(v->v[3].mode, 0644);
+    review_verdicts_free(v);
+}
+
+static void modes_dropped_and_noted(void **state)
+{
+    (void)state;
+    review_change_t c[] = { added("suid", REVIEW_FILE, 04755), added("ww", REVIEW_FILE, 0666),
+                            { .path = (char *)"was-x", .kind = REVIEW_MODIFIED, .type = REVIEW_FILE,
+                              .host_type = REVIEW_FILE, .mode = 0755, .host_mode = 0700 } };
+    review_verdicts_t *v = judge("/nowhere", c, ARRAY_SIZE(c), NULL, 0);
+    assert_false(v->v[0].refused);
+    assert_int_equal(v->v[0].mode, 0755);
+    assert_string_equal(v->v[0].notes, "setuid bit dropped; new executable bit");
+    assert_int_equal(v->v[1].mode, 0664);
+    assert_string_equal(v->v[1].notes, "world-writable bit dropped");
+    assert_null(v->v[2].notes);
+    review_verdicts_free(v);
+}
+
+static void protected_paths_need_include(void **state)
+{
+    (void)state;
+    review_change_t c[] = { added(".envrc", REVIEW_FILE, 0644), added("sub/.envrc", REVIEW_FILE, 0644),
+                            added(".vscode/tasks.json", REVIEW_FILE, 0644), added("x.envrc", REVIEW_FILE, 0644) };
+    review_verdicts_t *v = judge("/nowhere", c, ARRAY_SIZE(c), NULL, 0);
+    assert_string_equal(v->v[0].reason, "a protected path (.envrc): name it with --include to apply it");
+    assert_true(v->v[1].refused);
+    assert_string_equal(v->v[2].reason, "a protected path (.vscode): name it with --include to apply it");
+    assert_false(v->v[3].refused);
+    review_verdicts_free(v);
+    char *inc[] = { (char *)".envrc", (char *)".vscode" };
+    v = judge("/nowhere", c, ARRAY_SIZE(c), inc, ARRAY_SIZE(inc));
+    assert_false(v->v[0].refused);
+    assert_true(v->v[0].included);
+    assert_true(v->v[1].refused);     /* sub/.envrc is not named */
+    assert_true(v->v[2].included);
+    assert_false(v->v[3].included);
+    review_verdicts_free(v);
+}
+
+static void git_never_as_files(void **state)
+{
+    (void)state;
+    assert_int_equal(review_git_depth(".git"), 1);
+    assert_int_equal(review_git_depth(".git/hooks/pre-commit"), 1);
+    assert_int_equal(review_git_depth("vendor/x/.git/config"), 2);
+    assert_int_equal(review_git_depth(".github/workflows/ci.yml"), 0);
+    assert_int_equal(review_git_depth("a.git/x"), 0);
+    review_change_t c[] = { added(".git/hooks/pre-commit", REVIEW_FILE, 0755) };
+    char *inc[] = { (char *)".git/hooks" };
+    review_verdicts_t *v = judge("/nowhere", c, 1, inc, 1);   /* not even named */
+    assert_true(v->v[0].refused);
+    assert_true(v->v[0].git);
+    assert_string_equal(v->v[0].reason, "inside .git: never applied as a file (the commits arrive as a branch)");
+    review_verdicts_free(v);
+}
+
+static void links_inside_only(void **state)
+{
+    struct real *r = *state;
+    real_make(r, "dir/file", "x", false);
+    char spec[PATH_MAX * 2], want[PATH_MAX * 3];
+    snprintf(spec, sizeof(spec), "host-out -> %s", r->home);   /* the user's own: writable */
+    real_make(r, spec, NULL, false);
+    review_change_t c[] = {
+        { .path = (char *)"in", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"dir/file" },
+        { .path = (char *)"dir/up", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"../dir" },
+        { .path = (char *)"abs", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = r->home },
+        { .path = (char *)"dots", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"dir/../../x" },
+        { .path = (char *)"via", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"host-out/x" },
+        { .path = (char *)"missing", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"new/x" },
+    };
+    review_verdicts_t *v = judge(r->launch, c, ARRAY_SIZE(c), NULL, 0);
+    assert_false(v->v[0].refused);
+    assert_false(v->v[1].refused);
+    assert_true(v->v[2].refused);
+    assert_non_null(strstr(v->v[2].reason, "a link that leads out of the tree (to "));
+    assert_true(v->v[3].refused);
+    assert_true(v->v[4].refused);
+    snprintf(want, sizeof(want), "a link that leads out of the tree (to %s/x)", r->home);
+    assert_string_equal(v->v[4].reason, want);
+    assert_false(v->v[5].refused);
+    review_verdicts_free(v);
+}
+
+static void nesting(void **state)
+{
+    (void)state;
+    review_change_t c[] = {
+        added("new", REVIEW_DIR, 0755), added("new/.envrc", REVIEW_FILE, 0644), added("new/ok", REVIEW_FILE, 0644),
+        { .path = (char *)"old", .kind = REVIEW_DELETED, .host_type = REVIEW_DIR },
+        { .path = (char *)"old/.envrc", .kind = REVIEW_DELETED, .host_type = REVIEW_FILE },
+        { .path = (char *)"old/x", .kind = REVIEW_DELETED, .host_type = REVIEW_FILE },
+        added("bad", REVIEW_DIR, 0755), added("bad/x", REVIEW_FILE, 0644),
+    };
+    c[6].unexamined = "test";
+    review_verdicts_t *v = judge("/nowhere", c, ARRAY_SIZE(c), NULL, 0);
+    assert_false(v->v[0].refused);    /* a refused entry inside a new directory: the directory still lands */
+    assert_true(v->v[1].refused);
+    assert_false(v->v[2].refused);
+    assert_string_equal(v->v[3].reason, "holds refused changes, so it cannot be removed or replaced");
+    assert_true(v->v[4].refused);
+    assert_false(v->v[5].refused);
+    assert_string_equal(v->v[6].reason, "cannot be examined: test");
+    assert_string_equal(v->v[7].reason, "inside a refused directory");
+    review_verdicts_free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(special_files_refused),
+        cmocka_unit_test(modes_dropped_and_noted),
+        cmocka_unit_test(protected_paths_need_include),
+        cmocka_unit_test(git_never_as_files),
+        cmocka_unit_test_setup_teardown(links_inside_only, real_setup, real_teardown),
+        cmocka_unit_test(nesting),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
