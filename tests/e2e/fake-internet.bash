@@ -106,14 +106,15 @@ EOF
     # line #FI_ORIGIN_HTTPS_EXTRA (the benchmarks' locations, bench/lib.bash)
     local origin_conf
     origin_conf=$(cat <<'EOF'
-# The fake internet's origin: echoes the SNI and Host it saw.
+# The fake internet's origin: echoes the SNI and Host it saw; logs the
+# credential headers it got (105-egress-secrets.bats).
 daemon off;
 worker_processes 1;
 pid /tmp/origin-nginx.pid;
 error_log /log/origin-error.log notice;
 events { worker_connections 1024; }
 http {
-    log_format echo '$remote_addr port=$server_port sni="$ssl_server_name" host="$host" http_host="$http_host" request="$request"';
+    log_format echo '$remote_addr port=$server_port sni="$ssl_server_name" host="$host" http_host="$http_host" request="$request" x_token="$http_x_token" authorization="$http_authorization"';
     access_log /log/origin.log echo;
     default_type text/plain;
     client_body_temp_path /tmp/client_body;
