@@ -91,6 +91,7 @@ teardown() {
     AGENT_SANDBOX_UPSTREAM_CA=$FI_DIR/ca.pem run_x 0 agent-sandbox --secret MY_TOKEN --dry-run
     assert "$output" contains "  terminated (TLS, session CA; docs/secrets.md): api.allowed.test" "--dry-run"
     assert "$output" contains "  held:    MY_TOKEN in x-token on api.allowed.test" "--dry-run"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr$output" !contains "$REAL" "the value in --dry-run"
     printf 'not a certificate\n' >"$AS_DIR/bad-ca.pem"
     AGENT_SANDBOX_UPSTREAM_CA=$AS_DIR/bad-ca.pem run_x "$EX_USAGE" agent-sandbox --secret MY_TOKEN --exec true
