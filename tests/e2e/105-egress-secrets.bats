@@ -60,8 +60,8 @@ teardown() {
     expect "origin CA on the held name" 60
     expect "unheld name" "origin tls sni=www.wild.test host=www.wild.test"
     # the origin got the real value once, and nothing the first time it had none
-    assert "$(fi_log origin | grep -c "x_token=\"$REAL\"")" == 1 "requests that reached the origin with the value"
-    assert "$(fi_log origin | grep -c 'x_token="-"')" == 2 "requests without it (absent, and the unheld name)"
+    assert "$(fi_log headers | grep -c "x_token=\"$REAL\"")" == 1 "requests that reached the origin with the value"
+    assert "$(fi_log headers | grep -c 'x_token="-"')" == 2 "requests without it (absent, and the unheld name)"
     assert "$in_dir" == "grep: 1" "files of the session directory with the value (1: none)"
     run grep -caF "$REAL" "$AS_DIR/dump"
     assert "$output" == 0 "the value in the sandbox's processes, files, home or /tmp"
