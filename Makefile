@@ -14,7 +14,7 @@ DOCDIR  ?= $(PREFIX)/share/doc/agent-sandbox
 DESTDIR ?=
 
 CC      ?= gcc
-PKGS    := libcurl yajl libsystemd
+PKGS    := libcurl yajl libsystemd libcrypto
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu17 -Wall -Wextra -Wformat=2 -Wshadow -Wno-missing-field-initializers -Werror \
            -D_GNU_SOURCE -Ilib $(shell pkg-config --cflags $(PKGS)) \

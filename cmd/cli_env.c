@@ -17,6 +17,7 @@ static const struct {
     { "AGENT_SANDBOX_VOLUME_PREFIX", offsetof(cli_env_t, volume_prefix) },
     { "AGENT_SANDBOX_ALLOWLIST", offsetof(cli_env_t, allowlist) },
     { "AGENT_SANDBOX_TRACE", offsetof(cli_env_t, trace) },
+    { "AGENT_SANDBOX_UPSTREAM_CA", offsetof(cli_env_t, upstream_ca) },
     { "AGENT_SANDBOX_TEST_ROOT", offsetof(cli_env_t, test_root) },
 };
 

@@ -27,6 +27,7 @@ typedef struct cli_env {
     const char *volume_prefix;     /* AGENT_SANDBOX_VOLUME_PREFIX */
     const char *allowlist;         /* AGENT_SANDBOX_ALLOWLIST */
     const char *trace;             /* AGENT_SANDBOX_TRACE */
+    const char *upstream_ca;       /* AGENT_SANDBOX_UPSTREAM_CA: more CAs for held names' upstreams */
     const char *test_root;         /* AGENT_SANDBOX_TEST_ROOT */
 } cli_env_t;
 

@@ -27,6 +27,7 @@
 #include "config/agent_profile.h"
 #include "config/allowlist.h"
 #include "config/publish.h"
+#include "egress/held_secrets.h"
 #include "egress/resolv_conf.h"
 #include "egress/session_logs.h"
 #include "podman/attach_stream.h"
@@ -370,16 +371,20 @@ static bool autonomy_on(const run_options_t *o, const run_inputs_t *ri)
  * workspace's mounts, as they are now). 0 or an exit code, reported. */
 static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cli_backend_t *b,
                         const char *workdir, const workspace_t *ws, const review_info_t *review,
-                        session_plan_t **ret)
+                        session_plan_t **ret, held_secrets_t **ret_held)
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *work = NULL;
     if (review != NULL && asprintf(&work, "%s/work", review->dir) < 0)
         return EXIT_INTERNAL;
+    _cleanup_(strv_freep) char **held_env = NULL;
+    int held_rc = secrets_config_load(o->secrets, o->env, ri->allowlist, ret_held, &held_env);
+    if (held_rc != 0)
+        return held_rc;
     session_inputs_t in = {
         .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image,
         .agent = ri->agent, .agent_args = !o->exec, .autonomy = autonomy_on(o, ri), .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
-        .env = o->env, .session_dir = b->dir->path,
+        .env = held_env != NULL ? held_env : o->env, .session_dir = b->dir->path, .held = *ret_held,
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
         .allowlist = ri->allowlist, .allowlist_path = ri->allowlist_path, .limits = ri->limits, .cgroups = ri->cgroups,
         .workspace = ws, .publish = o->publish, .n_publish = o->n_publish, .user_name = ri->identity.user_name,
@@ -405,6 +410,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
 {
     as_error_t *err = NULL;
     session_plan_t *plan = NULL;
+    _cleanup_(held_secrets_freep) held_secrets_t *held = NULL;
     session_t *s = NULL;
     _cleanup_(review_info_clear) review_info_t review = { 0 };
     bool reviewing = o->review || ri->settings.review;
@@ -416,7 +422,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
      * snapshot the end-of-session check compares with; the plan takes the
      * mounts as they are then */
     rc = reviewing ? review_session_begin(b->dir->id, workdir, &review) : workspace_check_begin(ws);
-    if (rc != 0 || (rc = plan_session(o, ri, b, workdir, ws, reviewing ? &review : NULL, &plan)) != 0)
+    if (rc != 0 || (rc = plan_session(o, ri, b, workdir, ws, reviewing ? &review : NULL, &plan, &held)) != 0)
         goto out;
     if (o->on_plan != NULL)
         o->on_plan(plan, o->on_plan_ctx);
@@ -521,8 +527,9 @@ int run_loaded(const run_options_t *o, const run_inputs_t *ri)
     if (rc == 0)
         rc = workspace_check_load(workdir, &ws);
     if (rc == 0 && o->dry_run) {
+        _cleanup_(held_secrets_freep) held_secrets_t *held = NULL;
         _cleanup_(session_plan_freep) session_plan_t *plan = NULL;
-        if ((rc = plan_session(o, ri, &b, workdir, ws, NULL, &plan)) == 0)
+        if ((rc = plan_session(o, ri, &b, workdir, ws, NULL, &plan, &held)) == 0)
             rc = print_plan(plan, ri, ws);
     } else if (rc == 0) {
         sweep_stale(&b, false);

@@ -16,7 +16,7 @@
 
 typedef enum opt_id {
     OPT_EXEC, OPT_AGENT, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_PUBLISH, OPT_AUTONOMY,
-    OPT_NO_AUTONOMY, OPT_REVIEW, OPT_HELP, OPT_VERSION, OPT_TOOLCHAIN, OPT_IMAGE,
+    OPT_NO_AUTONOMY, OPT_REVIEW, OPT_HELP, OPT_VERSION, OPT_TOOLCHAIN, OPT_IMAGE, OPT_SECRET,
 } opt_id_t;
 
 static const struct option {
@@ -31,6 +31,7 @@ static const struct option {
     { OPT_TOOLCHAIN, "--toolchain", NULL, "NAME",     "the agent's image with toolchain NAME (repeatable; docs/images.md)" },
     { OPT_IMAGE,   "--image",   NULL, "NAME",         "the image you derived as NAME (agent-sandbox image build NAME)" },
     { OPT_ENV,     "--env",     NULL, "NAME[=VALUE]", "pass NAME into the sandbox (repeatable)" },
+    { OPT_SECRET,  "--secret",  NULL, "NAME",         "the router holds NAME's value; the sandbox gets a stand-in (repeatable; docs/secrets.md)" },
     { OPT_DRY_RUN, "--dry-run", NULL, NULL,           "print the session plan and exit" },
     { OPT_MEMORY,  "--memory",  NULL, "SIZE",         "memory limit (8G, 512M, none; default 3/4 of RAM)" },
     { OPT_PIDS,    "--pids",    NULL, "N",            "process limit (default 4096, none)" },
@@ -191,6 +192,10 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
         case OPT_PUBLISH: publish_args[n_publish++] = value; break;
         case OPT_TOOLCHAIN: toolchain_args[n_toolchain++] = value; break;
         case OPT_IMAGE:   o->image = value; break;
+        case OPT_SECRET:
+            if (strv_push(&o->secrets, value) < 0)
+                return -ENOMEM;
+            break;
         case OPT_DRY_RUN: o->dry_run = true; break;
         case OPT_AGENT:   o->agent = value; break;
         case OPT_MEMORY:  o->memory = value; break;
@@ -260,8 +265,9 @@ void run_options_clear(run_options_t *o)
 {
     strv_free(o->command);
     strv_free(o->env);
+    strv_free(o->secrets);
     strv_free(o->toolchains);
-    o->command = o->env = o->toolchains = NULL;
+    o->command = o->env = o->secrets = o->toolchains = NULL;
 }
 
 #define AFTER_DASHES "to pass it to the agent, put it after --"

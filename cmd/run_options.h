@@ -35,6 +35,7 @@ typedef struct run_options {
     bool args_verbatim;      /* the command came after `--` or --exec: never judged */
     bool args_first;         /* the agent's arguments start at argv[1] (a command's place) */
     char **env;              /* KEY=VALUE, NULL-terminated, owned */
+    char **secrets;          /* --secret NAME..., owned, or NULL (docs/secrets.md) */
     publish_t publish[PUBLISH_MAX];     /* --publish, in order */
     size_t n_publish;
     /* Not options of the command line: where the session's I/O goes

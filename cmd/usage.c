@@ -18,6 +18,7 @@ static const struct {
                              DEFAULT_IMAGE " for claude)" },
     { "AGENT_SANDBOX_ROUTER_IMAGE", "the router image (default " DEFAULT_ROUTER_IMAGE ")" },
     { "AGENT_SANDBOX_ALLOWLIST", "the allowlist file (default: allowed-hosts in the config directory)" },
+    { "AGENT_SANDBOX_UPSTREAM_CA", "more CAs (PEM) for the real servers of held secrets' names (docs/secrets.md)" },
     { "AGENT_SANDBOX_RESOLVER", "the IPv4 resolver for upstream names (default: /etc/resolv.conf's)" },
     { "AGENT_SANDBOX_EGRESS_NETWORK", "the router's upstream network (default " DEFAULT_EGRESS_NETWORK ")" },
     { "AGENT_SANDBOX_HOME_VOLUME", "one home volume for every launch directory, login included" },

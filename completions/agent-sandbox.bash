@@ -35,7 +35,7 @@ _agent_sandbox()
                 fi
                 return 0 ;;
             --) return 0 ;;              # the rest is the agent's
-            --env | --memory | --pids | --cpus | --agent | --publish | --toolchain | --image) ((i++)) ;;
+            --env | --secret | --memory | --pids | --cpus | --agent | --publish | --toolchain | --image) ((i++)) ;;
             -*) ;;
             *) cmd=${COMP_WORDS[i]}; break ;;
         esac
@@ -45,7 +45,7 @@ _agent_sandbox()
         --agent) mapfile -t COMPREPLY < <(compgen -W "$_agent_sandbox_agents" -- "$cur"); return 0 ;;
         --toolchain) mapfile -t COMPREPLY < <(compgen -W "$_agent_sandbox_toolchains" -- "$cur"); return 0 ;;
         --image) mapfile -t COMPREPLY < <(compgen -W "$(_agent_sandbox_images)" -- "$cur"); return 0 ;;
-        --env) mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return 0 ;;
+        --env | --secret) mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return 0 ;;
         --memory | --pids | --cpus) mapfile -t COMPREPLY < <(compgen -W none -- "$cur"); return 0 ;;
         --publish) return 0 ;;
     esac
@@ -53,7 +53,7 @@ _agent_sandbox()
     case $cmd in
         "")
             if [[ $cur == -* ]]; then
-                words="--exec --env --agent --toolchain --image --publish --dry-run --autonomy --no-autonomy --review --memory --pids --cpus --help --version"
+                words="--exec --env --secret --agent --toolchain --image --publish --dry-run --autonomy --no-autonomy --review --memory --pids --cpus --help --version"
             else
                 words="ps stop doctor verify cleanup allow deny log image diff reviews discard help"
             fi ;;

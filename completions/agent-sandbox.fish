@@ -31,7 +31,7 @@ function __agent_sandbox_no_command
         switch $w
             case --exec --
                 return 1
-            case --env --memory --pids --cpus --agent --publish --toolchain --image
+            case --env --secret --memory --pids --cpus --agent --publish --toolchain --image
                 set skip 1
             case '-*'
             case '*'
@@ -64,6 +64,7 @@ complete -c agent-sandbox -n '__fish_seen_subcommand_from help' -x -a "$__agent_
 
 complete -c agent-sandbox -n __agent_sandbox_no_command -l exec -d 'run COMMAND instead of the agent'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l env -x -a '(set -n)' -d 'pass a variable in'
+complete -c agent-sandbox -n __agent_sandbox_no_command -l secret -x -a '(set -n)' -d 'the router holds it, the sandbox gets a stand-in'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l agent -x -a 'claude codex crush gemini opencode' -d 'the agent'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l toolchain -x -a 'go java node python rust' -d "the agent's image with a toolchain"
 complete -c agent-sandbox -n __agent_sandbox_no_command -l image -x -a '(__agent_sandbox_images)' -d 'an image you derived'

@@ -17,7 +17,7 @@ set -euo pipefail
 PACKAGES=(
     podman runc crun uidmap slirp4netns fuse-overlayfs netavark aardvark-dns
     catatonit iptables dnsmasq-base nginx-light libnginx-mod-stream socat
-    build-essential pkg-config libcurl4-openssl-dev libyajl-dev libsystemd-dev libcmocka-dev
+    build-essential pkg-config libcurl4-openssl-dev libssl-dev libyajl-dev libsystemd-dev libcmocka-dev
     mmdebstrap mount bats openssl curl ca-certificates rpm valgrind tmux strace git
     clang libclang-rt-14-dev cpio rpmlint bc rsync
     python3 procps

@@ -81,6 +81,20 @@ static int load(egress_live_t *l, as_error_t **err)
     return r;
 }
 
+/* A router with held secrets terminates names the allowlist alone does
+ * not say (docs/secrets.md): a configuration rendered from it would drop
+ * them, so its names are not changed live. */
+static int refuse_held(const char *dir, as_error_t **err)
+{
+    _cleanup_free_ char *held = NULL;
+    if (asprintf(&held, "%s/router/" ROUTER_FILE_HELD, dir) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    if (access(held, F_OK) == 0)
+        return as_error_make(err, EPERM, "this session's router holds secrets (--secret): its "
+                             "allowlist cannot change while it runs (docs/secrets.md)");
+    return 0;
+}
+
 int egress_live_open(const char *dir, egress_live_t **ret, as_error_t **err)
 {
     _cleanup_(egress_live_closep) egress_live_t *l = calloc(1, sizeof(*l));
@@ -98,6 +112,8 @@ int egress_live_open(const char *dir, egress_live_t **ret, as_error_t **err)
         r = as_error_errno(err, errno, "locking %s", lock);
     if (r == 0)
         r = load(l, err);
+    if (r == 0)
+        r = refuse_held(dir, err);
     if (r < 0)
         return r;
     *ret = steal_pointer(&l);

@@ -107,6 +107,7 @@ void egress_router_layout(const egress_state_t *st, router_layout_t *ret)
         .dnsmasq_hosts = ROUTER_CONF_DIR "/" ROUTER_FILE_DNS_HOSTS,
         .dnsmasq_servers = ROUTER_CONF_DIR "/" ROUTER_FILE_DNS_WILDCARDS,
         .session_id = st->id,
+        .terminate = st->terminate,
     };
 }
 

@@ -24,6 +24,9 @@
  * to read (ROUTER_AGENT_ALLOWLIST). */
 #define EGRESS_AGENT_VIEW_DIR   "agent-view"
 #define EGRESS_AGENT_VIEW_FILE  "allowed-hosts"
+/* With held secrets: the session CA, and the system's CAs with it. */
+#define EGRESS_AGENT_SESSION_CA "session-ca.pem"
+#define EGRESS_AGENT_CA_BUNDLE  "ca-bundle.pem"
 #define EGRESS_AGENT_VIEW_MOUNT "/etc/agent-sandbox"
 
 typedef struct egress_state {
@@ -31,6 +34,9 @@ typedef struct egress_state {
     char *router;      /* its router's container */
     char *router_ip;   /* on the session network: dnsmasq and nginx listen there */
     char *resolver;    /* the router's upstream resolver */
+    /* the names it terminates (docs/secrets.md): set by the session for its
+     * start only, never in the state file */
+    const struct router_terminate *terminate;
 } egress_state_t;
 
 /* "KEY VALUE" lines (docs/config-files.md syntax); every value checked:

@@ -48,6 +48,15 @@
 #define ROUTER_FILE_DNS_HOSTS       "hosts"
 #define ROUTER_FILE_DNS_WILDCARDS   "wildcards"
 #define ROUTER_FILE_GENERATION      "generation"
+/* With held secrets (docs/secrets.md): the router's certificate, the CAs
+ * it verifies upstreams with, and the mark that its stdin brings the
+ * rest (the key and the value maps, into its tmpfs). */
+#define ROUTER_FILE_TLS_CERT        "tls-cert.pem"
+#define ROUTER_FILE_UPSTREAM_CA     "upstream-ca.pem"
+#define ROUTER_FILE_HELD            "held"
+#define ROUTER_HELD_BEGIN           "agent-sandbox-held-begin"
+#define ROUTER_HELD_VALUES_LINE     "agent-sandbox-held-values"
+#define ROUTER_HELD_END             "agent-sandbox-held-end"
 #define ROUTER_LOG_DNS              "dns.log"
 #define ROUTER_LOG_EGRESS           "egress.log"
 #define ROUTER_LOG_NGINX_ERROR      "nginx-error.log"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "router_protocol.h"
+#include "router_terminate.h"
 #include "base/hostname.h"
 #include "base/msg.h"
 #include "base/util.h"
@@ -26,6 +27,7 @@ typedef struct layout {
     const char *stream_module;
     const char *run_dir, *error_log, *access_log, *dnsmasq_log, *dnsmasq_hosts, *dnsmasq_servers;
     const char *session_id;
+    const router_terminate_t *terminate;
 } layout_t;
 
 /* ---- input checks ------------------------------------------------------ */
@@ -112,6 +114,10 @@ static int check_layout(const router_layout_t *in, bool for_nginx, bool for_dnsm
         if (in->session_id != NULL && !router_session_id_valid(in->session_id))
             return as_error_make(err, EINVAL, "router layout: the session id must be lower-case hex");
         out->session_id = in->session_id;
+        int r2;
+        if (in->terminate != NULL && (r2 = router_terminate_check(in->terminate, false, err)) < 0)
+            return r2;
+        out->terminate = in->terminate;
     }
     if (for_dnsmasq) {
         if (in->dnsmasq_log == NULL
@@ -345,11 +351,16 @@ static void put_wildcard_regex(FILE *f, const char *apex)
 
 /* map bodies shared by the TLS and HTTP maps; `suffix` is appended to the
  * upstream name (":443" for TLS, "" for HTTP). */
-static void put_name_map(FILE *f, const allowlist_t *al, const char *suffix)
+static void put_name_map(FILE *f, const allowlist_t *al, const char *suffix,
+                         const router_terminate_t *term)
 {
     fputs("        hostnames;\n", f);
+    /* a terminated name goes to the router's own TLS server (exact, so it
+     * wins over a wildcard that also covers it) */
+    for (size_t i = 0; term != NULL && i < term->n_hosts; i++)
+        fprintf(f, "        %s unix:" ROUTER_TLS_SOCKET ";\n", term->hosts[i]);
     for (size_t i = 0; i < al->n_entries; i++)
-        if (!al->entries[i].wildcard)
+        if (!al->entries[i].wildcard && !router_terminates(term, al->entries[i].name))
             fprintf(f, "        %s %s%s;\n", al->entries[i].name, al->entries[i].name, suffix);
     for (size_t i = 0; i < al->n_entries; i++)
         if (al->entries[i].wildcard) {
@@ -397,7 +408,7 @@ static void put_nginx_stream(FILE *f, const allowlist_t *al, const layout_t *l,
           "    # including an empty, absent or malformed SNI, maps to \"\": no upstream,\n"
           "    # the connection is closed.\n", f);
     fputs("    map $ssl_preread_server_name $sandbox_tls_upstream {\n", f);
-    put_name_map(f, al, ":443");
+    put_name_map(f, al, ":443", l->terminate);
     fputs("    }\n\n", f);
 
     /* Per router port: what is logged, and where a fixed forward goes. */
@@ -468,7 +479,7 @@ static void put_nginx_http(FILE *f, const allowlist_t *al, const layout_t *l)
     fputs("    map \"$host $http_host\" $sandbox_host_consistent {\n"
           "        \"~*^([^ ]+) \\1[.]?(:[0-9]+)?\\z\" 1;\n        default 0;\n    }\n", f);
     fputs("    map $host $sandbox_http_name {\n", f);
-    put_name_map(f, al, "");
+    put_name_map(f, al, "", NULL);
     fputs("    }\n", f);
     fputs("    map $sandbox_host_consistent $sandbox_http_upstream {\n"
           "        1 $sandbox_http_name;\n        default \"\";\n    }\n", f);
@@ -485,7 +496,10 @@ static void put_nginx_http(FILE *f, const allowlist_t *al, const layout_t *l)
           "        location / {\n            proxy_pass http://$sandbox_http_upstream;\n"
           "            proxy_set_header Host $sandbox_http_upstream;\n"
           "            proxy_set_header Connection \"\";\n"
-          "            proxy_set_header Proxy \"\";\n        }\n    }\n}\n", f);
+          "            proxy_set_header Proxy \"\";\n        }\n    }\n", f);
+    if (l->terminate != NULL)
+        router_render_terminate(f, l->terminate);
+    fputs("}\n", f);
 }
 
 int router_render_nginx(const allowlist_t *al, const router_layout_t *layout,

@@ -65,6 +65,7 @@ typedef struct router_layout {
     const char *dnsmasq_servers;    /* where it reads the wildcards (the text of
                                      * router_render_dns_wildcards): re-read on SIGHUP */
     const char *session_id;         /* named in the 403 body's `allow` command; may be NULL */
+    const struct router_terminate *terminate; /* names with held secrets; NULL: none */
 } router_layout_t;
 
 /* A session id as the renderers take it (it goes into a quoted nginx

@@ -10,6 +10,7 @@
 #include "base/strv.h"
 #include "base/util.h"
 #include "egress/router_firewall.h"
+#include "egress/held_secrets.h"
 #include "egress/router_render.h"
 #include "egress/session_logs.h"
 
@@ -90,6 +91,8 @@ static void router_spec(const session_plan_t *p, egress_spec_t *e)
         .mounts = e->router_mounts, .n_mounts = ARRAY_SIZE(e->router_mounts),
         .sysctls = router_sysctls, .n_sysctls = ARRAY_SIZE(router_sysctls),
         .networks = e->router_networks, .n_networks = ARRAY_SIZE(e->router_networks),
+        /* held secrets come through its stdin (docs/secrets.md) */
+        .stdin_open = p->held != NULL && p->held->n_held > 0,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
 }
@@ -172,17 +175,41 @@ static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_fo
 /* Every file of the egress path: the router's (its configuration, and the
  * generation of the files, 0 at the start), the agent's name files, and
  * the state `allow` and `deny` change the session with. */
+/* The held secrets' termination: its files (no value among them: those
+ * reach the router through its stdin, session.c) and what the renderers
+ * take. */
+static size_t terminate_files(egress_spec_t *e, const session_plan_t *p, egress_file_t *f)
+{
+    const held_secrets_t *h = p->held;
+    if (h == NULL || h->n_held == 0)
+        return 0;
+    e->terminate = (router_terminate_t){
+        .hosts = (const char *const *)h->hosts, .n_hosts = h->n_hosts, .held = h->held,
+        .n_held = h->n_held, .cert = ROUTER_CONF_DIR "/" ROUTER_FILE_TLS_CERT,
+        .upstream_ca = ROUTER_CONF_DIR "/" ROUTER_FILE_UPSTREAM_CA,
+        .log = ROUTER_LOG_PIPES "/" ROUTER_LOG_EGRESS,
+    };
+    e->state.terminate = &e->terminate;
+    size_t k = 0;
+    f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_TLS_CERT, NULL, h->tls.cert_pem };
+    f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_UPSTREAM_CA, NULL, h->upstream_ca };
+    f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_HELD, NULL, "held secrets on stdin\n" };
+    f[k++] = (egress_file_t){ e->view_dir, EGRESS_AGENT_SESSION_CA, NULL, h->tls.ca_pem };
+    f[k++] = (egress_file_t){ e->view_dir, EGRESS_AGENT_CA_BUNDLE, NULL, h->agent_bundle };
+    return k;
+}
+
 static int render_files(egress_spec_t *e, const session_plan_t *p, as_error_t **err)
 {
     e->state = (egress_state_t){
         .id = p->id, .router = p->router, .router_ip = e->router_ip, .resolver = p->resolver,
     };
+    size_t k = terminate_files(e, p, e->files);
     int r;
     if ((r = egress_names_render(p->allowlist, &e->state, &e->names, err)) < 0)
         return as_error_prefix(err, "rendering the router's configuration");
     const egress_names_t *n = &e->names;
     egress_file_t *f = e->files;
-    size_t k = 0;
     f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_DNSMASQ, NULL, n->dnsmasq_conf };
     f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_NGINX, NULL, n->nginx_conf };
     f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_DNS_HOSTS, NULL, n->dns_hosts };

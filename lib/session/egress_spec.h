@@ -15,12 +15,13 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "egress/egress_state.h"
+#include "egress/router_terminate.h"
 #include "egress/router_protocol.h"
 #include "podman/podman_api.h"
 
 struct session_plan;
 
-#define EGRESS_FILES 15
+#define EGRESS_FILES 20
 
 typedef struct egress_file {
     const char *dir;         /* host side: a directory of the egress path, or the session's */
@@ -47,6 +48,7 @@ typedef struct egress_spec {
     egress_state_t state;            /* its strings point into the spec and the plan */
     egress_names_t names;            /* what follows from the allowlist */
     egress_file_t files[EGRESS_FILES];
+    router_terminate_t terminate;    /* names with held secrets (p->held); n_hosts 0: none */
 } egress_spec_t;
 
 /* The specs for plan p (its names, images, labels, session directory); the

@@ -14,6 +14,7 @@
 #include "home_volume.h"
 #include "session_dir.h"
 #include "session_router.h"
+#include "egress/held_secrets.h"
 #include "base/file_write.h"
 #include "base/util.h"
 
@@ -47,6 +48,9 @@ void session_free(session_t *s)
     http_stream_free(s->agent_in);
     free(s->forwarder_id);
     free(s->agent_id);
+    if (s->held_job.payload != NULL)     /* a start that never ran */
+        explicit_bzero(s->held_job.payload, strlen(s->held_job.payload));
+    free(s->held_job.payload);
     free(s);
 }
 
@@ -143,11 +147,18 @@ static int create_and_start(podman_api_t *api, void *arg, as_error_t **err)
 /* On a thread of its own: the probe below needs it, the pod does not. */
 static int step_router_start(session_t *s, as_error_t **err)
 {
-    const podman_container_spec_t *router = &s->plan->egress->router;
+    const egress_spec_t *e = s->plan->egress;
+    const podman_container_spec_t *router = &e->router;
     int r = record(s, UNDO_CONTAINER, router->name, err);
     if (r < 0)
         return r;
-    return bg_start(&s->router_job, s->api, create_and_start, (void *)router, "starting the router", err);
+    if (e->terminate.n_hosts == 0)
+        return bg_start(&s->router_job, s->api, create_and_start, (void *)router, "starting the router", err);
+    /* with held secrets: they go through its stdin (docs/secrets.md) */
+    s->held_job = (router_held_job_t){ .egress = e };
+    if ((r = router_held_payload(e, s->plan->held->tls.key_pem, &s->held_job.payload, err)) < 0)
+        return r;
+    return bg_start(&s->router_job, s->api, router_held_start, &s->held_job, "starting the router", err);
 }
 
 static int step_pod(session_t *s, as_error_t **err)

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "router_held.h"
 #include "session.h"
 
 /* What undoes a step: removing what it created. A container in the pod
@@ -40,6 +41,7 @@ struct session {
     undo_t done[SESSION_MAX_UNDO];   /* what set-up created, oldest first */
     size_t n_done;
     bg_job_t router_job, agent_job;
+    router_held_job_t held_job;      /* the router's start with held secrets */
     char *forwarder_id;
     http_stream_t *forwarder_output; /* attached before its start, until it is ready */
     char *agent_id;

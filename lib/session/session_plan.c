@@ -205,6 +205,7 @@ static int daily_work_copy(session_plan_t *p, const session_inputs_t *in)
     }
     p->uid = in->uid;
     p->gid = in->gid;
+    p->held = in->held;
     if (!dup_or_null(in->user_name, &p->user_name) || !dup_or_null(in->git_config, &p->git_config))
         return -ENOMEM;
     if (in->git_config != NULL && asprintf(&p->git_config_path, "%s/" SESSION_GIT_CONFIG_FILE, in->session_dir) < 0) {

@@ -71,6 +71,7 @@ typedef struct session_inputs {
     uid_t uid;                   /* the host user's ids: keep-id maps them as they are */
     gid_t gid;
     const char *git_config;      /* the system git config the agent gets (git_identity.h); NULL: none */
+    const struct held_secrets *held; /* the router's held secrets (docs/secrets.md); borrowed, may be NULL */
 } session_inputs_t;
 
 typedef struct session_plan {
@@ -112,6 +113,7 @@ typedef struct session_plan {
     uid_t uid;
     gid_t gid;
     char *git_config;            /* its text, written to git_config_path by the executor */
+    const struct held_secrets *held; /* borrowed from the inputs; NULL or none held: no termination */
     char *git_config_path;       /* <session dir>/gitconfig: read-only at /etc/gitconfig */
     podman_label_t labels[2];
     /* the specs; their strings point into the plan */

@@ -13,6 +13,7 @@
 #include "base/escape.h"
 #include "base/util.h"
 #include "config/agent_profile.h"
+#include "egress/held_secrets.h"
 
 static void put_path(FILE *f, const char *s)
 {
@@ -63,6 +64,20 @@ static void put_container(FILE *f, const podman_container_spec_t *c)
     }
 }
 
+/* The names the router terminates and the secrets it holds: never a value. */
+static void put_held(FILE *f, const held_secrets_t *h)
+{
+    if (h == NULL || h->n_held == 0)
+        return;
+    fputs("  terminated (TLS, session CA; docs/secrets.md):", f);
+    for (size_t i = 0; i < h->n_hosts; i++)
+        fprintf(f, " %s", h->hosts[i]);
+    fputs("\n", f);
+    for (size_t i = 0; i < h->n_held; i++)
+        fprintf(f, "  held:    %s in %s on %s (the sandbox gets a stand-in; the value only through "
+                "the router's stdin)\n", h->held[i].var, h->held[i].header, h->held[i].host);
+}
+
 static void put_egress(FILE *f, const session_plan_t *p)
 {
     const egress_spec_t *e = p->egress;
@@ -87,6 +102,7 @@ static void put_egress(FILE *f, const session_plan_t *p)
     fputs(e->bound ? "\n" : " (rendered once podman assigns the subnet)\n", f);
     if (!e->bound)
         fputs("  address: the last host address of the session subnet (once podman assigns it)\n", f);
+    put_held(f, p->held);
     fprintf(f, "forwarder: %s (in the pod; loopback listeners to the router)\n", p->forwarder);
     put_container(f, &e->forwarder);
     fputs("  command: ", f);

@@ -47,7 +47,7 @@ FI_LABEL=agent-sandbox-e2e.fake-internet
 FI_ROUTER_IMAGE=${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev}
 FI_TRIPWIRE_TCP="22 25 53 80 443 853 1080 3128 5432 5433 8080 8443 10000 10001"
 FI_TRIPWIRE_UDP="53 123 443 853"
-FI_LOGS="dns origin db hits"
+FI_LOGS="dns origin headers db hits"
 # Claude Code's real names, which the origin's certificate also covers: a
 # test maps them to the origin with fi_dns_add (230-agent-login.bats); the
 # fake DNS answers them with the canary otherwise, as any other name.
@@ -106,7 +106,8 @@ EOF
     # line #FI_ORIGIN_HTTPS_EXTRA (the benchmarks' locations, bench/lib.bash)
     local origin_conf
     origin_conf=$(cat <<'EOF'
-# The fake internet's origin: echoes the SNI and Host it saw.
+# The fake internet's origin: echoes the SNI and Host it saw; logs the
+# credential headers it got apart (headers.log: 105-egress-secrets.bats).
 daemon off;
 worker_processes 1;
 pid /tmp/origin-nginx.pid;
@@ -114,7 +115,9 @@ error_log /log/origin-error.log notice;
 events { worker_connections 1024; }
 http {
     log_format echo '$remote_addr port=$server_port sni="$ssl_server_name" host="$host" http_host="$http_host" request="$request"';
+    log_format headers 'sni="$ssl_server_name" x_token="$http_x_token" authorization="$http_authorization"';
     access_log /log/origin.log echo;
+    access_log /log/headers.log headers;
     default_type text/plain;
     client_body_temp_path /tmp/client_body;
     proxy_temp_path /tmp/proxy;

@@ -1,0 +1,226 @@
+#include "router_terminate.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "base/hostname.h"
+#include "base/msg.h"
+#include "base/util.h"
+
+/* Headers and query arguments that carry credentials: on a terminated
+ * name, one no held secret of that name uses must be absent (or the
+ * request is refused): an allowed API must not be usable with another
+ * account's key (docs/secrets.md). Cookies are not among them. */
+static const char *const cred_headers[] = {
+    "authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key", "x-auth-token",
+};
+static const char *const cred_args[] = { "key", "api_key", "access_token" };
+
+static bool token_valid(const char *s, size_t max)
+{
+    if (s == NULL || s[0] == '\0' || strlen(s) > max)
+        return false;
+    for (const char *c = s; *c != '\0'; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '_'))
+            return false;
+    return true;
+}
+
+/* A header value as the renderers write it in a quoted string: what
+ * secret_header_value makes (letters, digits, -._+/=, one space). */
+static bool header_value_valid(const char *s)
+{
+    if (s == NULL || s[0] == '\0' || strlen(s) > 8192)
+        return false;
+    for (const char *c = s; *c != '\0'; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("-._+/= :", *c) != NULL))
+            return false;
+    return true;
+}
+
+static bool path_valid(const char *s)
+{
+    if (s == NULL || s[0] != '/' || strlen(s) > 1024)
+        return false;
+    for (const char *c = s; *c != '\0'; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("/._+-", *c) != NULL))
+            return false;
+    return true;
+}
+
+bool router_terminates(const router_terminate_t *t, const char *name)
+{
+    for (size_t i = 0; t != NULL && i < t->n_hosts; i++)
+        if (strcmp(t->hosts[i], name) == 0)
+            return true;
+    return false;
+}
+
+int router_terminate_check(const router_terminate_t *t, bool with_values, as_error_t **err)
+{
+    if (t->n_hosts == 0 || t->hosts == NULL || (t->n_held > 0 && t->held == NULL))
+        return as_error_make(err, EINVAL, "termination: no names");
+    if (!path_valid(t->cert) || !path_valid(t->upstream_ca) || !path_valid(t->log))
+        return as_error_make(err, EINVAL, "termination: paths must be absolute, of letters, "
+                             "digits and /._+-");
+    for (size_t i = 0; i < t->n_hosts; i++)
+        if (!hostname_is_canonical(t->hosts[i]))
+            return as_error_make(err, EINVAL, "termination: name %zu is not canonical", i);
+    for (size_t i = 0; i < t->n_held; i++) {
+        const held_header_t *h = &t->held[i];
+        if (!router_terminates(t, h->host) || !token_valid(h->var, 128) ||
+            !token_valid(h->header, 64) || !header_value_valid(h->standin) ||
+            (with_values && !header_value_valid(h->value)))
+            return as_error_make(err, EINVAL, "termination: held secret %zu cannot go into the "
+                                 "router's configuration", i);
+    }
+    return 0;
+}
+
+/* Two secrets in one header of one name (two tokens of one account) share
+ * one map: the first of them names it. */
+static bool same_place(const held_header_t *a, const held_header_t *b)
+{
+    return strcmp(a->host, b->host) == 0 && strcmp(a->header, b->header) == 0;
+}
+
+static bool first_in_place(const router_terminate_t *t, size_t k)
+{
+    for (size_t j = 0; j < k; j++)
+        if (same_place(&t->held[j], &t->held[k]))
+            return false;
+    return true;
+}
+
+/* nginx's variable for a header: $http_x_api_key */
+static void put_header_var(FILE *f, const char *header)
+{
+    fputs("$http_", f);
+    for (const char *c = header; *c != '\0'; c++)
+        fputc(*c == '-' ? '_' : *c, f);
+}
+
+static bool host_places(const router_terminate_t *t, size_t host, const char *header)
+{
+    for (size_t k = 0; k < t->n_held; k++)
+        if (strcmp(t->held[k].host, t->hosts[host]) == 0 && strcmp(t->held[k].header, header) == 0)
+            return true;
+    return false;
+}
+
+/* Per held header: why it is refused ("" when it is absent or the stand-in);
+ * per credential header and argument: that it is there. */
+static void put_checks(FILE *f, const router_terminate_t *t)
+{
+    for (size_t k = 0; k < t->n_held; k++)
+        if (first_in_place(t, k))
+            fprintf(f, "    map $sandbox_held_%zu $sandbox_held_bad_%zu {\n        \"!\" \"%s in %s "
+                "carries a value other than the sandbox's stand-in; \";\n        default \"\";\n    }\n",
+                k, k, t->held[k].var, t->held[k].header);
+    for (size_t i = 0; i < ARRAY_SIZE(cred_headers); i++) {
+        fputs("    map ", f);
+        put_header_var(f, cred_headers[i]);
+        fprintf(f, " $sandbox_cred_%zu {\n        \"\" \"\";\n        default \"a credential in "
+                "%s, which no held secret of this name uses; \";\n    }\n", i, cred_headers[i]);
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(cred_args); i++)
+        fprintf(f, "    map $arg_%s $sandbox_cred_arg_%zu {\n        \"\" \"\";\n        default "
+                "\"a credential in the query argument %s; \";\n    }\n", cred_args[i], i, cred_args[i]);
+}
+
+/* The variables that say what is refused about a request to host i. */
+static void put_refusal_vars(FILE *f, const router_terminate_t *t, size_t i)
+{
+    for (size_t k = 0; k < t->n_held; k++)
+        if (strcmp(t->held[k].host, t->hosts[i]) == 0 && first_in_place(t, k))
+            fprintf(f, "$sandbox_held_bad_%zu", k);
+    for (size_t c = 0; c < ARRAY_SIZE(cred_headers); c++)
+        if (!host_places(t, i, cred_headers[c]))
+            fprintf(f, "$sandbox_cred_%zu", c);
+    for (size_t c = 0; c < ARRAY_SIZE(cred_args); c++)
+        fprintf(f, "$sandbox_cred_arg_%zu", c);
+}
+
+/* Everything refused about a request to host i, as one string. */
+static void put_refusal(FILE *f, const router_terminate_t *t, size_t i)
+{
+    fputs("    map \"", f);
+    put_refusal_vars(f, t, i);
+    fprintf(f, "\" $sandbox_refusal_%zu {\n        \"\" \"\";\n        default \"", i);
+    put_refusal_vars(f, t, i);
+    fputs("\";\n    }\n", f);
+}
+
+static void put_server(FILE *f, const router_terminate_t *t, size_t i)
+{
+    const char *h = t->hosts[i];
+    fprintf(f, "\n    # %s: terminated (held secrets)\n    server {\n        listen unix:%s ssl;\n"
+            "        server_name %s;\n        access_log %s sandbox_held;\n"
+            "        set $sandbox_held_verdict allow;\n"
+            "        if ($sandbox_refusal_%zu) {\n            set $sandbox_held_verdict deny;\n"
+            "            return 403 \"blocked by agent-sandbox: this request to %s: "
+            "$sandbox_refusal_%zu\\nThe router holds this name's credentials (docs/secrets.md).\\n\";\n"
+            "        }\n", h, ROUTER_TLS_SOCKET, h, t->log, i, h, i);
+    fprintf(f, "        location / {\n            set $sandbox_held_upstream %s;\n"
+            "            proxy_pass https://$sandbox_held_upstream:443;\n"
+            "            proxy_ssl_server_name on;\n            proxy_ssl_name %s;\n"
+            "            proxy_ssl_verify on;\n            proxy_ssl_verify_depth 5;\n"
+            "            proxy_ssl_trusted_certificate %s;\n"
+            "            proxy_set_header Host %s;\n            proxy_set_header Connection \"\";\n"
+            "            proxy_set_header Proxy \"\";\n", h, h, t->upstream_ca, h);
+    for (size_t k = 0; k < t->n_held; k++)
+        if (strcmp(t->held[k].host, h) == 0 && first_in_place(t, k))
+            fprintf(f, "            proxy_set_header %s $sandbox_held_%zu;\n", t->held[k].header, k);
+    fputs("        }\n    }\n", f);
+}
+
+void router_render_terminate(FILE *f, const router_terminate_t *t)
+{
+    fputs("\n    # ---- TLS termination for the names with held secrets (docs/secrets.md)\n", f);
+    fputs("    log_format sandbox_held escape=json '{\"time\":\"$time_iso8601\",\"proto\":\"http\","
+          "\"name\":\"$host\",\"port\":443,\"upstream\":\"$sandbox_held_upstream\","
+          "\"verdict\":\"$sandbox_held_verdict\",\"status\":$status,\"method\":\"$request_method\","
+          "\"sent\":$bytes_sent,\"received\":$request_length,\"upstream_addr\":\"$upstream_addr\"}';\n",
+          f);
+    fprintf(f, "    ssl_certificate %s;\n    ssl_certificate_key " ROUTER_HELD_KEY ";\n"
+            "    ssl_protocols TLSv1.2 TLSv1.3;\n", t->cert);
+    fputs("    # the value maps: only in the router's tmpfs, from its stdin\n", f);
+    fputs("    include " ROUTER_HELD_VALUES ";\n", f);
+    put_checks(f, t);
+    for (size_t i = 0; i < t->n_hosts; i++)
+        put_refusal(f, t, i);
+    fprintf(f, "    server {\n        listen unix:%s ssl default_server;\n"
+            "        access_log %s sandbox_held;\n        set $sandbox_held_verdict deny;\n"
+            "        set $sandbox_held_upstream \"\";\n"
+            "        return 421 \"blocked by agent-sandbox: the Host of this request is not "
+            "the name it connected to\\n\";\n    }\n", ROUTER_TLS_SOCKET, t->log);
+    for (size_t i = 0; i < t->n_hosts; i++)
+        put_server(f, t, i);
+}
+
+int router_render_held_values(const router_terminate_t *t, char **ret_text, as_error_t **err)
+{
+    int r = router_terminate_check(t, true, err);
+    if (r < 0)
+        return r;
+    msg_t o;
+    if ((r = msg_open(&o, err)) < 0)
+        return r;
+    /* "h:" in front: no key is ever empty, a special word or a regex */
+    for (size_t k = 0; k < t->n_held; k++) {
+        if (!first_in_place(t, k))
+            continue;
+        fputs("map \"h:", o.f);
+        put_header_var(o.f, t->held[k].header);
+        fprintf(o.f, "\" $sandbox_held_%zu {\n    \"h:\" \"\";\n", k);
+        for (size_t j = k; j < t->n_held; j++)
+            if (same_place(&t->held[j], &t->held[k]))
+                fprintf(o.f, "    \"h:%s\" \"%s\";\n", t->held[j].standin, t->held[j].value);
+        fputs("    default \"!\";\n}\n", o.f);
+    }
+    return msg_close(&o, ret_text, err);
+}
