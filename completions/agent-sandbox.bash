@@ -55,7 +55,7 @@ _agent_sandbox()
             if [[ $cur == -* ]]; then
                 words="--exec --env --agent --toolchain --image --publish --dry-run --autonomy --no-autonomy --memory --pids --cpus --help --version"
             else
-                words="ps stop doctor verify cleanup allow deny log image help"
+                words="ps stop doctor verify cleanup apply allow deny log image help"
             fi ;;
         ps) words="--json -q --quiet --help" ;;
         stop)
@@ -65,7 +65,9 @@ _agent_sandbox()
         image)
             if [[ $prev == build ]]; then words=$(_agent_sandbox_images); else words="build list --help"; fi ;;
         cleanup) words="--homes --help" ;;
-        help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup allow deny log help" ;;
+        apply)
+            if [[ $cur == -* ]]; then words="--include --undo --help"; else mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0; fi ;;
+        help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup apply allow deny log help" ;;
         allow | deny)
             [[ $cur == -* ]] && words="--session --help"
             [[ $cmd == allow && $cur == -* ]] && words="$words --save" ;;
