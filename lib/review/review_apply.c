@@ -40,11 +40,11 @@ static void fail_with(review_result_t *res, review_outcome_t o, const char *fmt,
 /* Changed on the host since the review started (its ctime says so). */
 static bool conflicts(const apply_t *a, const review_change_t *c)
 {
-    if (c->kind == REVIEW_ADDED)
-        return false;   /* nothing there to lose; the host had none when the list was made */
     struct stat st;
     const char *name;
     _cleanup_close_ int pfd = review_open_parent(a->root_fd, c->path, &name);
+    if (c->kind == REVIEW_ADDED)   /* the host had none when the list was made: one there now is new */
+        return pfd >= 0 && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (pfd < 0 || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return true;    /* gone, or moved behind a link: not what the change assumed */
     int64_t ctime = (int64_t)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
