@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "session_list.h"
 #include "workspace_check.h"
 #include "base/escape.h"
 #include "base/paths.h"
@@ -299,8 +300,28 @@ static bool *choose(const review_changes_t *c, char **rel_paths)
     return chosen;
 }
 
+/* The review's own session still running: its agent still writes the
+ * upper layer, so what apply would read is not final. */
+static int refuse_running(const review_info_t *r)
+{
+    session_entry_t **v = NULL;
+    size_t n = 0;
+    int rc = sessions_load(&v, &n);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (strcmp(v[i]->id, r->id) == 0) {
+            report("error: apply: the session of review %s still runs (`agent-sandbox stop %s` ends it); apply "
+                   "once it has ended", r->id, r->id);
+            rc = EXIT_USAGE;
+        }
+    session_entries_free(v, n);
+    return rc;
+}
+
 static int apply_review(const review_info_t *r, const apply_args_t *a)
 {
+    int running = refuse_running(r);
+    if (running != 0)
+        return running;
     _cleanup_(workspace_freep) workspace_t *ws = NULL;
     _cleanup_(strv_freep) char **include = NULL, **rel_paths = NULL;
     int rc = load_filter_inputs(r, a->include, &ws, &include);
