@@ -60,17 +60,19 @@ static int open_upper(const apply_t *a, const char *rel)
     return fd < 0 ? -errno : (int)fd;
 }
 
-/* The new entry at pfd/a->tmp: the upper file's bytes, or the link. */
-static int make_tmp(apply_t *a, const review_change_t *c, const review_verdict_t *v, int pfd)
+/* The new entry at pfd/a->tmp: the upper file's bytes, or the link.
+ * *made: the temporary name is ours now (an old one is never removed). */
+static int make_tmp(apply_t *a, const review_change_t *c, const review_verdict_t *v, int pfd, bool *made)
 {
     if (c->type == REVIEW_SYMLINK)
-        return symlinkat(c->target, pfd, a->tmp) < 0 ? -errno : 0;
+        return symlinkat(c->target, pfd, a->tmp) < 0 ? -errno : (*made = true, 0);
     _cleanup_close_ int in = open_upper(a, c->path);
     if (in < 0)
         return in;
     _cleanup_close_ int out = openat(pfd, a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (out < 0)
         return -errno;
+    *made = true;
     int r = review_copy_bytes(in, out);
     return r < 0 ? r : fchmod(out, v->mode) < 0 ? -errno : 0;
 }
@@ -90,13 +92,13 @@ static int write_change(apply_t *a, const review_change_t *c, const review_verdi
             return -errno;
         return fchmodat(pfd, name, v->mode, 0) < 0 ? -errno : 0;
     }
-    unlinkat(pfd, a->tmp, 0);
-    int r = make_tmp(a, c, v, pfd);
+    bool made = false;
+    int r = make_tmp(a, c, v, pfd, &made);
     if (r == 0 && is_dir && unlinkat(pfd, name, AT_REMOVEDIR) < 0)
         r = -errno;     /* a directory replaced: what was in it went first */
     if (r == 0 && renameat(pfd, a->tmp, pfd, name) < 0)
         r = -errno;
-    if (r < 0)
+    if (r < 0 && made)
         unlinkat(pfd, a->tmp, 0);
     return r;
 }

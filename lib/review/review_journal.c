@@ -220,7 +220,6 @@ static int restore(int dir_fd, const rec_t *p, int pfd, const char *name)
     bool is_dir = there && S_ISDIR(st.st_mode);
     char tmp[64];
     snprintf(tmp, sizeof(tmp), ".agent-sandbox-undo.%d", (int)getpid());
-    unlinkat(pfd, tmp, 0);
     if (p->type == REVIEW_DIR) {
         if (there && !is_dir && unlinkat(pfd, name, 0) < 0)
             return -errno;
@@ -231,21 +230,25 @@ static int restore(int dir_fd, const rec_t *p, int pfd, const char *name)
     if (p->type == REVIEW_NONE)
         return !there || unlinkat(pfd, name, is_dir ? AT_REMOVEDIR : 0) == 0 ? 0 : -errno;
     int r = 0;
+    bool made = false;   /* the temporary name is ours: an old one is never removed */
     if (p->type == REVIEW_SYMLINK) {
         r = symlinkat(p->target, pfd, tmp) < 0 ? -errno : 0;
+        made = r == 0;
     } else {
         char saved[48];
         snprintf(saved, sizeof(saved), "saved/%s", p->extra);
         _cleanup_close_ int in = openat(dir_fd, saved, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        r = in < 0 ? -errno : copy_to(in, pfd, tmp);
-        if (r == 0 && fchmodat(pfd, tmp, p->mode, 0) < 0)
+        _cleanup_close_ int out = in < 0 ? -1 : openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        made = out >= 0;
+        r = !made ? -errno : review_copy_bytes(in, out);
+        if (r == 0 && fchmod(out, p->mode) < 0)
             r = -errno;
     }
     if (r == 0 && is_dir && unlinkat(pfd, name, AT_REMOVEDIR) < 0)
         r = -errno;
     if (r == 0 && renameat(pfd, tmp, pfd, name) < 0)
         r = -errno;
-    if (r < 0)
+    if (r < 0 && made)
         unlinkat(pfd, tmp, 0);
     return r;
 }
