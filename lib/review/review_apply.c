@@ -4,12 +4,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/paths.h"
@@ -54,10 +52,7 @@ static bool conflicts(const apply_t *a, const review_change_t *c)
 /* The upper layer's file rel, read through no symlink. */
 static int open_upper(const apply_t *a, const char *rel)
 {
-    struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC,
-                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-    long fd = syscall(SYS_openat2, a->upper_fd, rel, &how, sizeof(how));
-    return fd < 0 ? -errno : (int)fd;
+    return review_open_beneath(a->upper_fd, rel, O_RDONLY | O_NOFOLLOW);
 }
 
 /* The new entry at pfd/a->tmp: the upper file's bytes, or the link.

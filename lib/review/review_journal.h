@@ -20,6 +20,11 @@ typedef struct review_journal {
     unsigned n_saved;
 } review_journal_t;
 
+/* rel beneath root_fd, through no symlink: openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS), or each component opened with O_NOFOLLOW where
+ * there is no openat2. -errno (-ELOOP for a link on the way). */
+int review_open_beneath(int root_fd, const char *rel, int flags);
+
 /* The directory holding rel's last component, beneath root_fd and through
  * no symlink (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); *ret_name
  * points into rel. -errno. */
