@@ -175,15 +175,23 @@ static const char *verb(const review_change_t *c)
  * shown before anything is written. Returns how many are refused. */
 static size_t show_before(const review_changes_t *c, const review_verdicts_t *v, const bool *chosen)
 {
-    size_t refused = 0, included = 0;
+    size_t refused = 0, included = 0, below = 0;
+    const review_change_t *dir = NULL;   /* a refused directory: what is below it goes unnamed */
     for (size_t i = 0; i < c->n; i++) {
         if (!chosen[i] || !v->v[i].refused)
             continue;
+        refused++;
+        if (dir != NULL && review_change_under(&c->v[i], dir->path)) {
+            below++;
+            continue;
+        }
         printf("  refused   ");
         put_path(stdout, c->v[i].path);
         printf(": %s\n", v->v[i].reason);
-        refused++;
+        dir = c->v[i].type == REVIEW_DIR || c->v[i].host_type == REVIEW_DIR ? &c->v[i] : NULL;
     }
+    if (below > 0)
+        printf("  refused   %zu more below the directories above\n", below);
     for (size_t i = 0; i < c->n; i++) {
         if (!chosen[i] || v->v[i].refused || !v->v[i].included)
             continue;

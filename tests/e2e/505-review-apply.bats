@@ -80,13 +80,16 @@ tree_state() {
     mkdir -p "$UPPER/.git/hooks" && printf '#!/bin/sh\ntouch %s/planted\n' "$AS_RUN_DIR" >"$UPPER/.git/hooks/pre-commit"
     chmod 755 "$UPPER/.git/hooks/pre-commit"
     printf 'touch %s/planted\n' "$AS_RUN_DIR" >"$UPPER/.envrc"
+    mkdir "$UPPER/.vscode" && echo '{}' >"$UPPER/.vscode/tasks.json" && echo '{}' >"$UPPER/.vscode/settings.json"
     run_x 1 agent-sandbox apply
     assert "$output" contains "refused   pipe: a FIFO: only regular files, directories and links are applied"
     assert "$output" contains "refused   out-link: a link that leads out of the tree (to "
     assert "$output" contains "refused   .git/hooks/pre-commit: inside .git: never applied as a file"
     assert "$output" contains "refused   .envrc: a protected path (.envrc): name it with --include to apply it"
     assert "$output" contains "added     suid (setuid bit dropped; new executable bit)"
-    assert "$stderr" contains "4 not applied (above)"
+    assert "$output" contains "refused   .vscode: a protected path (.vscode): name it with --include to apply it"
+    assert "$output" contains "refused   2 more below the directories above"
+    assert "$stderr" contains "7 not applied (above)"
     [ ! -e pipe ] && [ ! -L out-link ] && [ ! -e .envrc ] && [ ! -e .git/hooks/pre-commit ]
     [ "$(stat -c %a suid)" = 755 ]
     run_x 1 agent-sandbox apply --include .envrc
