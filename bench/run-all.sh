@@ -15,7 +15,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.bash"
 
-ALL="startup ready claude-screen egress"
+ALL="startup ready claude-screen egress review"
 ONLY=${BENCH_ONLY:-$ALL}
 OUT=${BENCH_MD:-$BENCH_TOP/BENCHMARKS.md}
 MARK='<!-- Everything below is written by bench/run-all.sh. -->'

@@ -81,5 +81,8 @@ int cmd_doctor(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_image(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_reviews(int argc, char **argv);
+int cmd_discard(int argc, char **argv);
 
 #endif

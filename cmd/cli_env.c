@@ -38,5 +38,6 @@ const cli_env_t *cli_env(void)
     env.home = getenv("HOME");
     env.xdg_config_home = getenv("XDG_CONFIG_HOME");
     env.path = getenv("PATH");
+    env.pager = getenv("PAGER");
     return &env;
 }

@@ -17,6 +17,7 @@
 typedef struct cli_env {
     const char *home;              /* HOME (the checks want it absolute) */
     const char *path;              /* PATH (an empty entry is the current directory) */
+    const char *pager;             /* PAGER (diff on a terminal; empty: none) */
     const char *xdg_config_home;   /* XDG_CONFIG_HOME (podman's containers/ files) */
     const char *image;             /* AGENT_SANDBOX_IMAGE */
     const char *router_image;      /* AGENT_SANDBOX_ROUTER_IMAGE */

@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "review.h"
 #include "workspace_check.h"
 #include "base/escape.h"
 #include "base/util.h"
@@ -73,6 +74,9 @@ int cmd_cleanup(int argc, char **argv)
     sweep_stale(&b, true);
     workspace_check_recover(b.api);
     rc = homes ? prune_homes(&b) : 0;
+    int reviews = review_cleanup(stderr);
     backend_stop(&b);
+    if (rc == 0)
+        rc = reviews;
     return rc;
 }

@@ -16,6 +16,7 @@
 #include "inputs.h"
 #include "run.h"
 #include "run_options.h"
+#include "review.h"
 #include "workspace_check.h"
 #include "base/escape.h"
 #include "base/signal_source.h"
@@ -368,9 +369,13 @@ static bool autonomy_on(const run_options_t *o, const run_inputs_t *ri)
 /* The plan of this session: every spec, from the inputs (and the
  * workspace's mounts, as they are now). 0 or an exit code, reported. */
 static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cli_backend_t *b,
-                        const char *workdir, const workspace_t *ws, session_plan_t **ret)
+                        const char *workdir, const workspace_t *ws, const review_info_t *review,
+                        session_plan_t **ret)
 {
     as_error_t *err = NULL;
+    _cleanup_free_ char *work = NULL;
+    if (review != NULL && asprintf(&work, "%s/work", review->dir) < 0)
+        return EXIT_INTERNAL;
     session_inputs_t in = {
         .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image,
         .agent = ri->agent, .agent_args = !o->exec, .autonomy = autonomy_on(o, ri), .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
@@ -379,6 +384,7 @@ static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cl
         .allowlist = ri->allowlist, .allowlist_path = ri->allowlist_path, .limits = ri->limits, .cgroups = ri->cgroups,
         .workspace = ws, .publish = o->publish, .n_publish = o->n_publish, .user_name = ri->identity.user_name,
         .uid = getuid(), .gid = getgid(), .git_config = ri->identity.git_config, .verify = o->verify,
+        .review_upper = review != NULL ? review->upper : NULL, .review_work = work,
     };
     home_names_t homes = {0};
     int rc = home_inputs(o, workdir, &in, &homes);
@@ -391,13 +397,17 @@ static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cl
 }
 
 /* Set-up, the agent's run and teardown, whatever happens: the agent's exit
- * code or the CLI's. */
+ * code or the CLI's. In review mode the workspace's guard and end-of-
+ * session check stay out (they write the host tree: placeholders, what
+ * they disable) and the review is made and summed up instead. */
 static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backend_t *b,
                        const char *workdir, workspace_t *ws)
 {
     as_error_t *err = NULL;
     session_plan_t *plan = NULL;
     session_t *s = NULL;
+    _cleanup_(review_info_clear) review_info_t review = { 0 };
+    bool reviewing = o->review || ri->settings.review;
     int rc;
     if ((rc = image_gate(b, ri)) != 0 || (rc = check_release(b, ri->image, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
         (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
@@ -405,7 +415,8 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     /* placeholders for protected paths that do not exist yet, and the
      * snapshot the end-of-session check compares with; the plan takes the
      * mounts as they are then */
-    if ((rc = workspace_check_begin(ws)) != 0 || (rc = plan_session(o, ri, b, workdir, ws, &plan)) != 0)
+    rc = reviewing ? review_session_begin(b->dir->id, workdir, &review) : workspace_check_begin(ws);
+    if (rc != 0 || (rc = plan_session(o, ri, b, workdir, ws, reviewing ? &review : NULL, &plan)) != 0)
         goto out;
     if (o->on_plan != NULL)
         o->on_plan(plan, o->on_plan_ctx);
@@ -422,7 +433,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     }
     progress_clear();
     /* the before-state, taken during the set-up, complete before the agent runs */
-    if ((rc = workspace_check_ready(ws, b->dir->id)) != 0)
+    if (!reviewing && (rc = workspace_check_ready(ws, b->dir->id)) != 0)
         goto out;
     session_start_line(&(session_start_t){
         .id = b->dir->id, .agent = o->exec ? NULL : ri->agent->name, .autonomy = autonomy_on(o, ri),
@@ -432,7 +443,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     bool exited = false;
     rc = run_agent(o, b, s, plan, &exited);
     /* the tree as the agent left it, walked while the rest is torn down */
-    if (exited)
+    if (exited && !reviewing)
         workspace_check_agent_exited(ws);
     egress_notices_stop(notices);
 out:
@@ -440,7 +451,10 @@ out:
     bool gone = s == NULL || teardown(s, b) == 0;
     if (!gone && rc == 0)
         rc = EXIT_SETUP;
-    workspace_check_end(ws, gone);
+    if (!reviewing)
+        workspace_check_end(ws, gone);
+    else if (review.dir != NULL)
+        review_session_end(&review, ws);
     if (s != NULL)
         egress_report_end(b->dir);
     session_free(s);
@@ -508,7 +522,7 @@ int run_loaded(const run_options_t *o, const run_inputs_t *ri)
         rc = workspace_check_load(workdir, &ws);
     if (rc == 0 && o->dry_run) {
         _cleanup_(session_plan_freep) session_plan_t *plan = NULL;
-        if ((rc = plan_session(o, ri, &b, workdir, ws, &plan)) == 0)
+        if ((rc = plan_session(o, ri, &b, workdir, ws, NULL, &plan)) == 0)
             rc = print_plan(plan, ri, ws);
     } else if (rc == 0) {
         sweep_stale(&b, false);

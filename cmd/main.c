@@ -95,10 +95,28 @@ const cli_command_t cli_commands[] = {
       "\n"
       "A session runs one with --image NAME or `image NAME` in the settings\n"
       "(docs/images.md)." },
+    { "diff", cmd_diff, "[ID] [--stat] [PATH...]", "a review's changes against the host tree",
+      "Shows what the agent of a review session (--review) changed, against the\n"
+      "host tree: text files as a unified diff; binary files, modes, links,\n"
+      "deletions and what apply refuses named in a line each. ID is a review's\n"
+      "ID or its first digits; default: the newest review of this directory.\n"
+      "PATH... limits it to those paths. Through $PAGER (else less -FRX) on a\n"
+      "terminal, plain in a pipe (" AS_DOCDIR "/docs/review.md).\n"
+      "\n"
+      "  --stat   one line a change, and the summary" },
+    { "reviews", cmd_reviews, "", "list the pending reviews",
+      "Lists the reviews kept in the state directory: ID, age, size on disk,\n"
+      "state (running, ended, killed: its CLI was killed, its changes kept)\n"
+      "and the launch directory." },
+    { "discard", cmd_discard, "[ID]", "remove a review and its changes",
+      "Removes a review (default: the newest of this directory) with all the\n"
+      "agent's changes in it. The host tree is not touched. A review whose\n"
+      "session still runs is refused." },
     { "cleanup", cmd_cleanup, "[--homes]", "remove what dead sessions left",
       "Removes the containers, pods, networks and directories of sessions whose\n"
       "CLI is gone (killed, crashed), and says what it removed. Running\n"
-      "sessions are left alone.\n"
+      "sessions are left alone. Reviews that ended (or were started, when\n"
+      "their CLI was killed) more than 30 days ago are removed too.\n"
       "\n"
       "  --homes      also the homes of launch directories that no longer exist" },
     { "apply", cmd_apply, "[ID] [PATH...] [--include PATH]... | --undo ID",

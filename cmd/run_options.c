@@ -16,7 +16,7 @@
 
 typedef enum opt_id {
     OPT_EXEC, OPT_AGENT, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_PUBLISH, OPT_AUTONOMY,
-    OPT_NO_AUTONOMY, OPT_HELP, OPT_VERSION, OPT_TOOLCHAIN, OPT_IMAGE,
+    OPT_NO_AUTONOMY, OPT_REVIEW, OPT_HELP, OPT_VERSION, OPT_TOOLCHAIN, OPT_IMAGE,
 } opt_id_t;
 
 static const struct option {
@@ -38,6 +38,7 @@ static const struct option {
     { OPT_PUBLISH, "--publish", NULL, "[HOSTPORT:]PORT", "reach PORT at the host's 127.0.0.1:HOSTPORT (repeatable)" },
     { OPT_AUTONOMY, "--autonomy", NULL, NULL,         "start the agent in its unattended mode (default: setting autonomy, on)" },
     { OPT_NO_AUTONOMY, "--no-autonomy", NULL, NULL,   "start the agent in its own mode: it asks before acting" },
+    { OPT_REVIEW,  "--review",  NULL, NULL,           "keep the agent's writes apart for diff and apply (default: setting review, off)" },
     { OPT_HELP,    "--help",    "-h", NULL,           "print this text" },
     { OPT_VERSION, "--version", NULL, NULL,           "print the version" },
 };
@@ -197,6 +198,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
         case OPT_CPUS:    o->cpus = value; break;
         case OPT_AUTONOMY:    o->autonomy = AUTONOMY_ON; break;
         case OPT_NO_AUTONOMY: o->autonomy = AUTONOMY_OFF; break;
+        case OPT_REVIEW:  o->review = true; break;
         default:          break;
         }
     }

@@ -24,6 +24,7 @@ typedef struct run_options {
     bool help, version;      /* print that and exit; nothing else is set */
     bool exec;
     bool dry_run;
+    bool review;             /* --review: the writes kept in a review (docs/review.md) */
     const char *agent;       /* --agent NAME, or NULL */
     enum { AUTONOMY_SETTING, AUTONOMY_ON, AUTONOMY_OFF } autonomy;   /* --autonomy, --no-autonomy */
     char **toolchains;       /* --toolchain NAME..., owned, or NULL */

@@ -53,9 +53,9 @@ _agent_sandbox()
     case $cmd in
         "")
             if [[ $cur == -* ]]; then
-                words="--exec --env --agent --toolchain --image --publish --dry-run --autonomy --no-autonomy --memory --pids --cpus --help --version"
+                words="--exec --env --agent --toolchain --image --publish --dry-run --autonomy --no-autonomy --review --memory --pids --cpus --help --version"
             else
-                words="ps stop doctor verify cleanup apply allow deny log image help"
+                words="ps stop doctor verify cleanup apply allow deny log image diff reviews discard help"
             fi ;;
         ps) words="--json -q --quiet --help" ;;
         stop)
@@ -67,7 +67,9 @@ _agent_sandbox()
         cleanup) words="--homes --help" ;;
         apply)
             if [[ $cur == -* ]]; then words="--include --undo --help"; else mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0; fi ;;
-        help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup apply allow deny log help" ;;
+        diff) words="--stat --help" ;;
+        reviews | discard) words="--help" ;;
+        help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup apply allow deny log diff reviews discard help" ;;
         allow | deny)
             [[ $cur == -* ]] && words="--session --help"
             [[ $cmd == allow && $cur == -* ]] && words="$words --save" ;;

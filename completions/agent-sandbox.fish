@@ -2,7 +2,7 @@
 # running sessions' IDs (from `agent-sandbox ps -q`) and the agents' names.
 # Installed as fish/vendor_completions.d/agent-sandbox.fish.
 
-set -l __agent_sandbox_commands ps stop doctor verify cleanup apply allow deny log image help
+set -l __agent_sandbox_commands ps stop doctor verify cleanup apply allow deny log image diff reviews discard help
 
 # the images the user derived: the folders of the config directory's images/
 function __agent_sandbox_images
@@ -57,6 +57,9 @@ complete -c agent-sandbox -n __agent_sandbox_no_command -a allow -d 'allow a nam
 complete -c agent-sandbox -n __agent_sandbox_no_command -a deny -d 'deny a name in a running session'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a log -d "show a session's router log"
 complete -c agent-sandbox -n __agent_sandbox_no_command -a image -d 'build an image you derived; list them'
+complete -c agent-sandbox -n __agent_sandbox_no_command -a diff -d "a review's changes against the host tree"
+complete -c agent-sandbox -n __agent_sandbox_no_command -a reviews -d 'list the pending reviews'
+complete -c agent-sandbox -n __agent_sandbox_no_command -a discard -d 'remove a review and its changes'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a help -d "this text, or a command's"
 complete -c agent-sandbox -n '__fish_seen_subcommand_from help' -x -a "$__agent_sandbox_commands" -d 'command'
 
@@ -69,6 +72,7 @@ complete -c agent-sandbox -n __agent_sandbox_no_command -l publish -x -d "publis
 complete -c agent-sandbox -n __agent_sandbox_no_command -l dry-run -d 'print the session plan and exit'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l autonomy -d 'start the agent in its unattended mode'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l no-autonomy -d 'start the agent in its own mode: it asks'
+complete -c agent-sandbox -n __agent_sandbox_no_command -l review -d "keep the agent's writes apart for diff and apply"
 complete -c agent-sandbox -n __agent_sandbox_no_command -l memory -x -a none -d 'memory limit'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l pids -x -a none -d 'process limit'
 complete -c agent-sandbox -n __agent_sandbox_no_command -l cpus -x -a none -d 'CPU limit'
@@ -88,6 +92,7 @@ complete -c agent-sandbox -n '__fish_seen_subcommand_from image; and not __fish_
 complete -c agent-sandbox -n '__fish_seen_subcommand_from build' -a '(__agent_sandbox_images)' -d 'derived image'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from apply' -l include -r -F -d 'apply this protected path too'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from apply' -l undo -x -d "take the review's last apply back"
+complete -c agent-sandbox -n '__fish_seen_subcommand_from diff' -l stat -d 'one line a change'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from cleanup' -l homes -d 'also the homes of directories that are gone'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from allow deny' -l session -x -a '(__agent_sandbox_ids)' -d 'the session'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from allow' -l save -d 'also append it to the allowlist file'

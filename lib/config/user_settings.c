@@ -105,7 +105,7 @@ static int parse_setting(const config_lines_t *it, const config_line_t *line, us
         return parse_toolchains(it, line, w, n, s, err);
     if (n != 2)
         return config_line_error(it, line, err, "expected \"KEY VALUE\" (agent NAME, autonomy on|off, "
-                                 "git-identity on|off, notifications on|off, toolchain NAME..., image NAME)");
+                                 "git-identity on|off, notifications on|off, review on|off, toolchain NAME..., image NAME)");
     if (word_is(&w[0], "image"))
         return parse_image(it, line, &w[1], s, err);
     if (word_is(&w[0], "agent"))
@@ -116,8 +116,10 @@ static int parse_setting(const config_lines_t *it, const config_line_t *line, us
         return parse_switch(it, line, w, &s->notifications, err);
     if (word_is(&w[0], "autonomy"))
         return parse_switch(it, line, w, &s->autonomy, err);
+    if (word_is(&w[0], "review"))
+        return parse_switch(it, line, w, &s->review, err);
     return config_line_error(it, line, err, "unknown setting `%.*s` (the settings: agent, autonomy, "
-                             "git-identity, image, notifications, toolchain)",
+                             "git-identity, image, notifications, review, toolchain)",
                              (int)(w[0].len < 40 ? w[0].len : 40), w[0].text);
 }
 

@@ -8,6 +8,8 @@
  *                           each name (default on)
  *   autonomy on|off         the agent starts in its unattended mode, asking
  *                           before nothing (default on; docs/agents.md)
+ *   review on|off           sessions run in review mode (docs/review.md;
+ *                           default off)
  *   toolchain NAME...|none  the toolchains of the session's image (toolchains.h)
  *   image NAME              the image the user derived (user_image.h)
  * Any line may start with `in DIR` (absolute, or `~/...`; in double quotes
@@ -44,6 +46,7 @@ typedef struct user_settings {
     bool git_identity;       /* default true */
     bool notifications;      /* default true */
     bool autonomy;           /* default true */
+    bool review;             /* default false: review mode (docs/review.md) */
     char **toolchains;       /* NULL-terminated; NULL when not set, empty for `none` */
     char *image;             /* NULL when not set */
     user_setting_origin_t origin[USER_SETTINGS_KEYS_MAX];   /* of the keys set */

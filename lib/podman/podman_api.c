@@ -464,6 +464,8 @@ static void gen_mounts(json_gen_t *g, const podman_mount_t *mounts, size_t n)
     json_key(g, "mounts");
     json_arr_open(g);
     for (size_t i = 0; i < n; i++) {
+        if (strcmp(mounts[i].type, "overlay") == 0)
+            continue;                   /* libpod takes them apart */
         json_obj_open(g);
         json_kv_str(g, "destination", mounts[i].destination);
         json_kv_str(g, "type", mounts[i].type);
@@ -474,6 +476,30 @@ static void gen_mounts(json_gen_t *g, const podman_mount_t *mounts, size_t n)
         json_obj_close(g);
     }
     json_arr_close(g);
+}
+
+/* Overlay mounts of a host directory (podman's `-v SRC:DST:O,upperdir=,workdir=`):
+ * SpecGenerator's overlay_volumes, apart from the other mounts. */
+static void gen_overlay_volumes(json_gen_t *g, const podman_mount_t *mounts, size_t n)
+{
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(mounts[i].type, "overlay") != 0)
+            continue;
+        if (!any) {
+            json_key(g, "overlay_volumes");
+            json_arr_open(g);
+            any = true;
+        }
+        json_obj_open(g);
+        json_kv_str(g, "destination", mounts[i].destination);
+        json_kv_str(g, "source", mounts[i].source);
+        if (mounts[i].options != NULL)
+            json_kv_strv(g, "options", mounts[i].options, (size_t)-1);
+        json_obj_close(g);
+    }
+    if (any)
+        json_arr_close(g);
 }
 
 static void gen_volumes(json_gen_t *g, const podman_named_volume_t *volumes, size_t n)
@@ -559,6 +585,7 @@ static void gen_container(json_gen_t *g, const podman_container_spec_t *spec)
     if (spec->cap_add != NULL)
         json_kv_strv(g, "cap_add", spec->cap_add, (size_t)-1);
     gen_mounts(g, spec->mounts, spec->n_mounts);
+    gen_overlay_volumes(g, spec->mounts, spec->n_mounts);
     gen_volumes(g, spec->volumes, spec->n_volumes);
     if (spec->n_sysctls > 0)
         gen_labels(g, "sysctl", spec->sysctls, spec->n_sysctls);

@@ -7,7 +7,9 @@
 typedef struct podman_mount {
     const char *source;
     const char *destination;
-    const char *type;                   /* "bind", "volume", "tmpfs" */
+    const char *type;                   /* "bind", "volume", "tmpfs", or "overlay": the source
+                                         * as the lower layer, options upperdir=, workdir=
+                                         * (libpod's overlay volume) */
     char *const *options;               /* NULL-terminated, may be NULL */
 } podman_mount_t;
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/escape.h"
 #include "base/file_read.h"
@@ -353,42 +354,67 @@ static int usage_at(int dfd, const char *name, uint64_t *sum, as_error_t **err)
 int review_store_usage(const review_info_t *r, uint64_t *ret_bytes, as_error_t **err)
 {
     uint64_t sum = 0;
-    int k = usage_at(AT_FDCWD, r->dir, &sum, err);
+    /* the upper layer: work/ holds only the overlay's own scratch, owned by
+     * the container's root and unreadable */
+    int k = usage_at(AT_FDCWD, r->upper, &sum, err);
     if (k < 0)
         return as_error_prefix(err, "the size of review %s", r->id);
     *ret_bytes = sum;
     return 0;
 }
 
-/* Gives the owner rwx on every directory of the tree, so that remove_tree
- * can empty a directory the agent made read-only. */
-static int open_up_at(int dfd, const char *name, as_error_t **err)
+/* Removes dfd/name and all below it, never following a link. A directory
+ * the agent made read-only is opened up first (it is the user's); one the
+ * user cannot open (the overlay's own work/work, owned by the container's
+ * root, mode 0) is removed as it is, which works while it is empty. */
+static int remove_at(int dfd, const char *name, as_error_t **err)
 {
     struct stat st;
-    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return errno == ENOENT ? 0 : as_error_errno(err, errno, "examining %s", name);
+    if (!S_ISDIR(st.st_mode)) {
+        if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+            return as_error_errno(err, errno, "removing %s", name);
         return 0;
-    if ((st.st_mode & 0700) != 0700 && fchmodat(dfd, name, (st.st_mode & 07777) | 0700, 0) < 0)
-        return as_error_errno(err, errno, "making %s writable to remove it", name);
+    }
+    if ((st.st_mode & 0700) != 0700 && st.st_uid == geteuid())
+        (void)fchmodat(dfd, name, (st.st_mode & 07777) | 0700, 0);
     int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     DIR *d = fd < 0 ? NULL : fdopendir(fd);
-    if (d == NULL) {
-        if (fd >= 0)
-            close(fd);
-        return as_error_errno(err, errno, "reading the directory %s", name);
-    }
+    if (d == NULL && fd >= 0)
+        close(fd);
     int r = 0;
     struct dirent *e;
-    while (r == 0 && (e = readdir(d)) != NULL)
+    while (d != NULL && r == 0 && (e = readdir(d)) != NULL)
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            r = open_up_at(dirfd(d), e->d_name, err);
-    closedir(d);
-    return r;
+            r = remove_at(dirfd(d), e->d_name, err);
+    if (d != NULL)
+        closedir(d);
+    if (r < 0)
+        return r;
+    if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+        return as_error_errno(err, errno, "removing the directory %s", name);
+    return 0;
 }
 
-int review_store_remove(const review_info_t *r, as_error_t **err)
+int review_store_remove(const review_info_t *r, char **ret_left, as_error_t **err)
 {
-    int k = open_up_at(AT_FDCWD, r->dir, err);
-    if (k == 0)
-        k = remove_tree(r->dir, err);
-    return k < 0 ? as_error_prefix(err, "removing review %s", r->id) : 0;
+    /* First out of the store under a name that is no ID, so that a removal
+     * cut short never leaves a review without its meta. */
+    _cleanup_free_ char *trash = NULL;
+    const char *slash = strrchr(r->dir, '/');
+    if (slash == NULL || asprintf(&trash, "%.*s/.removed-%s", (int)(slash - r->dir), r->dir, r->id) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    if (rename(r->dir, trash) < 0)
+        return as_error_errno(err, errno, "removing review %s", r->id);
+    as_error_t *left = NULL;
+    if (remove_at(AT_FDCWD, trash, &left) < 0) {
+        /* what the overlay left in work/work belongs to the container's
+         * root: only its user namespace can remove it */
+        as_error_free(&left);
+        *ret_left = steal_pointer(&trash);
+        return 0;
+    }
+    *ret_left = NULL;
+    return 0;
 }

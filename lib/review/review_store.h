@@ -54,13 +54,16 @@ int review_store_create(const char *id, const char *root, int64_t started_ns,
 /* Records the end of the session in the meta (atomically rewritten). */
 int review_store_end(review_info_t *r, int64_t ended_ns, as_error_t **err);
 
-/* The bytes the review takes on disk (every file of its directory,
- * allocated blocks). */
+/* The bytes the review's upper layer takes on disk (allocated blocks). */
 int review_store_usage(const review_info_t *r, uint64_t *ret_bytes, as_error_t **err);
 
-/* Removes the review's directory whole (its upper layer may hold
- * directories without write permission and whiteout devices). */
-int review_store_remove(const review_info_t *r, as_error_t **err);
+/* Removes the review: first renamed to reviews/.removed-<ID> (no longer a
+ * review), then removed whole (its upper layer may hold directories
+ * without write permission and whiteout devices). What the overlay left
+ * in work/work is owned by the container's root, out of the user's reach:
+ * then *ret_left is that directory (to remove with `podman unshare rm -rf`),
+ * else NULL. */
+int review_store_remove(const review_info_t *r, char **ret_left, as_error_t **err);
 
 /* The meta's text, pure: format and parse ("FILE:LINE: ..." on error;
  * `root`, `started` and `session` are required, `ended` optional, an

@@ -77,14 +77,21 @@ static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **er
     return home_env_add(p, a, err);
 }
 
-/* The protected paths of the launch directory and the pins above them. */
+/* The protected paths of the launch directory and the pins above them.
+ * In review mode only the protected paths that exist, read-only: a pin
+ * is the host's directory read-write and a placeholder a file made on the
+ * host, and the host tree is never written during a review. */
 static int workspace_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
 {
     podman_mount_t *v = NULL;
     size_t n = 0;
+    bool review = p->review_overlay[0] != NULL;
     int r = workspace_agent_mounts(p->workspace, &v, &n, err);
-    for (size_t i = 0; r == 0 && i < n; i++)
-        r = agent_spec_add_mount(a, &v[i], err);
+    for (size_t i = 0; r == 0 && i < n; i++) {
+        const workspace_mount_t *m = &p->workspace->mounts[i];     /* v[i] is its mount */
+        if (!review || (m->kind == WORKSPACE_READ_ONLY && !m->placeholder))
+            r = agent_spec_add_mount(a, &v[i], err);
+    }
     free(v);
     return r;
 }
@@ -191,6 +198,11 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     podman_mount_t workdir = {
         .source = p->workdir, .destination = p->workdir, .type = "bind", .options = bind_rw,
     };
+    /* Review mode: the same view, its writes kept in the review's upper
+     * layer (docs/review.md). */
+    if (p->review_overlay[0] != NULL)
+        workdir = (podman_mount_t){ .source = p->workdir, .destination = p->workdir, .type = "overlay",
+                                    .options = p->review_overlay };
     /* Its own /tmp: empty at the start, gone with the container. */
     static char *const tmp_opts[] = { "rw", "nosuid", "nodev", "mode=1777", "size=1g", NULL };
     podman_mount_t tmp = { .destination = "/tmp", .type = "tmpfs", .options = tmp_opts };

@@ -34,6 +34,8 @@ void session_plan_free(session_plan_t *p)
     free(p->agent);
     free(p->image);
     free(p->workdir);
+    free(p->review_overlay[0]);
+    free(p->review_overlay[1]);
     free(p->session_dir);
     free(p->home_volume);
     free(p->login_volume);
@@ -147,6 +149,13 @@ static int check_inputs(const session_inputs_t *in, as_error_t **err)
     if (in->workspace != NULL && strcmp(in->workspace->launch_dir, in->workdir) != 0)
         return as_error_make(err, EINVAL, "internal error: the protected paths are of %s, the session "
                              "of %s", in->workspace->launch_dir, in->workdir);
+    /* podman hands the layers to the kernel as one option string, where ','
+     * and ':' separate: a path holding one could name another layer */
+    const char *layers[] = { in->workdir, in->review_upper, in->review_work };
+    for (size_t i = 0; in->review_upper != NULL && i < ARRAY_SIZE(layers); i++)
+        if (layers[i] == NULL || layers[i][0] != '/' || strpbrk(layers[i], ",:\\\n") != NULL)
+            return as_error_make(err, EINVAL, "review mode cannot put an overlay on a path with ',', ':' or "
+                                 "'\\' in it (%s)", layers[i] ? layers[i] : "no work directory");
     if (in->home_per_project && in->home_volume == NULL)
         return as_error_make(err, EINVAL, "a home of the launch directory needs its volume");
     const char *volumes[] = { in->home_volume, in->login_volume, in->legacy_home };
@@ -245,6 +254,9 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     p->limits = in->limits;
     p->cgroups = in->cgroups;
     p->workspace = in->workspace;
+    if (in->review_upper != NULL && (asprintf(&p->review_overlay[0], "upperdir=%s", in->review_upper) < 0 ||
+                                     asprintf(&p->review_overlay[1], "workdir=%s", in->review_work) < 0))
+        return as_error_make(err, ENOMEM, "out of memory");
     p->home_per_project = in->home_per_project;
     p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };

@@ -57,6 +57,10 @@ typedef struct session_inputs {
     /* workspace protection */
     const struct workspace *workspace; /* borrowed, may be NULL: must outlive the plan, and
                                         * be begun (workspace_begin) first: its mounts are taken */
+    /* review mode (docs/review.md): the launch directory as the lower layer
+     * of an overlay whose upper and work directories are these; NULL: none */
+    const char *review_upper;
+    const char *review_work;
     /* resource limits, and what the host lets podman enforce */
     limits_t limits;
     cgroup_caps_t cgroups;
@@ -97,6 +101,8 @@ typedef struct session_plan {
     char *allowlist_path;
     /* workspace protection */
     const struct workspace *workspace;
+    /* review mode: "upperdir=...", "workdir=...", NULL; [0] NULL: none */
+    char *review_overlay[3];
     limits_t limits;
     cgroup_caps_t cgroups;
     publish_t publish[PUBLISH_MAX];

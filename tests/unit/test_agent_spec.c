@@ -61,6 +61,36 @@ static void home_volume_at_agent_home(void **state)
     session_plan_free(p);
 }
 
+/* Review mode (docs/review.md): the launch directory as an overlay whose
+ * upper and work directories are the review's; nothing else changes. */
+static void review_mode_overlays_the_launch_directory(void **state)
+{
+    (void)state;
+    session_inputs_t in = inputs();
+    in.review_upper = "/home/u/.local/state/agent-sandbox/reviews/0123456789ab/upper";
+    in.review_work = "/home/u/.local/state/agent-sandbox/reviews/0123456789ab/work";
+    session_plan_t *p = plan_of(in);
+    agent_spec_t a;
+    as_error_t *err = NULL;
+    assert_int_equal(agent_spec_build(p, &a, &err), 0);
+    assert_string_equal(a.mounts[0].type, "overlay");
+    assert_string_equal(a.mounts[0].source, "/home/u/proj");
+    assert_string_equal(a.mounts[0].destination, "/home/u/proj");
+    assert_string_equal(a.mounts[0].options[0], "upperdir=/home/u/.local/state/agent-sandbox/reviews/0123456789ab/upper");
+    assert_string_equal(a.mounts[0].options[1], "workdir=/home/u/.local/state/agent-sandbox/reviews/0123456789ab/work");
+    assert_null(a.mounts[0].options[2]);
+    for (size_t i = 1; i < a.n_mounts; i++)
+        assert_string_not_equal(a.mounts[i].type, "overlay");
+    session_plan_free(p);
+
+    /* a layer path the kernel's option string would split is refused */
+    in.workdir = "/home/u/a,b";
+    session_plan_t *bad = NULL;
+    assert_int_equal(session_plan_build(&in, &bad, &err), -EINVAL);
+    assert_non_null(strstr(err->msg, "review mode cannot put an overlay"));
+    as_error_free(&err);
+}
+
 /* Nested podman needs nothing of the outer container but the volume: no
  * capability, device, unmasked path or sysctl (docs/nested-podman.md). */
 static void nested_podman_adds_no_privilege(void **state)
@@ -339,6 +369,7 @@ int main(void)
         cmocka_unit_test(passwd_entry_names_the_user),
         cmocka_unit_test(git_identity_is_the_system_config),
         cmocka_unit_test(owner_check),
+        cmocka_unit_test(review_mode_overlays_the_launch_directory),
     };
     return cmocka_run_group_tests_name("agent_spec", tests, NULL, NULL);
 }

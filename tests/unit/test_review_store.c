@@ -143,7 +143,9 @@ static void store_life(void **state)
     uint64_t bytes = 0;
     assert_int_equal(review_store_usage(&c, &bytes, &err), 0);
     assert_true(bytes > 0);
-    assert_int_equal(review_store_remove(&c, &err), 0);
+    char *left = NULL;
+    assert_int_equal(review_store_remove(&c, &left, &err), 0);
+    assert_null(left);
     struct stat st;
     assert_int_equal(stat(c.dir, &st), -1);
 
@@ -153,8 +155,8 @@ static void store_life(void **state)
     assert_contains(err->msg, "aaaa00000002/meta:1:");
     as_error_free(&err);
 
-    assert_int_equal(review_store_remove(&a, &err), 0);
-    assert_int_equal(review_store_remove(&b, &err), 0);
+    assert_int_equal(review_store_remove(&a, &left, &err), 0);
+    assert_int_equal(review_store_remove(&b, &left, &err), 0);
     review_info_clear(&a);
     review_info_clear(&b);
     review_info_clear(&c);

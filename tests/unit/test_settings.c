@@ -13,14 +13,16 @@
 
 #include "config/user_settings.h"
 
-/* The switches of a settings text: bit 0 notifications, bit 1 git-identity, bit 2 autonomy. */
+/* The switches of a settings text: bit 0 notifications, bit 1 git-identity, bit 2 autonomy,
+ * bit 3 review. */
 static unsigned switches_of(const char *text)
 {
     user_settings_t s;
     as_error_t *err = NULL;
     if (user_settings_parse("settings", text, strlen(text), &s, &err) < 0)
         fail_msg("%s", err->msg);
-    unsigned on = (s.notifications ? 1u : 0u) | (s.git_identity ? 2u : 0u) | (s.autonomy ? 4u : 0u);
+    unsigned on = (s.notifications ? 1u : 0u) | (s.git_identity ? 2u : 0u) | (s.autonomy ? 4u : 0u) |
+                 (s.review ? 8u : 0u);
     user_settings_clear(&s);
     return on;
 }
@@ -68,13 +70,31 @@ static void test_autonomy(void **state)
     assert_true(autonomy_of("notifications off\ngit-identity off\n"));        /* independent switches */
 }
 
+/* review mode: off unless the settings say on (docs/review.md) */
+static void test_review(void **state)
+{
+    (void)state;
+    assert_int_equal(switches_of("") & 8u, 0);
+    assert_int_equal(switches_of("review on\n") & 8u, 8u);
+    assert_int_equal(switches_of("review on\nreview off\n") & 8u, 0);
+    user_settings_t s;
+    as_error_t *err = NULL;
+    const char *text = "in /a review on\n";
+    assert_int_equal(user_settings_parse_at("settings", text, strlen(text), "/a/b", NULL, &s, &err), 0);
+    assert_true(s.review);
+    user_settings_clear(&s);
+    assert_int_equal(user_settings_parse_at("settings", text, strlen(text), "/b", NULL, &s, &err), 0);
+    assert_false(s.review);
+    user_settings_clear(&s);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
     const struct { const char *text, *msg; } bad[] = {
         { "notifications\n", "settings:1: expected \"KEY VALUE\"" },
         { "\nnotifications maybe\n", "settings:2: notifications is on or off" },
-        { "notify off\n", "settings:1: unknown setting `notify` (the settings: agent, autonomy, git-identity, image, notifications, toolchain)" },
+        { "notify off\n", "settings:1: unknown setting `notify` (the settings: agent, autonomy, git-identity, image, notifications, review, toolchain)" },
         { "autonomy yes\n", "settings:1: autonomy is on or off" },
         { "autonomy\n", "settings:1: expected \"KEY VALUE\" (agent NAME, autonomy on|off," },
         { "\ngit-identity no\n", "settings:2: git-identity is on or off" },
@@ -189,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_switches),
         cmocka_unit_test(test_git_identity),
         cmocka_unit_test(test_autonomy),
+        cmocka_unit_test(test_review),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_in_dir),
         cmocka_unit_test(test_in_any_key),
