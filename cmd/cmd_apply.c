@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "review.h"
 #include "session_list.h"
 #include "workspace_check.h"
 #include "base/escape.h"
@@ -325,6 +326,20 @@ static int refuse_running(const review_info_t *r)
     return rc;
 }
 
+/* .git's changes never land as files: when some are chosen, the agent's
+ * commits come as a branch instead, and then .git's changes are done with;
+ * else they stay refused, with the reason said (cmd/review_git.c). */
+static void bring_commits(const review_info_t *r, const review_changes_t *c, const review_verdicts_t *v,
+                          bool *chosen)
+{
+    bool git = false;
+    for (size_t i = 0; i < c->n; i++)
+        git |= chosen[i] && v->v[i].git;
+    if (git && review_git_bring(r) == 0)
+        for (size_t i = 0; i < c->n; i++)
+            chosen[i] = chosen[i] && !v->v[i].git;
+}
+
 static int apply_review(const review_info_t *r, const apply_args_t *a)
 {
     int running = refuse_running(r);
@@ -354,6 +369,7 @@ static int apply_review(const review_info_t *r, const apply_args_t *a)
     _cleanup_free_ bool *chosen = choose(c, rel_paths);
     if (chosen == NULL)
         return EXIT_INTERNAL;
+    bring_commits(r, c, v, chosen);
     return run_apply(r, c, v, chosen);
 }
 

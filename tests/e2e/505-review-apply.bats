@@ -14,8 +14,10 @@ setup() {
     UPPER=$REVIEW_DIR/upper
 }
 
+# What the overlay of a real review session leaves in work/work belongs to
+# the container's root (docs/review.md): podman's namespace removes it.
 teardown() {
-    rm -rf "$REVIEW_DIR"
+    $PODMAN unshare rm -rf "$XDG_STATE_HOME/agent-sandbox/reviews" || rm -rf "$REVIEW_DIR"
     as_teardown
 }
 
@@ -112,4 +114,49 @@ tree_state() {
     # a PATH chooses what to apply: nothing of it left
     run_x 0 agent-sandbox apply "$REVIEW_ID" mine.txt
     assert "$stderr" contains "0 changes of review"
+}
+
+@test "threat 49: the agent's commit arrives as a branch and host git runs nothing planted while fetching it" {
+    git init -q -b main .
+    echo one >a.txt
+    git add a.txt && git -c user.name=u -c user.email=u@e.test commit -qm host
+    local host_head id
+    host_head=$(git rev-parse HEAD)
+    # the agent commits; it plants what it can (the frozen .git/hooks and
+    # .git/config refuse it inside) and leaves its ID
+    bg_start agent-sandbox --review --exec sh -c 'echo two >>a.txt &&
+        git -c user.name=agent -c user.email=agent@e.test commit -qam agent-change &&
+        { printf "[core]\n\tfsmonitor = touch planted-tree\n" >>.git/config; true; }'
+    bg_wait 120
+    assert "$status" == 0 "the session's exit status"
+    id=$(basename "$(compgen -G "$XDG_STATE_HOME/agent-sandbox/reviews/*")")
+    # and what got past the frozen paths would have planted: hooks git runs
+    # on fetch and checkout, and an fsmonitor in the repository's config,
+    # each writing outside the tree (what host git would run) and into it
+    # (what git in the bundle's container would)
+    local upper=$XDG_STATE_HOME/agent-sandbox/reviews/$id/upper hook
+    mkdir -p "$upper/.git/hooks"
+    for hook in post-checkout reference-transaction pre-auto-gc; do
+        printf '#!/bin/sh\ntouch "%s/planted-%s" "%s/planted-tree"\n' "$AS_RUN_DIR" "$hook" "$AS_DIR" \
+            >"$upper/.git/hooks/$hook"
+        chmod 755 "$upper/.git/hooks/$hook"
+    done
+    { cat .git/config; printf '[core]\n\tfsmonitor = %s\n\thooksPath = %s\n' \
+        "$upper/.git/hooks/post-checkout" "$upper/.git/hooks"; } >"$upper/.git/config"
+    run_x 0 agent-sandbox apply "$id"
+    assert "$output" contains "branch    agent-sandbox/$id: the agent's commits"
+    assert "$output" contains "changed   a.txt"
+    [[ $output != *.git/* ]] || die ".git's changes are not listed as files"
+    assert "$(git log -1 --format=%s "agent-sandbox/$id")" == agent-change "the agent's commit on the branch"
+    assert "$(git rev-parse "agent-sandbox/$id^")" == "$host_head" "on top of the host's HEAD"
+    assert "$(git rev-parse HEAD)" == "$host_head" "the host's HEAD stays"
+    [ ! -e "$upper/planted-tree" ] || die "git in the bundle's container ran a planted program"
+    [ -z "$(compgen -G "$AS_RUN_DIR/planted-*")" ] && [ ! -e planted-tree ] ||
+        die "host git ran a planted program"
+    ! cmp -s .git/config "$upper/.git/config" || die "the host's .git/config was replaced"
+    [ ! -e .git/hooks/post-checkout ] && [ ! -e .git/hooks/reference-transaction ] ||
+        die "a planted hook landed"
+    # a second apply never moves the branch
+    run_x 1 agent-sandbox apply "$id"
+    assert "$stderr" contains "branch agent-sandbox/$id exists in $AS_DIR already"
 }
