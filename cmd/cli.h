@@ -79,6 +79,7 @@ int cmd_log(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

@@ -119,6 +119,24 @@ const cli_command_t cli_commands[] = {
       "their CLI was killed) more than 30 days ago are removed too.\n"
       "\n"
       "  --homes      also the homes of launch directories that no longer exist" },
+    { "apply", cmd_apply, "[ID] [PATH...] [--include PATH]... | --undo ID",
+      "bring a review's changes into the host tree, or take them back",
+      "Brings the changes of a review session (--review) into the tree it was\n"
+      "started in, through one filter: regular files, directories and links that\n"
+      "stay inside the tree only; FIFOs, sockets and devices refused; setuid,\n"
+      "setgid and world-writable bits dropped, new executable bits listed;\n"
+      "nothing inside .git lands as a file; protected paths (hooks, .envrc, tool\n"
+      "configs: docs/workspace-protection.md) refused unless named with\n"
+      "--include. A path changed on the host since the review started is a\n"
+      "conflict: refused, never overwritten. Each write is atomic and recorded.\n"
+      "ID is a review's ID or its first digits; default: the newest review of\n"
+      "this directory or one above it. PATHs (files or directories) limit it to\n"
+      "the changes at or below them. Exit status 1 when a change was not applied.\n"
+      "\n"
+      "  --include PATH  apply the protected PATH (and what is below it) too;\n"
+      "                  listed again before anything is written\n"
+      "  --undo ID       take the review's last apply back: what was there before,\n"
+      "                  bytes, modes and links; what it added is removed" },
     { "help", cmd_help, "[COMMAND]", "this text, or COMMAND's (as COMMAND --help)",
       "Prints the tool's --help, or with COMMAND that command's own, as\n"
       "`agent-sandbox COMMAND --help` does." },

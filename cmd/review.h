@@ -9,9 +9,9 @@
 
 #include "review/review_store.h"
 
-/* reviews/<id> for the launch directory, its start taken now (before the
+/* reviews/<id> for the launch directory and the session's image, its start taken now (before the
  * agent starts). 0, or an exit code after reporting. */
-int review_session_begin(const char *id, const char *workdir, review_info_t *ret);
+int review_session_begin(const char *id, const char *workdir, const char *image, review_info_t *ret);
 
 /* At the session's end: `ended` recorded, then a short summary of the
  * changes and the review's ID, reported. */
@@ -42,5 +42,10 @@ int review_remove(const review_info_t *r);
  * removed, each named on `out`. 0, or an exit code after reporting. */
 #define REVIEW_KEEP_DAYS 30
 int review_cleanup(FILE *out);
+
+/* apply's git route (cmd/review_git.c): the agent's commits as branch
+ * agent-sandbox/<ID> of the host repository at the review's root, with a
+ * line on stdout. 0, or -1 after saying why they are not brought over. */
+int review_git_bring(const review_info_t *r);
 
 #endif

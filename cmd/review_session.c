@@ -23,10 +23,10 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int review_session_begin(const char *id, const char *workdir, review_info_t *ret)
+int review_session_begin(const char *id, const char *workdir, const char *image, review_info_t *ret)
 {
     as_error_t *err = NULL;
-    if (review_store_create(id, workdir, now_ns(), ret, &err) < 0) {
+    if (review_store_create(id, workdir, image, now_ns(), ret, &err) < 0) {
         as_error_prefix(&err, "review mode");
         report_error(&err);
         return EXIT_SETUP;

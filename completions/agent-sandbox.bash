@@ -55,7 +55,7 @@ _agent_sandbox()
             if [[ $cur == -* ]]; then
                 words="--exec --env --secret --agent --toolchain --image --publish --dry-run --autonomy --no-autonomy --review --memory --pids --cpus --help --version"
             else
-                words="ps stop doctor verify cleanup allow deny log image diff reviews discard help"
+                words="ps stop doctor verify cleanup apply allow deny log image diff reviews discard help"
             fi ;;
         ps) words="--json -q --quiet --help" ;;
         stop)
@@ -65,9 +65,11 @@ _agent_sandbox()
         image)
             if [[ $prev == build ]]; then words=$(_agent_sandbox_images); else words="build list --help"; fi ;;
         cleanup) words="--homes --help" ;;
+        apply)
+            if [[ $cur == -* ]]; then words="--include --undo --help"; else mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0; fi ;;
         diff) words="--stat --help" ;;
         reviews | discard) words="--help" ;;
-        help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup allow deny log diff reviews discard help" ;;
+        help) [[ $cur == -* ]] || words="ps stop doctor verify cleanup apply allow deny log diff reviews discard help" ;;
         allow | deny)
             [[ $cur == -* ]] && words="--session --help"
             [[ $cmd == allow && $cur == -* ]] && words="$words --save" ;;

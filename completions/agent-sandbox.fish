@@ -2,7 +2,7 @@
 # running sessions' IDs (from `agent-sandbox ps -q`) and the agents' names.
 # Installed as fish/vendor_completions.d/agent-sandbox.fish.
 
-set -l __agent_sandbox_commands ps stop doctor verify cleanup allow deny log image diff reviews discard help
+set -l __agent_sandbox_commands ps stop doctor verify cleanup apply allow deny log image diff reviews discard help
 
 # the images the user derived: the folders of the config directory's images/
 function __agent_sandbox_images
@@ -52,6 +52,7 @@ complete -c agent-sandbox -n __agent_sandbox_no_command -a stop -d 'end running 
 complete -c agent-sandbox -n __agent_sandbox_no_command -a doctor -d "check this host's set-up"
 complete -c agent-sandbox -n __agent_sandbox_no_command -a verify -d 'prove the confinement on this machine'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a cleanup -d 'remove what dead sessions left'
+complete -c agent-sandbox -n __agent_sandbox_no_command -a apply -d "bring a review's changes into the host tree"
 complete -c agent-sandbox -n __agent_sandbox_no_command -a allow -d 'allow a name in a running session'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a deny -d 'deny a name in a running session'
 complete -c agent-sandbox -n __agent_sandbox_no_command -a log -d "show a session's router log"
@@ -90,6 +91,8 @@ complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l toolchain -
 complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l image -x -a '(__agent_sandbox_images)' -d 'an image you derived'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from image; and not __fish_seen_subcommand_from build list' -a 'build list'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from build' -a '(__agent_sandbox_images)' -d 'derived image'
+complete -c agent-sandbox -n '__fish_seen_subcommand_from apply' -l include -r -F -d 'apply this protected path too'
+complete -c agent-sandbox -n '__fish_seen_subcommand_from apply' -l undo -x -d "take the review's last apply back"
 complete -c agent-sandbox -n '__fish_seen_subcommand_from diff' -l stat -d 'one line a change'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from cleanup' -l homes -d 'also the homes of directories that are gone'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from allow deny' -l session -x -a '(__agent_sandbox_ids)' -d 'the session'

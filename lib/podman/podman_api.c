@@ -592,6 +592,8 @@ static void gen_container(json_gen_t *g, const podman_container_spec_t *spec)
     gen_limits(g, spec);
     if (spec->no_network)
         gen_nsmode(g, "netns", "none");
+    if (spec->userns_keep_id)
+        gen_nsmode(g, "userns", "keep-id");
     if (spec->n_networks > 0) {
         gen_nsmode(g, "netns", "bridge");
         gen_networks(g, spec->networks, spec->n_networks);

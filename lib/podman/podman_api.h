@@ -160,6 +160,7 @@ typedef struct podman_container_spec {
     const podman_network_attach_t *networks; /* outside a pod only */
     size_t n_networks;
     bool no_network;                    /* outside a pod only: a network namespace with only lo */
+    bool userns_keep_id;                /* outside a pod only: the caller's ids as they are */
     const podman_label_t *labels;
     size_t n_labels;
 } podman_container_spec_t;

@@ -147,7 +147,7 @@ static int judge_one(const review_filter_t *f, const review_change_t *c, review_
         return refuse(v, err, "cannot be examined: %s", c->unexamined);
     if (git != 0) {
         v->git = git == 1;
-        return refuse(v, err, "%s", git == 1 ? "inside .git: never applied as a file (the commits arrive as a branch)"
+        return refuse(v, err, "%s", git == 1 ? "inside .git: never applied as a file (the agent's commits come as a branch: docs/review-apply.md)"
                                             : "inside a nested .git: never applied as a file");
     }
     review_type_t t = c->kind == REVIEW_DELETED ? c->host_type : c->type;

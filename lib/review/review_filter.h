@@ -4,8 +4,8 @@
  *
  *   - only regular files, directories and symlinks: FIFOs, sockets and
  *     devices are refused, and so is what could not be examined;
- *   - nothing inside a `.git` directory lands as a file (the agent's commits
- *     arrive as a branch instead, at the top of the tree);
+ *   - nothing inside a `.git` directory lands as a file (the top one is
+ *     marked `git`: its commits are for a git route, docs/review.md);
  *   - protected paths (the rules of lib/workspace, docs/workspace-protection.md,
  *     also copies deeper in the tree: `sub/.envrc`) only when the user names
  *     them with --include; they are then marked to be shown again;
@@ -32,7 +32,7 @@ typedef struct review_verdict {
     char *notes;           /* allowed: "; "-joined notes, or NULL */
     mode_t mode;           /* the permission bits apply writes */
     bool included;         /* a protected path the user named: shown again before writing */
-    bool git;              /* inside the tree's top `.git`: the git route's, not a file's */
+    bool git;              /* inside the tree's top `.git`: the git route's, never a file's */
 } review_verdict_t;
 
 typedef struct review_filter {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ void review_info_clear(review_info_t *r)
     free(r->root);
     free(r->dir);
     free(r->upper);
+    free(r->image);
     *r = (review_info_t){ 0 };
 }
 
@@ -59,11 +61,13 @@ int review_store_dir(char **ret, as_error_t **err)
 
 char *review_meta_format(const review_info_t *r)
 {
-    char *text = NULL;
-    int n = r->ended_ns > 0
-        ? asprintf(&text, "session %s\nroot %s\nstarted %" PRId64 "\nended %" PRId64 "\n",
-                   r->id, r->root, r->started_ns, r->ended_ns)
-        : asprintf(&text, "session %s\nroot %s\nstarted %" PRId64 "\n", r->id, r->root, r->started_ns);
+    char *text = NULL, ended[40] = "", image_line[8 + PATH_MAX] = "";
+    if (r->ended_ns > 0)
+        snprintf(ended, sizeof(ended), "ended %" PRId64 "\n", r->ended_ns);
+    if (r->image != NULL && snprintf(image_line, sizeof(image_line), "image %s\n", r->image) >= (int)sizeof(image_line))
+        return NULL;
+    int n = asprintf(&text, "session %s\nroot %s\nstarted %" PRId64 "\n%s%s", r->id, r->root, r->started_ns, ended,
+                     image_line);
     return n < 0 ? NULL : text;
 }
 
@@ -95,6 +99,8 @@ static int meta_line(char *line, review_info_t *r, const char **why)
         return (r->id = strdup(value)) ? 0 : -ENOMEM;
     if (strcmp(line, "started") == 0 && r->started_ns == 0)
         return parse_ns(value, &r->started_ns) == 0 ? 0 : (*why = "not a time in ns", -EINVAL);
+    if (strcmp(line, "image") == 0 && r->image == NULL && value[0] != '\0')
+        return (r->image = strdup(value)) ? 0 : -ENOMEM;
     if (strcmp(line, "ended") == 0 && r->ended_ns == 0)
         return parse_ns(value, &r->ended_ns) == 0 ? 0 : (*why = "not a time in ns", -EINVAL);
     *why = "an unknown key, a repeated one or a bad value";
@@ -293,10 +299,11 @@ static int write_meta(review_info_t *r, as_error_t **err)
     return file_write_atomic(r->dir, "meta", text, 0600, err);
 }
 
-int review_store_create(const char *id, const char *root, int64_t started_ns,
+int review_store_create(const char *id, const char *root, const char *image, int64_t started_ns,
                         review_info_t *ret, as_error_t **err)
 {
-    if (!review_id_valid(id) || root[0] != '/' || strchr(root, '\n') != NULL || started_ns <= 0)
+    if (!review_id_valid(id) || root[0] != '/' || strchr(root, '\n') != NULL || started_ns <= 0 ||
+        (image != NULL && (image[0] == '\0' || strchr(image, '\n') != NULL)))
         return as_error_make(err, EINVAL, "a review needs a session ID, an absolute root without a newline and a start time");
     _cleanup_free_ char *store = NULL;
     _cleanup_(review_info_clear) review_info_t info = { .started_ns = started_ns };
@@ -306,7 +313,7 @@ int review_store_create(const char *id, const char *root, int64_t started_ns,
         return r;
     if (asprintf(&info.dir, "%s/%s", store, id) < 0 || asprintf(&info.upper, "%s/upper", info.dir) < 0 ||
         asprintf(&work, "%s/work", info.dir) < 0 || (info.id = strdup(id)) == NULL ||
-        (info.root = strdup(root)) == NULL)
+        (info.root = strdup(root)) == NULL || (image != NULL && (info.image = strdup(image)) == NULL))
         return as_error_make(err, ENOMEM, "out of memory");
     if (mkdir(info.dir, 0700) < 0)
         return as_error_errno(err, errno, "creating the review %s", info.dir);

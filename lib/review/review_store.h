@@ -1,7 +1,7 @@
 /* The reviews on disk (docs/review.md): one directory per review session,
  *
  *   $XDG_STATE_HOME/agent-sandbox/reviews/<ID>/     (0700; ID: the session's)
- *     meta      "key value" lines: root, started, ended, session
+ *     meta      "key value" lines: root, started, ended, session, image
  *     upper/    the overlay's upper layer: the record of every change,
  *               its paths relative to `root`
  *     work/     the overlay's work directory (never read)
@@ -27,6 +27,7 @@ typedef struct review_info {
     char *upper;           /* reviews/<ID>/upper */
     int64_t started_ns;    /* CLOCK_REALTIME before the agent started */
     int64_t ended_ns;      /* 0: none (the CLI was killed, or still runs) */
+    char *image;           /* the session's image (apply bundles the agent's commits in it); may be NULL */
 } review_info_t;
 
 /* The reviews/ directory ($XDG_STATE_HOME/agent-sandbox/reviews). */
@@ -47,8 +48,8 @@ int review_store_latest_for_root(const char *root, review_info_t *ret, as_error_
 int review_store_list(review_info_t **ret, size_t *ret_n, as_error_t **err);
 
 /* A new review: reviews/<id>/ with upper/ and work/, and its meta without
- * `ended`. -EEXIST when that review exists already. */
-int review_store_create(const char *id, const char *root, int64_t started_ns,
+ * `ended` (image may be NULL). -EEXIST when that review exists already. */
+int review_store_create(const char *id, const char *root, const char *image, int64_t started_ns,
                         review_info_t *ret, as_error_t **err);
 
 /* Records the end of the session in the meta (atomically rewritten). */
@@ -66,7 +67,7 @@ int review_store_usage(const review_info_t *r, uint64_t *ret_bytes, as_error_t *
 int review_store_remove(const review_info_t *r, char **ret_left, as_error_t **err);
 
 /* The meta's text, pure: format and parse ("FILE:LINE: ..." on error;
- * `root`, `started` and `session` are required, `ended` optional, an
+ * `root`, `started` and `session` are required, `ended` and `image` optional, an
  * unknown key is an error). The parsed ID must equal `id`. */
 char *review_meta_format(const review_info_t *r);
 int review_meta_parse(const char *text, const char *file, const char *id, review_info_t *ret,

@@ -17,7 +17,7 @@ help_commands() {
     run_x 0 agent-sandbox --help
     local help=$output commands cmd
     commands=$(help_commands "$help")
-    assert "$(xargs <<<"$commands")" == "ps stop doctor allow deny log verify image diff reviews discard cleanup help" "the commands in --help"
+    assert "$(xargs <<<"$commands")" == "ps stop doctor allow deny log verify image diff reviews discard cleanup apply help" "the commands in --help"
     for cmd in $commands; do
         run_x 0 agent-sandbox "$cmd" --help
         assert "${lines[0]}" =~ "^usage: agent-sandbox $cmd( |$)" "$cmd --help"

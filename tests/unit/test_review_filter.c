@@ -98,7 +98,7 @@ static void git_never_as_files(void **state)
     review_verdicts_t *v = judge("/nowhere", c, 1, inc, 1);   /* not even named */
     assert_true(v->v[0].refused);
     assert_true(v->v[0].git);
-    assert_string_equal(v->v[0].reason, "inside .git: never applied as a file (the commits arrive as a branch)");
+    assert_string_equal(v->v[0].reason, "inside .git: never applied as a file (the agent's commits come as a branch: docs/review-apply.md)");
     review_verdicts_free(v);
 }
 

@@ -38,6 +38,15 @@ static void meta_round_trip(void **state)
     text = review_meta_format(&r);
     assert_int_equal(review_meta_parse(text, "meta", "0123456789ab", &back, &err), 0);
     assert_int_equal(back.ended_ns, 99);
+    assert_null(back.image);
+    review_info_clear(&back);
+    free(text);
+    r.image = "localhost/agent-sandbox-claude:1.2";
+    text = review_meta_format(&r);
+    assert_string_equal(text, "session 0123456789ab\nroot /home/u/my tree\nstarted 17\nended 99\n"
+                              "image localhost/agent-sandbox-claude:1.2\n");
+    assert_int_equal(review_meta_parse(text, "meta", "0123456789ab", &back, &err), 0);
+    assert_string_equal(back.image, "localhost/agent-sandbox-claude:1.2");
     review_info_clear(&back);
     free(text);
 }
@@ -98,10 +107,10 @@ static void store_life(void **state)
     char *tmp = make_state();
     as_error_t *err = NULL;
     review_info_t a = { 0 }, b = { 0 }, c = { 0 }, got = { 0 };
-    assert_int_equal(review_store_create("aaaa00000001", "/src/one", 100, &a, &err), 0);
-    assert_int_equal(review_store_create("aaaa00000002", "/src/one", 200, &b, &err), 0);
-    assert_int_equal(review_store_create("bbbb00000003", "/src/two", 150, &c, &err), 0);
-    assert_int_equal(review_store_create("bbbb00000003", "/src/two", 150, &got, &err), -EEXIST);
+    assert_int_equal(review_store_create("aaaa00000001", "/src/one", NULL, 100, &a, &err), 0);
+    assert_int_equal(review_store_create("aaaa00000002", "/src/one", NULL, 200, &b, &err), 0);
+    assert_int_equal(review_store_create("bbbb00000003", "/src/two", NULL, 150, &c, &err), 0);
+    assert_int_equal(review_store_create("bbbb00000003", "/src/two", NULL, 150, &got, &err), -EEXIST);
     as_error_free(&err);
 
     /* by prefix: unique, ambiguous, none, not hex */
