@@ -2,7 +2,7 @@
 # Review mode's session half (docs/review.md, issue 27): the agent works on
 # an overlay of the launch directory, the host tree is never written, the
 # changes wait in a review that diff shows, reviews lists and discard
-# removes; a killed CLI's review stays. Apply's tests are in 350-review-apply.bats.
+# removes; a killed CLI's review stays. Apply's tests are in 505-review-apply.bats.
 
 load helpers
 
