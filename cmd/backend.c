@@ -135,6 +135,25 @@ int backend_start_command(cli_backend_t *ret)
     return 0;
 }
 
+int backend_run_once(cli_backend_t *b, const podman_container_spec_t *spec, int *ret_exit, as_error_t **err)
+{
+    _cleanup_free_ char *id = NULL;
+    int r = podman_container_create(b->api, spec, &id, err);
+    if (r < 0)
+        return r;
+    r = podman_container_start(b->api, id, err);
+    if (r == 0)
+        r = podman_container_wait(b->api, id, ret_exit, err);
+    as_error_t *rm_err = NULL;
+    int rr = podman_container_remove(b->api, id, &rm_err);
+    if (r == 0 && rr < 0) {
+        *err = rm_err;
+        return rr;
+    }
+    as_error_free(&rm_err);
+    return r;
+}
+
 bool backend_usable(cli_backend_t *b)
 {
     if (!podman_service_alive(b->service))

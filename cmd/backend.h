@@ -38,6 +38,9 @@ int backend_start(const char *id, const signal_source_t *signals, cli_backend_t 
  * settled, then a private service of its own. 0, or an exit code after
  * reporting (EXIT_NO_RUNTIME_DIR, EXIT_NO_SERVICE). */
 int backend_start_command(cli_backend_t *ret);
+/* A short container of this command's own: created, started, waited for
+ * and removed whatever happens; its exit code in *ret_exit. */
+int backend_run_once(cli_backend_t *b, const podman_container_spec_t *spec, int *ret_exit, as_error_t **err);
 /* Whether the service still answers (it may be dying unreaped). */
 bool backend_usable(cli_backend_t *b);
 /* Restart the service in the same directory (the first one died). */

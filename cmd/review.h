@@ -32,9 +32,9 @@ char *review_summary_judged(const struct review_changes *c, const struct review_
  * of the current directory. 0, or an exit code after reporting. */
 int review_pick(const char *arg, review_info_t *ret);
 
-/* Removes the review; a note names what only podman's user namespace can
- * remove (the overlay's scratch in work/work). 0, or an exit code after
- * reporting. */
+/* Removes the review, the overlay's scratch in work/work too (through a
+ * short container: only podman's user namespace can); a note names what
+ * is left if that fails. 0, or an exit code after reporting. */
 int review_remove(const review_info_t *r);
 
 /* cleanup's rule (docs/review.md): reviews that ended more than

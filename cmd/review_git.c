@@ -76,8 +76,7 @@ typedef struct bundle_job {
     const char *host_head;    /* may be NULL */
 } bundle_job_t;
 
-/* The container: created, started, waited for and removed, whatever
- * happens. Its exit code in *ret_exit. */
+/* The bundle's container, run once; its exit code in *ret_exit. */
 static int run_container(cli_backend_t *b, const bundle_job_t *j, int *ret_exit, as_error_t **err)
 {
     static char *const cap_drop_all[] = { "all", NULL };
@@ -100,36 +99,17 @@ static int run_container(cli_backend_t *b, const bundle_job_t *j, int *ret_exit,
         .n_mounts = ARRAY_SIZE(mounts), .no_network = true, .userns_keep_id = true,
         .labels = labels, .n_labels = ARRAY_SIZE(labels),
     };
-    _cleanup_free_ char *id = NULL;
-    int r = podman_container_create(b->api, &spec, &id, err);
-    if (r < 0)
-        return r;
-    r = podman_container_start(b->api, id, err);
-    if (r == 0)
-        r = podman_container_wait(b->api, id, ret_exit, err);
-    as_error_t *rm_err = NULL;
-    int rr = podman_container_remove(b->api, id, &rm_err);
-    if (r == 0 && rr < 0) {
-        *err = rm_err;
-        return rr;
-    }
-    as_error_free(&rm_err);
-    return r;
+    return backend_run_once(b, &spec, ret_exit, err);
 }
 
 /* The bundle in out_dir: 0, or -1 after reporting. */
 static int make_bundle(const bundle_job_t *j)
 {
-    char id[SESSION_ID_LEN + 1];
     as_error_t *err = NULL;
     cli_backend_t b = { 0 };
     int exit_code = -1;
-    if (runtime_dir_settle() != 0)
+    if (backend_start_command(&b) != 0)
         return -1;
-    if (session_id_generate(id, &err) < 0 || backend_start(id, NULL, &b, &err) < 0) {
-        report_error(&err);
-        return -1;
-    }
     int r = run_container(&b, j, &exit_code, &err);
     backend_stop(&b);
     if (r < 0) {

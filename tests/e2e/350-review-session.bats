@@ -9,7 +9,8 @@ load helpers
 REVIEWS() { echo "$XDG_STATE_HOME/agent-sandbox/reviews"; }
 
 # What the overlay leaves in a review's work/work belongs to the
-# container's root (docs/review.md): podman's namespace removes it.
+# container's root (docs/review.md): discard removes it through a short
+# container; should a test fail before that, podman's namespace does.
 teardown() {
     $PODMAN unshare rm -rf "$(REVIEWS)" || true
     as_teardown
@@ -79,7 +80,9 @@ ln -s /etc/passwd out; ln -sf sub/keep lnk; touch sub/.ready'
     assert "$output" =~ "$id +[0-9]+[smhd] +[0-9.]+[KMG] +ended +$AS_DIR" "reviews lists it"
     run_x 0 agent-sandbox discard "$id"
     assert "$stderr" =~ "discarded review $id" "discard says so"
+    [[ $stderr != *"podman unshare"* ]] || die "discard left the overlay's scratch: $stderr"
     [ ! -e "$(REVIEWS)/$id" ] || die "the review is gone"
+    [ -z "$(ls -A "$(REVIEWS)")" ] || die "discard left something: $(ls -A "$(REVIEWS)")"
     run_x 64 agent-sandbox diff "$id"
     assert "$(tree_state)" == "$before" "the host tree after discard"
 }
@@ -113,4 +116,5 @@ ln -s /etc/passwd out; ln -sf sub/keep lnk; touch sub/.ready'
     assert "$(tree_state)" == "$before" "the host tree"
     run_x 0 agent-sandbox discard
     [ ! -e "$(REVIEWS)/$id" ] || die "discard without an ID removed the directory's review"
+    [ -z "$(ls -A "$(REVIEWS)")" ] || die "discard left something: $(ls -A "$(REVIEWS)")"
 }
