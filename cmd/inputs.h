@@ -52,7 +52,7 @@ int limits_config_load(const char *memory, const char *pids, const char *cpus, l
 int user_config_path(const char *name, char **ret_path);
 
 /* The secrets the router holds for this session (docs/secrets.md): NULL
- * without --secret. The rules: built in for the agents' known variables,
+ * without --secret and without a request rule (the `rules` file). The rules: built in for the agents' known variables,
  * then the config directory's `secrets` file; the upstream CAs: the
  * system's and AGENT_SANDBOX_UPSTREAM_CA's. *ret_env: env with each held
  * variable's stand-in and the session CA's variables added (NULL when

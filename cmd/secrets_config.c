@@ -12,11 +12,13 @@
 #include "base/file_read.h"
 #include "base/strv.h"
 #include "config/allowlist.h"
+#include "config/request_rules.h"
 #include "config/secret_rules.h"
 #include "egress/egress_state.h"
 #include "egress/held_secrets.h"
 
 #define SECRETS_FILE "secrets"
+#define RULES_FILE "rules"
 #define CA_MAX (8u << 20)
 #define AGENT_VIEW "/etc/agent-sandbox/"
 
@@ -40,6 +42,27 @@ static const char *value_of(const char *var)
     return getenv(var);
 }
 
+/* A file of the config directory, if there is one (*ret_text NULL when
+ * not); 0 or an exit code, reported. */
+static int read_optional(const char *name, char **ret_path, char **ret_text, size_t *ret_len)
+{
+    as_error_t *err = NULL;
+    int rc = user_config_path(name, ret_path);
+    if (rc != 0)
+        return rc;
+    if (config_file_read(AT_FDCWD, *ret_path, CONFIG_FOLLOW, 1u << 20, ret_text, ret_len, &err) < 0) {
+        *ret_text = NULL;
+        if (as_error_rc(err) == -ENOENT) {
+            as_error_free(&err);
+            return 0;
+        }
+        config_error_name(&err, "", *ret_path);
+        report_error(&err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 static int load_rules(secret_rules_t *rules)
 {
     as_error_t *err = NULL;
@@ -48,21 +71,29 @@ static int load_rules(secret_rules_t *rules)
         return EXIT_INTERNAL;
     }
     _cleanup_free_ char *path = NULL;
-    int rc = user_config_path(SECRETS_FILE, &path);
-    if (rc != 0)
-        return rc;
     _cleanup_free_ char *text = NULL;
     size_t len = 0;
-    if (config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, 1u << 20, &text, &len, &err) < 0) {
-        if (as_error_rc(err) == -ENOENT) {
-            as_error_free(&err);
-            return 0;
-        }
-        config_error_name(&err, "", path);
+    int rc = read_optional(SECRETS_FILE, &path, &text, &len);
+    if (rc != 0 || text == NULL)
+        return rc;
+    if (secret_rules_parse(rules, path, text, len, &err) < 0) {
         report_error(&err);
         return EXIT_USAGE;
     }
-    if (secret_rules_parse(rules, path, text, len, &err) < 0) {
+    return 0;
+}
+
+/* The request rules (docs/secrets.md): the `rules` file, if there is one. */
+static int load_requests(request_rules_t *requests)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *path = NULL;
+    _cleanup_free_ char *text = NULL;
+    size_t len = 0;
+    int rc = read_optional(RULES_FILE, &path, &text, &len);
+    if (rc != 0 || text == NULL)
+        return rc;
+    if (request_rules_parse(requests, path, text, len, &err) < 0) {
         report_error(&err);
         return EXIT_USAGE;
     }
@@ -99,7 +130,7 @@ static int bundles(held_secrets_t *h)
     if (named != NULL && (rc = read_ca(named, &extra)) != 0)
         return rc;
     if (system == NULL && extra == NULL) {
-        report("error: --secret: no CA bundle to verify the real servers with (none of the "
+        report("error: held secrets and request rules: no CA bundle to verify the real servers with (none of the "
                "system's, no AGENT_SANDBOX_UPSTREAM_CA): nothing is held");
         return EXIT_USAGE;
     }
@@ -109,14 +140,25 @@ static int bundles(held_secrets_t *h)
     return 0;
 }
 
-/* Every held name must be one the allowlist lets through. */
-static int check_names(const held_secrets_t *h, const allowlist_t *al)
+static bool allowed(const allowlist_t *al, const char *host)
+{
+    return al != NULL && (allowlist_find(al, host, false) != NULL || allowlist_covering(al, host) != NULL);
+}
+
+/* Every terminated name must be one the allowlist lets through. */
+static int check_names(const held_secrets_t *h, const request_rules_t *requests, const allowlist_t *al)
 {
     for (size_t i = 0; i < h->n_held; i++)
-        if (al == NULL || (allowlist_find(al, h->held[i].host, false) == NULL &&
-                           allowlist_covering(al, h->held[i].host) == NULL)) {
+        if (!allowed(al, h->held[i].host)) {
             report("error: --secret %s: its name %s is not in the allowlist (agent-sandbox allow "
                    "%s --save)", h->held[i].var, h->held[i].host, h->held[i].host);
+            return EXIT_USAGE;
+        }
+    for (size_t i = 0; i < requests->n; i++)
+        if (!allowed(al, requests->rules[i].host)) {
+            report("error: %s: the rule's name %s is not in the allowlist (agent-sandbox allow "
+                   "%s --save)", requests->rules[i].origin, requests->rules[i].host,
+                   requests->rules[i].host);
             return EXIT_USAGE;
         }
     return 0;
@@ -135,7 +177,7 @@ static int session_env(char *const *env, const held_secrets_t *h, char ***ret)
     for (size_t i = 0; env != NULL && env[i] != NULL; i++)
         if (strv_push(&out, env[i]) < 0)
             return EXIT_INTERNAL;
-    for (size_t i = 0; h->standin_env[i] != NULL; i++)
+    for (size_t i = 0; h->standin_env != NULL && h->standin_env[i] != NULL; i++)
         if (strv_push(&out, h->standin_env[i]) < 0)
             return EXIT_INTERNAL;
     for (size_t i = 0; i < ARRAY_SIZE(ca_vars); i++)
@@ -165,19 +207,20 @@ int secrets_config_load(char *const *names, char *const *env, const allowlist_t 
 {
     *ret = NULL;
     *ret_env = NULL;
-    if (names == NULL || names[0] == NULL)
-        return 0;
+    _cleanup_(request_rules_clear) request_rules_t requests = {0};
+    int rc = load_requests(&requests);
+    if (rc != 0 || ((names == NULL || names[0] == NULL) && requests.n == 0))
+        return rc;
     _cleanup_(secret_rules_clear) secret_rules_t rules = {0};
     _cleanup_(held_secrets_freep) held_secrets_t *h = NULL;
     as_error_t *err = NULL;
-    int rc;
-    if ((rc = check_env(names, env)) != 0 || (rc = load_rules(&rules)) != 0)
+    if ((names != NULL && (rc = check_env(names, env)) != 0) || (rc = load_rules(&rules)) != 0)
         return rc;
-    if (held_secrets_build(&rules, names, value_of, &h, &err) < 0) {
+    if (held_secrets_build(&rules, &requests, names, value_of, &h, &err) < 0) {
         report_error(&err);
         return EXIT_USAGE;
     }
-    if ((rc = check_names(h, al)) != 0 || (rc = bundles(h)) != 0 || (rc = session_env(env, h, ret_env)) != 0)
+    if ((rc = check_names(h, &requests, al)) != 0 || (rc = bundles(h)) != 0 || (rc = session_env(env, h, ret_env)) != 0)
         return rc;
     *ret = steal_pointer(&h);
     return 0;

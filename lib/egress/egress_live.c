@@ -90,8 +90,8 @@ static int refuse_held(const char *dir, as_error_t **err)
     if (asprintf(&held, "%s/router/" ROUTER_FILE_HELD, dir) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
     if (access(held, F_OK) == 0)
-        return as_error_make(err, EPERM, "this session's router holds secrets (--secret): its "
-                             "allowlist cannot change while it runs (docs/secrets.md)");
+        return as_error_make(err, EPERM, "this session's router terminates names (--secret, the "
+                             "rules file): its allowlist cannot change while it runs (docs/secrets.md)");
     return 0;
 }
 

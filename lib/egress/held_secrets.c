@@ -17,6 +17,7 @@ void held_secrets_free(held_secrets_t *h)
     if (h == NULL)
         return;
     strv_free(h->hosts);
+    strv_free(h->read_only);
     for (size_t i = 0; i < h->n_held; i++) {
         free((char *)h->held[i].host);
         free((char *)h->held[i].var);
@@ -88,7 +89,7 @@ static int add_var(held_secrets_t *h, const secret_rules_t *rules, const char *v
     return 0;
 }
 
-int held_secrets_build(const secret_rules_t *rules, char *const *vars,
+int held_secrets_build(const secret_rules_t *rules, const request_rules_t *requests, char *const *vars,
                        const char *(*value_of)(const char *var), held_secrets_t **ret,
                        as_error_t **err)
 {
@@ -112,7 +113,13 @@ int held_secrets_build(const secret_rules_t *rules, char *const *vars,
         if (r < 0)
             return r;
     }
-    if (n > 0) {
+    for (size_t i = 0; requests != NULL && i < requests->n; i++) {
+        if (strv_push(&h->read_only, requests->rules[i].host) < 0 ||
+            add_host(h, requests->rules[i].host) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+        h->n_read_only++;
+    }
+    if (h->n_hosts > 0) {
         int r = session_tls_make((const char *const *)h->hosts, h->n_hosts, &h->tls, err);
         if (r < 0)
             return r;

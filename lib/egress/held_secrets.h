@@ -13,6 +13,7 @@
 #include "session_ca.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "config/request_rules.h"
 #include "config/secret_rules.h"
 
 typedef struct held_secrets {
@@ -20,6 +21,8 @@ typedef struct held_secrets {
     size_t n_hosts;
     held_header_t *held;     /* every string owned */
     size_t n_held;
+    char **read_only;        /* names with the request rule read-only (also in hosts) */
+    size_t n_read_only;
     char **standin_env;      /* VAR=<stand-in>, NULL-terminated */
     char **vars;             /* the held variables, NULL-terminated (for --dry-run, verify) */
     char **values;           /* their values, in vars' order (verify looks for them) */
@@ -30,8 +33,10 @@ typedef struct held_secrets {
 
 /* vars: the --secret names; value_of(VAR) their values (NULL: unset).
  * Every VAR needs at least one rule; every value must be one
- * secret_value_valid takes. Makes the TLS material. */
-int held_secrets_build(const secret_rules_t *rules, char *const *vars,
+ * secret_value_valid takes. The names of the request rules are terminated
+ * too, with or without a secret. Makes the TLS material when any name is
+ * terminated. */
+int held_secrets_build(const secret_rules_t *rules, const request_rules_t *requests, char *const *vars,
                        const char *(*value_of)(const char *var), held_secrets_t **ret,
                        as_error_t **err);
 void held_secrets_free(held_secrets_t *h);

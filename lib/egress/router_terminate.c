@@ -78,7 +78,34 @@ int router_terminate_check(const router_terminate_t *t, bool with_values, as_err
             return as_error_make(err, EINVAL, "termination: held secret %zu cannot go into the "
                                  "router's configuration", i);
     }
+    for (size_t i = 0; i < t->n_read_only; i++)
+        if (t->read_only == NULL || !router_terminates(t, t->read_only[i]))
+            return as_error_make(err, EINVAL, "termination: read-only name %zu is not terminated", i);
     return 0;
+}
+
+static bool read_only(const router_terminate_t *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_read_only; i++)
+        if (strcmp(t->read_only[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* The rule read-only: GET and HEAD anywhere, POST only to a path ending in
+ * /git-upload-pack (git fetch and clone over HTTPS), nothing else. It looks
+ * at the request line as sent ($request_uri, what the upstream gets): a
+ * POST path with anything but plain characters (%-escapes, a query) is
+ * refused rather than decoded. */
+static void put_read_only(FILE *f, const router_terminate_t *t)
+{
+    if (t->n_read_only == 0)
+        return;
+    fputs("    map \"$request_method $request_uri\" $sandbox_read_only {\n"
+          "        \"~^(GET|HEAD) \" \"\";\n"
+          "        \"~^POST /[A-Za-z0-9._~/+-]*/git-upload-pack$\" \"\";\n"
+          "        default \"the rule read-only allows only GET, HEAD and POST to "
+          ".../git-upload-pack (git fetch; a push or any other write is refused); \";\n    }\n", f);
 }
 
 /* Two secrets in one header of one name (two tokens of one account) share
@@ -143,6 +170,8 @@ static void put_refusal_vars(FILE *f, const router_terminate_t *t, size_t i)
             fprintf(f, "$sandbox_cred_%zu", c);
     for (size_t c = 0; c < ARRAY_SIZE(cred_args); c++)
         fprintf(f, "$sandbox_cred_arg_%zu", c);
+    if (read_only(t, t->hosts[i]))
+        fputs("$sandbox_read_only", f);
 }
 
 /* Everything refused about a request to host i, as one string. */
@@ -191,6 +220,7 @@ void router_render_terminate(FILE *f, const router_terminate_t *t)
     fputs("    # the value maps: only in the router's tmpfs, from its stdin\n", f);
     fputs("    include " ROUTER_HELD_VALUES ";\n", f);
     put_checks(f, t);
+    put_read_only(f, t);
     for (size_t i = 0; i < t->n_hosts; i++)
         put_refusal(f, t, i);
     fprintf(f, "    server {\n        listen unix:%s ssl default_server;\n"

@@ -39,6 +39,8 @@ typedef struct router_terminate {
     size_t n_hosts;
     const held_header_t *held;
     size_t n_held;
+    const char *const *read_only;  /* names with the rule read-only (each also in hosts) */
+    size_t n_read_only;
     const char *cert;            /* the router's certificate (path inside the router) */
     const char *upstream_ca;     /* CAs the upstreams are verified against (path) */
     const char *log;             /* access log */

@@ -92,7 +92,7 @@ static void router_spec(const session_plan_t *p, egress_spec_t *e)
         .sysctls = router_sysctls, .n_sysctls = ARRAY_SIZE(router_sysctls),
         .networks = e->router_networks, .n_networks = ARRAY_SIZE(e->router_networks),
         /* held secrets come through its stdin (docs/secrets.md) */
-        .stdin_open = p->held != NULL && p->held->n_held > 0,
+        .stdin_open = p->held != NULL && p->held->n_hosts > 0,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
 }
@@ -181,11 +181,12 @@ static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_fo
 static size_t terminate_files(egress_spec_t *e, const session_plan_t *p, egress_file_t *f)
 {
     const held_secrets_t *h = p->held;
-    if (h == NULL || h->n_held == 0)
+    if (h == NULL || h->n_hosts == 0)
         return 0;
     e->terminate = (router_terminate_t){
         .hosts = (const char *const *)h->hosts, .n_hosts = h->n_hosts, .held = h->held,
-        .n_held = h->n_held, .cert = ROUTER_CONF_DIR "/" ROUTER_FILE_TLS_CERT,
+        .n_held = h->n_held, .read_only = (const char *const *)h->read_only,
+        .n_read_only = h->n_read_only, .cert = ROUTER_CONF_DIR "/" ROUTER_FILE_TLS_CERT,
         .upstream_ca = ROUTER_CONF_DIR "/" ROUTER_FILE_UPSTREAM_CA,
         .log = ROUTER_LOG_PIPES "/" ROUTER_LOG_EGRESS,
     };

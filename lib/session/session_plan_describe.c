@@ -67,7 +67,7 @@ static void put_container(FILE *f, const podman_container_spec_t *c)
 /* The names the router terminates and the secrets it holds: never a value. */
 static void put_held(FILE *f, const held_secrets_t *h)
 {
-    if (h == NULL || h->n_held == 0)
+    if (h == NULL || h->n_hosts == 0)
         return;
     fputs("  terminated (TLS, session CA; docs/secrets.md):", f);
     for (size_t i = 0; i < h->n_hosts; i++)
@@ -76,6 +76,9 @@ static void put_held(FILE *f, const held_secrets_t *h)
     for (size_t i = 0; i < h->n_held; i++)
         fprintf(f, "  held:    %s in %s on %s (the sandbox gets a stand-in; the value only through "
                 "the router's stdin)\n", h->held[i].var, h->held[i].header, h->held[i].host);
+    for (size_t i = 0; i < h->n_read_only; i++)
+        fprintf(f, "  rule:    %s read-only (GET, HEAD, POST .../git-upload-pack; nothing else)\n",
+                h->read_only[i]);
 }
 
 static void put_egress(FILE *f, const session_plan_t *p)

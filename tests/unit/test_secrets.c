@@ -145,7 +145,7 @@ static void test_held_render(void **state)
     char *vars[] = { "TOK", "TOK2", NULL };
     held_secrets_t *h = NULL;
     as_error_t *err = NULL;
-    assert_int_equal(held_secrets_build(&rules, vars, fake_env, &h, &err), 0);
+    assert_int_equal(held_secrets_build(&rules, NULL, vars, fake_env, &h, &err), 0);
     assert_int_equal(h->n_hosts, 1);
     assert_int_equal(h->n_held, 2);
     assert_non_null(strstr(h->tls.ca_pem, "BEGIN CERTIFICATE"));
@@ -200,14 +200,14 @@ static void test_held_refused(void **state)
     held_secrets_t *h = NULL;
     as_error_t *err = NULL;
     char *unset[] = { "NOPE", NULL };
-    assert_int_equal(held_secrets_build(&rules, unset, fake_env, &h, &err), -EINVAL);
+    assert_int_equal(held_secrets_build(&rules, NULL, unset, fake_env, &h, &err), -EINVAL);
     assert_string_equal(err->msg, "--secret NOPE: not set in your environment");
     as_error_free(&err);
     char *twice[] = { "TOK", "TOK", NULL };
-    assert_int_equal(held_secrets_build(&rules, twice, fake_env, &h, &err), -EINVAL);
+    assert_int_equal(held_secrets_build(&rules, NULL, twice, fake_env, &h, &err), -EINVAL);
     as_error_free(&err);
     char *unplaced[] = { "TOK2", NULL };
-    assert_int_equal(held_secrets_build(&rules, unplaced, fake_env, &h, &err), -EINVAL);
+    assert_int_equal(held_secrets_build(&rules, NULL, unplaced, fake_env, &h, &err), -EINVAL);
     assert_non_null(strstr(err->msg, "no rule says where it goes"));
     assert_null(strstr(err->msg, "second0Value"));
     as_error_free(&err);
