@@ -1,7 +1,8 @@
-/* `agent-sandbox verify [--agent NAME] [--json]`: start a real session with
- * the user's own config and the agent's profile (its image, variables and
- * allowlist), run the probe script in it, and show for each property
- * whether the confinement holds, with the evidence. Any FAIL exits 1. */
+/* `agent-sandbox verify [--agent NAME] [--secret VAR]... [--json]`: start
+ * a real session with the user's own config and the agent's profile (its
+ * image, variables and allowlist), the router holding each VAR, run the
+ * probe script in it, and show for each property whether the confinement
+ * holds, with the evidence. Any FAIL exits 1. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ extern char **environ;
 #define SECRET_NAME "AGENT_SANDBOX_VERIFY_SECRET"
 
 static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,
-                 const char *first, const agent_profile_t *agent, bool json);
+                 const run_inputs_t *ri, char *const *held, bool json);
 
 static int random_hex(char *buf, size_t bytes)
 {
@@ -90,9 +91,9 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
     return NULL;
 }
 
-/* --json, --agent NAME, --toolchain NAME..., --image NAME (each also
- * --opt=VALUE), into the options of the session verify runs. 0 or
- * EXIT_USAGE, reported. */
+/* --json, --agent NAME, --toolchain NAME..., --image NAME, --secret
+ * VAR... (each also --opt=VALUE), into the options of the session verify
+ * runs. 0 or EXIT_USAGE, reported. */
 static int parse_args(int argc, char **argv, bool *ret_json, run_options_t *want)
 {
     const char *v;
@@ -100,10 +101,14 @@ static int parse_args(int argc, char **argv, bool *ret_json, run_options_t *want
         if (strcmp(argv[i], "--json") == 0) {
             *ret_json = true;
         } else if (i + 1 == argc && (strcmp(argv[i], "--agent") == 0 || strcmp(argv[i], "--image") == 0 ||
-                                     strcmp(argv[i], "--toolchain") == 0)) {
+                                     strcmp(argv[i], "--toolchain") == 0 || strcmp(argv[i], "--secret") == 0)) {
             return cli_missing_value("verify", argv[i], strcmp(argv[i], "--agent") == 0 ? "an agent's name"
                                                         : strcmp(argv[i], "--image") == 0 ? "an image's name"
+                                                        : strcmp(argv[i], "--secret") == 0 ? "a variable's name"
                                                                                           : "a toolchain's name");
+        } else if ((v = option_value(argc, argv, &i, "--secret")) != NULL) {
+            if (strv_push(&want->secrets, v) < 0)
+                return EXIT_INTERNAL;
         } else if ((v = option_value(argc, argv, &i, "--agent")) != NULL) {
             want->agent = v;
         } else if ((v = option_value(argc, argv, &i, "--image")) != NULL) {
@@ -112,18 +117,36 @@ static int parse_args(int argc, char **argv, bool *ret_json, run_options_t *want
             if (toolchain_option(&want->toolchains, v) < 0)
                 return EXIT_USAGE;
         } else {
-            static const char *const known[] = { "--json", "--agent", "--image", "--toolchain" };
+            static const char *const known[] = { "--json", "--agent", "--image", "--toolchain", "--secret" };
             return cli_bad_argument("verify", argv[i], known, ARRAY_SIZE(known));
         }
     }
     return image_options_check(want->toolchains, want->image) < 0 ? EXIT_USAGE : 0;
 }
 
-/* The probe, run as the agent's session on the inputs loaded for it: its
- * output, or an exit code. */
-static int probe(const run_inputs_t *ri, char ***ret_host_mounts, char **ret_output)
+/* The held variables for the probe's argument: their names space-
+ * separated (names have no space), or "-". */
+static char *words(char *const *v)
+{
+    size_t len = 2;
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        len += strlen(v[i]) + 1;
+    char *out = calloc(1, len);
+    for (size_t i = 0; out != NULL && v != NULL && v[i] != NULL; i++)
+        strcat(strcat(out, i ? " " : ""), v[i]);
+    if (out != NULL && out[0] == '\0')
+        strcpy(out, "-");
+    return out;
+}
+
+/* The probe, run as the agent's session on the inputs loaded for it, the
+ * router holding `held`: its output, or an exit code. */
+static int probe(const run_inputs_t *ri, char *const *held, char ***ret_host_mounts, char **ret_output)
 {
     char nonce[17];
+    _cleanup_free_ char *held_names = words(held);
+    if (held_names == NULL)
+        return EXIT_INTERNAL;
     const char *home = cli_env()->home, *first = first_allowed(ri->allowlist);
     int out = memfd_create("verify-out", MFD_CLOEXEC), errfd = memfd_create("verify-err", MFD_CLOEXEC);
     if (out < 0 || errfd < 0 || home == NULL || random_hex(nonce, 8) < 0) {
@@ -135,11 +158,13 @@ static int probe(const run_inputs_t *ri, char ***ret_host_mounts, char **ret_out
      * on a fixed PATH, a shell that reads no startup file, curl -q (no
      * ~/.curlrc) in the script. */
     char *command[] = { "/bin/bash", "--noprofile", "--norc", "-c", (char *)verify_probe_script(),
-                        "verify", first ? (char *)first : "-", (char *)home, nonce, ri->agent->command[0], NULL };
+                        "verify", first ? (char *)first : "-", (char *)home, nonce, ri->agent->command[0],
+                        held_names, NULL };
     char *env[] = { "PATH=/usr/bin:/bin", NULL };
     run_options_t o = {
         .agent = ri->agent->name, .exec = true, .command = command, .env = env, .in_fd = -1, .out_fd = out,
         .err_fd = errfd, .allow_tty = false, .private_home = true, .no_notices = true, .verify = true,
+        .secrets = (char **)held,
         .ps_command = "agent-sandbox verify", .on_plan = keep_host_mounts, .on_plan_ctx = ret_host_mounts,
     };
     int rc = run_loaded(&o, ri);
@@ -170,12 +195,12 @@ static int verify_session(run_options_t *want, const char *secret, bool json)
         report("verify: starting a session of %s in %s and probing it...", ri.agent->name, workdir);   /* escaped */
     _cleanup_(strv_freep) char **host_mounts = NULL;
     _cleanup_free_ char *output = NULL;
-    rc = probe(&ri, &host_mounts, &output);
+    rc = probe(&ri, want->secrets, &host_mounts, &output);
     if (rc != 0 || output == NULL || host_mounts == NULL) {
         report("error: verify: the probe session did not complete (exit %d); nothing was verified", rc);
         rc = rc != 0 ? rc : EXIT_INTERNAL;
     } else {
-        rc = judge(output, workdir, host_mounts, secret, first_allowed(ri.allowlist), ri.agent, json);
+        rc = judge(output, workdir, host_mounts, secret, &ri, want->secrets, json);
     }
     run_inputs_clear(&ri);
     return rc;
@@ -204,9 +229,17 @@ int cmd_verify(int argc, char **argv)
 }
 
 static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,
-                 const char *first, const agent_profile_t *agent, bool json)
+                 const run_inputs_t *ri, char *const *held, bool json)
 {
-    const char *home = cli_env()->home;
+    const agent_profile_t *agent = ri->agent;
+    const char *home = cli_env()->home, *first = first_allowed(ri->allowlist);
+    /* the held values, from the CLI's environment as the session took them */
+    size_t n_held = strv_length(held);
+    _cleanup_free_ const char **values = calloc(n_held + 1, sizeof(char *));
+    if (values == NULL)
+        return EXIT_INTERNAL;
+    for (size_t i = 0; i < n_held; i++)
+        values[i] = getenv(held[i]);
     /* what the session set on purpose: the profile's variables */
     _cleanup_(strv_freep) char **passed = strv_copy(agent->env);
     for (size_t i = 0; passed != NULL && agent->telemetry_off != NULL && agent->telemetry_off[i] != NULL; i++)
@@ -218,6 +251,7 @@ static int judge(const char *output, const char *workdir, char **host_mounts, co
         .workdir = workdir, .extra_mountpoints = host_mounts, .host_env = environ, .passed_env = passed,
         .secret = secret, .host_home = home, .first_allowed = first, .agent = agent->name,
         .agent_telemetry_off = agent->telemetry_off, .agent_credentials = agent->credentials,
+        .held_vars = held, .held_values = (char *const *)values,
     };
     as_error_t *err = NULL;
     _cleanup_(verify_report_freep) verify_report_t *rep = NULL;

@@ -72,7 +72,7 @@ const cli_command_t cli_commands[] = {
       "  --denied       only what the agent was refused\n"
       "  -f, --follow   go on printing while the session runs\n"
       "  --json         one JSON object per line (names escaped as in the text)" },
-    { "verify", cmd_verify, "[--agent NAME] [--toolchain NAME]... [--image NAME] [--json]",
+    { "verify", cmd_verify, "[--agent NAME] [--toolchain NAME]... [--image NAME] [--secret VAR]... [--json]",
       "prove the confinement on this machine",
       "Starts a real session with your configuration, probes it from inside and\n"
       "prints one line per property, PASS, FAIL or SKIP, with the evidence.\n"
@@ -82,6 +82,9 @@ const cli_command_t cli_commands[] = {
       "  --toolchain NAME  in the agent's image with that toolchain (repeatable)\n"
       "  --image NAME      in the image you derived as NAME\n"
       "                    (default: the image a session here would use)\n"
+      "  --secret VAR      the router holds VAR, as a session's --secret; the line\n"
+      "                    on held secrets proves its value is nowhere inside\n"
+      "                    (repeatable; docs/secrets.md)\n"
       "  --json            the same as JSON" },
     { "image", cmd_image, "build NAME | list", "build an image you derived; list them",
       "build NAME  builds ~/.config/agent-sandbox/images/NAME/Containerfile (its\n"

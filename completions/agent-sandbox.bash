@@ -61,7 +61,7 @@ _agent_sandbox()
         stop)
             if [[ $cur == -* ]]; then words="--all --now --help"; else words=$(_agent_sandbox_ids "$cli"); fi ;;
         doctor) words="--help" ;;
-        verify) words="--agent --toolchain --image --json --help" ;;
+        verify) words="--agent --toolchain --image --secret --json --help" ;;
         image)
             if [[ $prev == build ]]; then words=$(_agent_sandbox_images); else words="build list --help"; fi ;;
         cleanup) words="--homes --help" ;;

@@ -89,6 +89,7 @@ complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l agent -x -a
 complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l json -d 'as JSON'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l toolchain -x -a 'go java node python rust' -d 'with a toolchain'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l image -x -a '(__agent_sandbox_images)' -d 'an image you derived'
+complete -c agent-sandbox -n '__fish_seen_subcommand_from verify' -l secret -x -a '(set -n)' -d 'the router holds the variable'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from image; and not __fish_seen_subcommand_from build list' -a 'build list'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from build' -a '(__agent_sandbox_images)' -d 'derived image'
 complete -c agent-sandbox -n '__fish_seen_subcommand_from apply' -l include -r -F -d 'apply this protected path too'

@@ -377,8 +377,10 @@ static void judge_agent(builder_t *b, const records_t *r, const verify_expect_t 
     for (; x->agent_telemetry_off != NULL && x->agent_telemetry_off[n_off] != NULL; n_off++)
         if (unset == NULL && !env_has(r, x->agent_telemetry_off[n_off], false))
             unset = x->agent_telemetry_off[n_off];
+    /* a held variable is named (--secret): inside it is the stand-in */
     for (; x->agent_credentials != NULL && x->agent_credentials[n_cred] != NULL; n_cred++)
-        if (cred == NULL && env_has(r, x->agent_credentials[n_cred], true))
+        if (cred == NULL && !strv_contains(x->held_vars, x->agent_credentials[n_cred]) &&
+            env_has(r, x->agent_credentials[n_cred], true))
             cred = x->agent_credentials[n_cred];
     if (path == NULL)
         add(b, "agent", property, VERIFY_FAIL, "%s: no such program in the image", x->agent);
@@ -391,6 +393,114 @@ static void judge_agent(builder_t *b, const records_t *r, const verify_expect_t 
         add(b, "agent", property, VERIFY_PASS, "%s at %s; %zu telemetry %s set; none of its %zu "
             "credential %s set", x->agent, path, n_off, plural(n_off, "switch", "switches"), n_cred,
             plural(n_cred, "variable", "variables"));
+}
+
+/* Held secrets: the probe reports HELD<TAB>VAR<TAB>STAND-IN,
+ * PLANTED<TAB>VAR<TAB>PATH, FOUND<TAB>PATH:MATCH for every string of a
+ * held shape, and HELDDONE. Whether MATCH was found at PATH: */
+static bool found_at(const records_t *r, const char *path, const char *match)
+{
+    size_t n = strlen(path);
+    for (size_t i = 0; i < r->n; i++) {
+        const record_t *f = &r->recs[i];
+        if (f->n >= 2 && strcmp(f->fields[0], "FOUND") == 0 && strncmp(f->fields[1], path, n) == 0 &&
+            f->fields[1][n] == ':' && strcmp(f->fields[1] + n + 1, match) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The nth KIND record of var's third field, or NULL. */
+static const char *held_field(const records_t *r, const char *kind, const char *var, size_t nth)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const record_t *h = &r->recs[i];
+        if (h->n >= 3 && strcmp(h->fields[0], kind) == 0 && strcmp(h->fields[1], var) == 0 && nth-- == 0)
+            return h->fields[2];
+    }
+    return NULL;
+}
+
+/* Whether the stand-in was found in a process's environment; how many
+ * strings of the held shapes were found in all. */
+static bool standin_in_environ(const records_t *r, const char *standin, size_t *n_found)
+{
+    bool seen = false;
+    *n_found = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const record_t *f = &r->recs[i];
+        if (f->n < 2 || strcmp(f->fields[0], "FOUND") != 0)
+            continue;
+        ++*n_found;
+        const char *colon = strrchr(f->fields[1], ':');
+        if (colon != NULL && strcmp(colon + 1, standin) == 0 && strncmp(f->fields[1], "/proc/", 6) == 0 &&
+            (size_t)(colon - f->fields[1]) > 8 && strncmp(colon - 8, "/environ", 8) == 0)
+            seen = true;
+    }
+    return seen;
+}
+
+/* One held variable: NULL when it holds, else why not (static text or
+ * *why, which the caller frees). Never the value itself. */
+static const char *held_problem(const records_t *r, const char *output, const char *var,
+                                const char *value, char **why)
+{
+    const char *standin = held_field(r, "HELD", var, 0);
+    if (value == NULL || value[0] == '\0')
+        return "the CLI has no value to look for";
+    if (strstr(output, value) != NULL) {
+        for (size_t i = 0; i < r->n; i++) {
+            const char *p = r->recs[i].n >= 2 && strcmp(r->recs[i].fields[0], "FOUND") == 0 ? r->recs[i].fields[1] : NULL;
+            const char *colon = p != NULL ? strrchr(p, ':') : NULL;
+            if (colon != NULL && strcmp(colon + 1, value) == 0)
+                return asprintf(why, "its value is readable in %.*s", (int)(colon - p), p) < 0 ? "its value is readable inside" : *why;
+        }
+        return "its value is readable inside";
+    }
+    if (standin == NULL || standin[0] == '\0')
+        return "it is not set inside: the search had no stand-in to go by";
+    size_t n_found;
+    if (!standin_in_environ(r, standin, &n_found))
+        return "the search did not find the stand-in in the processes' environments: it proved nothing";
+    const char *plant;
+    size_t k = 0;
+    for (; (plant = held_field(r, "PLANTED", var, k)) != NULL; k++)
+        if (!found_at(r, plant, standin))
+            return asprintf(why, "the search did not find the stand-in planted in %s: it proved "
+                            "nothing", plant) < 0 ? "the search missed a planted stand-in" : *why;
+    if (k < 2)
+        return "the stand-in could not be planted in the home and /tmp: the search proved nothing there";
+    return NULL;
+}
+
+static void judge_held(builder_t *b, const records_t *r, const char *output, const verify_expect_t *x)
+{
+    static const char property[] = "no held secret's value is readable in the sandbox";
+    if (x->held_vars == NULL || x->held_vars[0] == NULL) {
+        add(b, "held-secrets", property, VERIFY_SKIP, "no --secret given: nothing is held");
+        return;
+    }
+    bool done = false;
+    for (size_t i = 0; i < r->n; i++)
+        done = done || strcmp(r->recs[i].fields[0], "HELDDONE") == 0;
+    size_t n = 0, n_found = 0;
+    for (; x->held_vars[n] != NULL; n++) {
+        _cleanup_free_ char *why = NULL;
+        const char *problem = held_problem(r, output, x->held_vars[n], x->held_values[n], &why);
+        if (problem != NULL) {
+            add(b, "held-secrets", property, VERIFY_FAIL, "%s: %s", x->held_vars[n], problem);
+            return;
+        }
+    }
+    if (!done) {
+        add(b, "held-secrets", property, VERIFY_FAIL, "the search did not run to its end");
+        return;
+    }
+    standin_in_environ(r, "", &n_found);
+    add(b, "held-secrets", property, VERIFY_PASS, "%zu held; each stand-in found where planted (home, "
+        "/tmp) and in the processes' environments, the value nowhere: %zu %s of the held shapes in "
+        "every process's environment and command line and every file under / but /proc, /sys, /dev",
+        n, n_found, plural(n_found, "string", "strings"));
 }
 
 int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_t **ret,
@@ -410,6 +520,7 @@ int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_
     judge_network(&b, &r, x);
     judge_files(&b, &r);
     judge_agent(&b, &r, x);
+    judge_held(&b, &r, output, x);
     records_free(&r);
 
     verify_report_t *rep = calloc(1, sizeof(*rep));

@@ -41,10 +41,16 @@ typedef struct verify_expect {
     const char *agent;
     char *const *agent_telemetry_off;  /* NAME=VALUE */
     char *const *agent_credentials;    /* NAME */
+    /* The held secrets (--secret; docs/secrets.md), NULL when none: their
+     * variables and, in the same order, their values. The probe has only
+     * the stand-ins; no value may be anywhere in its output. */
+    char *const *held_vars;
+    char *const *held_values;
 } verify_expect_t;
 
 /* The bash script to run in the sandbox with arguments
- * FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE, AGENT_COMMAND (or -). */
+ * FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE, AGENT_COMMAND (or -),
+ * HELD_VARIABLES (space-separated, or -). */
 const char *verify_probe_script(void);
 
 int verify_evaluate(const char *output, const verify_expect_t *x, verify_report_t **ret,

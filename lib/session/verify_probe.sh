@@ -3,9 +3,9 @@
 #   KIND<TAB>FIELD<TAB>FIELD...
 # Runs under bash, with an empty home of its own and a fixed PATH; curl -q
 # reads no config file. Arguments: FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE,
-# AGENT_COMMAND (or -).
+# AGENT_COMMAND (or -), HELD_VARIABLES (the --secret names, space-separated, or -).
 # shellcheck shell=bash
-first=$1 host_home=$2 nonce=$3 agent=${4:--}
+first=$1 host_home=$2 nonce=$3 agent=${4:--} held=${5:--}
 t=$(printf '\t')
 
 # the mount table: root, mount point, options, fs type, source
@@ -72,4 +72,48 @@ net write-resolv w /etc/resolv.conf
 net kcore-size stat -c %s /proc/kcore
 net keys-read head -c 64 /proc/keys
 net firmware-list ls -A /sys/firmware
+# Held secrets (docs/secrets.md): the probe has only the stand-ins, never
+# the values. A stand-in has its value's shape (length, the kind of each
+# character, the punctuation), so every string of that shape anywhere a
+# process here can read is reported, and the CLI compares them with the
+# values outside. The stand-in is planted in the home and /tmp first: the
+# CLI requires it found there and in the processes' environments, or the
+# search proved nothing.
+shape() {   # a stand-in's shape as an extended regular expression
+    awk '{ out = ""; prev = ""; k = 0
+        for (i = 1; i <= length($0) + 1; i++) {
+            c = substr($0, i, 1)
+            cl = c == "" ? "" : c ~ /[a-z]/ ? "[a-z]" : c ~ /[A-Z]/ ? "[A-Z]" : c ~ /[0-9]/ ? "[0-9]" : "[" c "]"
+            if (cl == prev) { k++; continue }
+            if (prev != "") out = out prev (k > 1 ? "{" k "}" : "")
+            prev = cl; k = 1
+        }
+        print out }'
+}
+if [ "$held" != - ]; then
+    patterns=()
+    for var in $held; do
+        standin=${!var-}
+        printf 'HELD\t%s\t%s\n' "$var" "$standin"
+        [ -n "$standin" ] || continue
+        patterns+=(-e "$(printf '%s\n' "$standin" | LC_ALL=C shape)")
+        for plant in "$HOME/.verify-held-$nonce-$var" "/tmp/verify-held-$nonce-$var"; do
+            printf '%s\n' "$standin" >"$plant" && printf 'PLANTED\t%s\t%s\n' "$var" "$plant"
+        done
+    done
+    if [ ${#patterns[@]} -gt 0 ]; then
+        # every process's environment and command line; every file under /
+        # but /proc, /sys and /dev (and /dev/shm); grep -r follows no link
+        # and reads no device or FIFO
+        {
+            LC_ALL=C grep -aoE "${patterns[@]}" /proc/[0-9]*/environ /proc/[0-9]*/cmdline
+            for d in /* /dev/shm; do
+                case $d in /proc|/sys|/dev) continue ;; esac
+                LC_ALL=C grep -raoE "${patterns[@]}" "$d"
+            done
+        } 2>/dev/null | sort -u | sed "s/^/FOUND$t/"
+        rm -f "$HOME/.verify-held-$nonce-"* "/tmp/verify-held-$nonce-"*
+    fi
+    printf 'HELDDONE\n'
+fi
 printf 'DONE\n'

@@ -2,6 +2,7 @@
  * of a confined sandbox and fails on the evidence of a leak. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,106 @@ static void agent_profile_holds(void **state)
     }
 }
 
+/* verify --secret: the probe's search, judged against the values outside. */
+#define STANDIN "tok-Abcd1234efgh"
+#define VALUE "tok-Real9876vxyz"
+static const char held_found[] =
+    "HELD\tMY_TOKEN\t" STANDIN "\n"
+    "PLANTED\tMY_TOKEN\t/home/u/.verify-held-n-MY_TOKEN\n"
+    "PLANTED\tMY_TOKEN\t/tmp/verify-held-n-MY_TOKEN\n"
+    "FOUND\t/proc/12/environ:" STANDIN "\n"
+    "FOUND\t/home/u/.verify-held-n-MY_TOKEN:" STANDIN "\n"
+    "FOUND\t/tmp/verify-held-n-MY_TOKEN:" STANDIN "\n"
+    "FOUND\t/usr/lib/x.js:tok-Qwer5678zxcv\n"
+    "HELDDONE\n";
+
+static const verify_result_t *held_result(verify_report_t **r, const char *held, bool hold)
+{
+    static char *vars[] = { "MY_TOKEN", NULL }, *values[] = { VALUE, NULL };
+    char *out = NULL;
+    assert_true(asprintf(&out, "%.*s%sDONE\n", (int)(sizeof(confined) - sizeof("DONE\n")), confined, held) > 0);
+    verify_expect_t x = expect();
+    x.held_vars = hold ? vars : NULL;
+    x.held_values = hold ? values : NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(verify_evaluate(out, &x, r, &err), 0);
+    free(out);
+    for (size_t k = 0; k < (*r)->n; k++)
+        if (strcmp((*r)->results[k].id, "held-secrets") == 0) {
+            assert_null(strstr((*r)->results[k].evidence, VALUE));     /* never shown */
+            return &(*r)->results[k];
+        }
+    fail_msg("no held-secrets line");
+    return NULL;
+}
+
+/* The held output with one piece replaced. */
+static void held_case(const char *find, const char *replace, verify_status_t want, const char *evidence)
+{
+    const char *at = strstr(held_found, find);
+    assert_non_null(at);
+    char *held = NULL;
+    assert_true(asprintf(&held, "%.*s%s%s", (int)(at - held_found), held_found, replace, at + strlen(find)) > 0);
+    verify_report_t *r = NULL;
+    const verify_result_t *h = held_result(&r, held, true);
+    if (h->status != want || strstr(h->evidence, evidence) == NULL)
+        fail_msg("with \"%s\": %d \"%s\", wanted %d \"%s\"", replace, h->status, h->evidence, want, evidence);
+    verify_report_free(r);
+    free(held);
+}
+
+static void held_secret_is_searched_for(void **state)
+{
+    (void)state;
+    verify_report_t *r = NULL;
+    const verify_result_t *h = held_result(&r, "", false);
+    assert_int_equal(h->status, VERIFY_SKIP);                      /* nothing held: said so */
+    verify_report_free(r);
+
+    held_case("", "", VERIFY_PASS, "4 strings of the held shapes");
+    /* the value anywhere: where, never what */
+    held_case("/usr/lib/x.js:tok-Qwer5678zxcv", "/etc/agent-sandbox/x:" VALUE, VERIFY_FAIL,
+              "MY_TOKEN: its value is readable in /etc/agent-sandbox/x");
+    held_case("HELDDONE\n", "ENV\tOTHER=" VALUE "\nHELDDONE\n", VERIFY_FAIL, "its value is readable inside");
+    held_case("HELD\tMY_TOKEN\t" STANDIN, "HELD\tMY_TOKEN\t" VALUE, VERIFY_FAIL, "readable inside");
+    /* a search that cannot have worked proves nothing */
+    held_case("HELD\tMY_TOKEN\t" STANDIN, "HELD\tMY_TOKEN\t", VERIFY_FAIL, "not set inside");
+    held_case("FOUND\t/proc/12/environ:" STANDIN "\n", "", VERIFY_FAIL, "processes' environments");
+    held_case("FOUND\t/proc/12/environ:", "FOUND\t/proc/12/cmdline:", VERIFY_FAIL, "processes' environments");
+    held_case("FOUND\t/tmp/verify-held-n-MY_TOKEN:" STANDIN "\n", "", VERIFY_FAIL,
+              "planted in /tmp/verify-held-n-MY_TOKEN");
+    held_case("PLANTED\tMY_TOKEN\t/tmp/verify-held-n-MY_TOKEN\n", "", VERIFY_FAIL, "could not be planted");
+    held_case("HELDDONE\n", "", VERIFY_FAIL, "did not run to its end");
+}
+
+/* A held credential variable of the agent is named: its stand-in inside
+ * is no leak. */
+static void held_credential_is_named(void **state)
+{
+    (void)state;
+    static char *creds[] = { "MY_TOKEN", NULL }, *vars[] = { "MY_TOKEN", NULL }, *values[] = { VALUE, NULL };
+    char *out = NULL;
+    assert_true(asprintf(&out, "%.*sENV\tMY_TOKEN=" STANDIN "\nAGENT\tcommand\t/usr/local/bin/x\n%sDONE\n",
+                         (int)(sizeof(confined) - sizeof("DONE\n")), confined, held_found) > 0);
+    verify_expect_t x = expect();
+    x.agent = "x";
+    x.agent_credentials = creds;
+    x.held_vars = vars;
+    x.held_values = values;
+    verify_report_t *r = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(verify_evaluate(out, &x, &r, &err), 0);
+    assert_int_equal(status_of(r, "agent"), VERIFY_PASS);
+    assert_int_equal(status_of(r, "held-secrets"), VERIFY_PASS);
+    assert_true(r->passed);
+    verify_report_free(r);
+    x.held_vars = NULL;                                            /* not held: a leak */
+    assert_int_equal(verify_evaluate(out, &x, &r, &err), 0);
+    assert_int_equal(status_of(r, "agent"), VERIFY_FAIL);
+    verify_report_free(r);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +329,8 @@ int main(void)
         cmocka_unit_test(truncated_output_fails),
         cmocka_unit_test(reachable_first_entry_passes),
         cmocka_unit_test(agent_profile_holds),
+        cmocka_unit_test(held_secret_is_searched_for),
+        cmocka_unit_test(held_credential_is_named),
     };
     return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
 }
