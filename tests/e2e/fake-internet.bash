@@ -54,6 +54,10 @@ FI_LOGS="dns origin headers db hits"
 FI_CLAUDE_NAMES="api.anthropic.com platform.claude.com claude.ai"
 # shellcheck disable=SC2086  # one argument per name
 FI_CLAUDE_SANS=$(printf ',DNS:%s' $FI_CLAUDE_NAMES)
+# The other agents' API names, covered the same way (107-agent-secrets.bats).
+FI_AGENT_API_NAMES="api.openai.com generativelanguage.googleapis.com"
+# shellcheck disable=SC2086  # one argument per name
+FI_CLAUDE_SANS=$FI_CLAUDE_SANS$(printf ',DNS:%s' $FI_AGENT_API_NAMES)
 
 ###############################################################################
 # Building and removing it
@@ -115,7 +119,7 @@ error_log /log/origin-error.log notice;
 events { worker_connections 1024; }
 http {
     log_format echo '$remote_addr port=$server_port sni="$ssl_server_name" host="$host" http_host="$http_host" request="$request"';
-    log_format headers 'sni="$ssl_server_name" x_token="$http_x_token" authorization="$http_authorization"';
+    log_format headers 'sni="$ssl_server_name" x_token="$http_x_token" authorization="$http_authorization" x_api_key="$http_x_api_key" x_goog_api_key="$http_x_goog_api_key" request="$request"';
     access_log /log/origin.log echo;
     access_log /log/headers.log headers;
     default_type text/plain;
