@@ -37,7 +37,7 @@ teardown() {
         code --cacert ca.pem https://code.wild.test/ >/dev/null 2>&1
         echo "origin CA on the read-only name: $?"
         echo "name without rules: $(curl -sS --cacert ca.pem -X POST --data-binary x https://www.wild.test/x.git/git-receive-pack)"'
-    expect push =~ "^blocked by agent-sandbox: this request to code.wild.test: the rule read-only allows only GET, HEAD and POST to .../git-upload-pack .* 403 $"
+    expect push =~ "^blocked by agent-sandbox: this request to code.wild.test: the rule read-only allows only GET, HEAD and POST to .../git-upload-pack .* 403$"
     expect "escaped push" 403
     expect "upload-pack with a query" 403
     expect put 403
@@ -57,7 +57,7 @@ teardown() {
     # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
     id=$(ls -t "$XDG_STATE_HOME/agent-sandbox/logs" | head -1)
     # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
-    assert "$stderr" contains "agent-sandbox: egress: 5 blocked: code.wild.test (5x)" "the summary"
+    assert "$stderr" contains "agent-sandbox: egress: 1 blocked: code.wild.test (5x)" "the summary"
     run_x 0 agent-sandbox log "$id" --denied
     assert "$(grep -c 'code.wild.test' <<<"$output")" == 5 "denials in the log"
     fi_assert_no_hit
