@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# The default mode's attacks on the workspace (threat model 31, 35, 38, 40,
+# 42, 44, 45: 330-host-git, 330-host-tools, 335-host-python,
+# 336-agent-configs, 340-host-fail-closed), planted in ONE review session
+# and then applied with a plain `agent-sandbox apply`: the host tools they
+# target run nothing afterwards (issue 27, docs/review-apply.md).
+
+load helpers
+
+setup() {
+    as_setup
+    # The payloads' trace: outside the tree, so only the host can write it.
+    MARK=$AS_RUN_DIR/ran
+    export GIT_AUTHOR_NAME=user GIT_AUTHOR_EMAIL=user@host.test
+    export GIT_COMMITTER_NAME=user GIT_COMMITTER_EMAIL=user@host.test
+}
+
+# What the overlay leaves in a review's work/work belongs to the
+# container's root (docs/review.md): podman's namespace removes it.
+teardown() {
+    $PODMAN unshare rm -rf "$XDG_STATE_HOME/agent-sandbox/reviews" || true
+    as_teardown
+}
+
+# The protected files of the host tree: checksums, modes, link targets.
+protected_state() {
+    (cd "$AS_DIR" && find .git/config .git/hooks .venv/bin/activate .venv/pyvenv.cfg \
+        -printf '%p %y %m %l\n' | LC_ALL=C sort &&
+        find .git/config .git/hooks .venv -type f -exec sha256sum {} + | LC_ALL=C sort)
+}
+
+# Host git status, log, diff in every directory host git can enter, and
+# add + commit at the top; host python and activate of the environment.
+host_tools() {
+    local d
+    while IFS= read -r -d '' d; do
+        (cd "$d" && git status && git log -1 && git diff) >/dev/null 2>&1 || true
+    done < <(find "$AS_DIR" -path "$AS_DIR/.git" -prune -o -type d -print0 2>/dev/null)
+    (git add -A && git commit -qm host) >/dev/null 2>&1 || true
+    .venv/bin/python -c pass || die "host python in the environment fails"
+    bash -c '. .venv/bin/activate && python -c pass' >/dev/null 2>&1 || true
+}
+
+# Inside the review session: an ordinary edit, then every attack at once.
+# Writes to the frozen paths fail inside; the rest waits in the upper layer.
+PLANT='
+mark=$1 sp=$2
+echo two >>a.txt
+# 330-host-git (31, 35): the top .git, a nested repository with fsmonitor
+# and hooks, an alias with !, a .gitattributes filter
+{ printf "[core]\n\tfsmonitor = touch %s.top\n" "$mark" >>.git/config; } 2>/dev/null
+{ printf "#!/bin/sh\ntouch %s.top\n" "$mark" >.git/hooks/pre-commit && chmod +x .git/hooks/pre-commit; } 2>/dev/null
+git init -q nested && git -C nested config core.fsmonitor "touch $mark.nested" && echo x >nested/f
+git -C nested config alias.st "!touch $mark.nested" && git -C nested config filter.x.clean "touch $mark.nested; cat"
+echo "* filter=x" >nested/.gitattributes
+for h in pre-commit post-commit post-index-change reference-transaction; do
+    printf "#!/bin/sh\ntouch %s.nested\n" "$mark" >nested/.git/hooks/$h && chmod +x nested/.git/hooks/$h
+done
+# 330-host-git (31): a bare-shaped directory whose config runs fsmonitor
+git init -q --bare /tmp/b && mkdir bare && cp -r /tmp/b/HEAD /tmp/b/objects /tmp/b/refs bare/
+printf "[core]\n\tfsmonitor = \"touch %s.bare\"\n\tbare = false\n\tworktree = .\n" "$mark" >bare/config
+# 340-host-fail-closed (42): a .git symlink to a gitfile, a gitfile with
+# a NUL (chmod 111 .git is left out: the walk of the upper layer cannot read it)
+git init -q locked && git -C locked config core.fsmonitor "touch $mark.locked" && echo x >locked/f
+git init -q "$HOME/evil" && git -C "$HOME/evil" config core.fsmonitor "touch $mark.gitfile"
+printf "gitdir: %s/evil/.git\n" "$HOME" >pointer
+mkdir la lb && ln -s ../pointer la/.git && echo x >la/f
+printf "gitdir: %s/evil/.git\0\n" "$HOME" >lb/.git && echo x >lb/f
+# 330-host-tools (37, 38): tool configs, a link out of the tree
+{ echo "registry=http://127.0.0.1:9/" >.npmrc; } 2>/dev/null
+mkdir -p tools && echo "registry=http://127.0.0.1:9/" >tools/.npmrc && ln -s "$mark.link" notes.md
+# 336-agent-configs (45) and editors: .envrc, tasks, MCP configs
+{ echo "touch $mark.envrc" >.envrc; } 2>/dev/null
+{ mkdir -p .vscode && echo "{}" >.vscode/tasks.json; } 2>/dev/null
+mkdir -p sub && echo "touch $mark.envrc" >sub/.envrc
+echo "{\"mcpServers\":{\"x\":{\"command\":\"touch\",\"args\":[\"$mark.mcp\"]}}}" >.mcp.json 2>/dev/null
+# 335-host-python (44): a .pth, a sitecustomize, an appended activate
+printf "import os; open(\"%s.pth\", \"w\")\n" "$mark" >"$sp/evil.pth"
+printf "open(\"%s.site\", \"w\")\n" "$mark" >"$sp/sitecustomize.py"
+printf "touch %s.activate\n" "$mark" >>.venv/bin/activate
+echo planted'
+
+@test "threat 49: the default mode's attacks, planted in a review session and applied, run nothing on the host" {
+    # KNOWN GAP (found by this test, 2026-12-02): apply's filter lands a
+    # bare-shaped directory (bare/config with core.fsmonitor) and a virtual
+    # environment's evil.pth, sitecustomize.py and appended bin/activate,
+    # which host git and python then run. Remove this skip once apply
+    # refuses them (the default mode's repository and python rules).
+    skip "apply lands a bare-shaped repository and a venv's .pth/sitecustomize/activate (known gap)"
+    command -v python3 >/dev/null || skip "no python3 on the host"
+    git init -q -b main .
+    echo one >a.txt
+    python3 -m venv --without-pip .venv
+    local sp
+    sp=$(echo .venv/lib/python3*/site-packages)
+    git add -A && git commit -qm host
+    local before
+    before=$(protected_state)
+    run_x 0 agent-sandbox --review --exec sh -c "$PLANT" sh "$MARK" "$sp"
+    assert "$output" == planted
+    run_x 1 agent-sandbox apply
+    echo "$output" >"$AS_RUN_DIR/apply.out"
+    local p
+    for p in nested/.git locked/.git la/.git lb/.git; do
+        assert "$output" contains "refused   $p: inside a nested .git" "apply refuses $p"
+    done
+    assert "$output" contains "refused   tools/.npmrc: a protected path (.npmrc)"
+    assert "$output" contains "refused   sub/.envrc: a protected path (.envrc)"
+    assert "$output" contains "refused   notes.md: a link that leads out of the tree (to $MARK)"
+    assert "$output" contains "changed   a.txt"
+    assert "$(cat a.txt)" == $'one\ntwo' "the ordinary edit landed"
+    assert "$(protected_state)" == "$before" "the host tree's protected files"
+    [ ! -e .envrc ] && [ ! -e sub/.envrc ] && [ ! -e tools/.npmrc ] && [ ! -e .vscode ] || die "a protected path landed"
+    [ ! -e nested/.git ] && [ ! -e locked/.git ] && [ ! -e la/.git ] && [ ! -e lb/.git ] || die "a nested .git landed"
+    host_tools
+    local m ran=
+    for m in "$MARK".*; do
+        [ ! -e "$m" ] || ran+=" ${m##*.}"
+    done
+    [ -z "$ran" ] || die "host tools ran what the review session planted:$ran"
+}
+
+@test "threat 49: a killed CLI's review is still applicable: the change lands" {
+    echo one >a.txt
+    bg_start agent-sandbox --review --exec sh -c 'echo two >>a.txt; echo new >b.txt; touch .ready; exec sleep 600'
+    local n
+    for ((n = 0; n < 600; n++)); do
+        compgen -G "$XDG_STATE_HOME/agent-sandbox/reviews/*/upper/.ready" >/dev/null && break
+        [ -s "$AS_RUN_DIR/bg.rc" ] && die "the session ended early: $(cat "$AS_RUN_DIR/bg.stderr")"
+        sleep 0.1
+    done
+    kill -KILL "$AS_BG_PID"
+    bg_wait 30
+    assert "$status" == 137 "the killed CLI"
+    # the killed CLI's containers go with cleanup (apply does not wait for them)
+    run_x 0 agent-sandbox cleanup
+    run_x 0 agent-sandbox apply
+    assert "$output" contains "changed   a.txt"
+    assert "$output" contains "added     b.txt"
+    assert "$(cat a.txt)" == $'one\ntwo' "the edit landed"
+    assert "$(cat b.txt)" == new "the addition landed"
+}
