@@ -63,11 +63,12 @@ done
 EOF
 }
 
-# config_dir DIR: a config directory for the session at DIR (podman's own
-# config linked to the user's, as the e2e suite does), holding the secret.
+# config_dir DIR: a config directory for the session in new directory DIR
+# (podman's own config linked to the user's, as the e2e suite does),
+# holding the secret. Not in the launch directory: the CLI refuses that.
 config_dir() {
     local user_config=${XDG_CONFIG_HOME:-$HOME/.config} name
-    mkdir -m 0700 "$1" "$1/agent-sandbox"
+    mkdir -m 0700 "$1/agent-sandbox"
     for name in containers cni; do
         [ -e "$user_config/$name" ] && ln -s "$user_config/$name" "$1/$name"
     done
@@ -119,16 +120,17 @@ parse() {
 main() {
     bench_check
     bench_net_up
-    trap 'bench_net_down' EXIT
-    local d value out bin image
+    local d cfg value out bin image
+    cfg=$(mktemp -d "$BENCH_ROOT/config-XXXXXXXX") || die "mktemp in $BENCH_ROOT failed"
+    trap 'bench_net_down; rm -rf "$cfg"' EXIT
     d=$(bench_dir)
     bench_tools "$d"
     inside_script >"$d/secrets-inside.sh"
-    config_dir "$d/.config"
+    config_dir "$cfg"
     value=tok-$(head -c 30 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
     read -r bin image < <(variant_cmd "$(first_variant)")
     log "secrets: $BENCH_RUNS rounds of: terminated ($HELD_NAME), SNI-routed ($SNI_NAME), in one session"
-    out=$(cd "$d" && XDG_CONFIG_HOME=$d/.config BENCH_TOKEN=$value AGENT_SANDBOX_UPSTREAM_CA=$FI_DIR/ca.pem \
+    out=$(cd "$d" && XDG_CONFIG_HOME=$cfg BENCH_TOKEN=$value AGENT_SANDBOX_UPSTREAM_CA=$FI_DIR/ca.pem \
         AGENT_SANDBOX_ROUTER_IMAGE=$image "$bin" --secret BENCH_TOKEN --exec sh ./secrets-inside.sh \
         </dev/null 2>>"$BENCH_ROOT/sessions.stderr") || die "the session failed:"$'\n'"$out"
     check "$out" "$value"
