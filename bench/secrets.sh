@@ -120,17 +120,18 @@ parse() {
 main() {
     bench_check
     bench_net_up
-    local d cfg value out bin image
-    cfg=$(mktemp -d "$BENCH_ROOT/config-XXXXXXXX") || die "mktemp in $BENCH_ROOT failed"
-    trap 'bench_net_down; rm -rf "$cfg"' EXIT
+    local d value out bin image
+    # global: the EXIT trap runs after main has returned
+    SECRETS_CFG=$(mktemp -d "$BENCH_ROOT/config-XXXXXXXX") || die "mktemp in $BENCH_ROOT failed"
+    trap 'bench_net_down; rm -rf "$SECRETS_CFG"' EXIT
     d=$(bench_dir)
     bench_tools "$d"
     inside_script >"$d/secrets-inside.sh"
-    config_dir "$cfg"
+    config_dir "$SECRETS_CFG"
     value=tok-$(head -c 30 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
     read -r bin image < <(variant_cmd "$(first_variant)")
     log "secrets: $BENCH_RUNS rounds of: terminated ($HELD_NAME), SNI-routed ($SNI_NAME), in one session"
-    out=$(cd "$d" && XDG_CONFIG_HOME=$cfg BENCH_TOKEN=$value AGENT_SANDBOX_UPSTREAM_CA=$FI_DIR/ca.pem \
+    out=$(cd "$d" && XDG_CONFIG_HOME=$SECRETS_CFG BENCH_TOKEN=$value AGENT_SANDBOX_UPSTREAM_CA=$FI_DIR/ca.pem \
         AGENT_SANDBOX_ROUTER_IMAGE=$image "$bin" --secret BENCH_TOKEN --exec sh ./secrets-inside.sh \
         </dev/null 2>>"$BENCH_ROOT/sessions.stderr") || die "the session failed:"$'\n'"$out"
     check "$out" "$value"
