@@ -11,9 +11,13 @@ both sides, standard library only (the sandbox image has python3).
                                      and finish TLS, hold SECS (1), then each
                                      sends its GET and reads the reply
       -> "ok K failed F all_open_ms T total_ms U" (+ the first error)
+  netbench.py keepalive URL N        one connection (TCP + TLS, not timed),
+                                     then N GETs on it one after the other
+      -> "p50_ms P p99_ms Q n N failed F"
 
 The server name of URL is the TLS name and the Host; IP (optional) is where
-to connect instead of resolving it. --cafile FILE (default ca.pem) is the CA.
+to connect instead of resolving it. --cafile FILE (default ca.pem) is the CA;
+--header "NAME: VALUE" (repeatable) goes into every request.
 """
 import socket
 import ssl
@@ -23,10 +27,16 @@ import time
 from urllib.parse import urlsplit
 
 
+HEADERS = []
+
+
 def parse(argv):
     cafile = "ca.pem"
-    if len(argv) > 2 and argv[1] == "--cafile":
-        cafile = argv[2]
+    while len(argv) > 2 and argv[1] in ("--cafile", "--header"):
+        if argv[1] == "--cafile":
+            cafile = argv[2]
+        else:
+            HEADERS.append(argv[2])
         argv = argv[:1] + argv[3:]
     return cafile, argv
 
@@ -72,8 +82,10 @@ class Conn:
         raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.tls = self.ctx.wrap_socket(raw, server_hostname=self.host)
 
-    def get(self):
-        req = "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (self.path, self.host)
+    def get(self, keep=False):
+        req = "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: %s\r\n%s\r\n" % (
+            self.path, self.host, "keep-alive" if keep else "close",
+            "".join(h + "\r\n" for h in HEADERS))
         self.tls.sendall(req.encode())
         status = read_reply(self.tls)
         if status != 200:
@@ -86,6 +98,33 @@ class Conn:
 
 def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def summary(times, failed, first_error):
+    if not times:
+        raise SystemExit("netbench: every request failed: %s" % first_error)
+    times.sort()
+    print("p50_ms %.3f p99_ms %.3f n %d failed %d"
+          % (percentile(times, 0.50), percentile(times, 0.99), len(times), failed))
+
+
+def keepalive(ctx, url, n):
+    """N requests on one connection: the reply must keep it open (a reply
+    that closes it ends the run with the rest counted as failed)."""
+    host, port, path = target(url)
+    c = Conn(ctx, host, port, path, None)
+    c.open()
+    times, first_error = [], None
+    try:
+        for _ in range(n):
+            t0 = time.perf_counter()
+            c.get(keep=True)
+            times.append((time.perf_counter() - t0) * 1000)
+    except OSError as e:
+        first_error = e
+    finally:
+        c.close()
+    summary(times, n - len(times), first_error)
 
 
 def latency(ctx, url, n, ip):
@@ -103,11 +142,7 @@ def latency(ctx, url, n, ip):
             first_error = first_error or e
         finally:
             c.close()
-    if not times:
-        raise SystemExit("netbench: every connection failed: %s" % first_error)
-    times.sort()
-    print("p50_ms %.3f p99_ms %.3f n %d failed %d"
-          % (percentile(times, 0.50), percentile(times, 0.99), len(times), failed))
+    summary(times, failed, first_error)
 
 
 def concurrent(ctx, url, n, hold):
@@ -163,6 +198,8 @@ def main():
     mode, url, n = argv[1], argv[2], int(argv[3])
     if mode == "latency":
         latency(ctx, url, n, argv[4] if len(argv) > 4 else None)
+    elif mode == "keepalive":
+        keepalive(ctx, url, n)
     elif mode == "concurrent":
         concurrent(ctx, url, n, float(argv[4]) if len(argv) > 4 else 1.0)
     else:
