@@ -29,7 +29,7 @@ help_commands() {
         assert "${lines[0]}" =~ "^usage: agent-sandbox $cmd( |$)" "$cmd --json --help"
     done
     # first contact: the tool's --help has verify, every variable and the exit codes
-    assert "$help" contains "verify [--agent NAME] [--toolchain NAME]... [--image NAME] [--json]"
+    assert "$help" contains "verify [--agent NAME] [--toolchain NAME]... [--image NAME] [--secret VAR]... [--json]"
     assert "$help" contains "exit status:"
     local var
     for var in AGENT_SANDBOX_IMAGE AGENT_SANDBOX_ROUTER_IMAGE AGENT_SANDBOX_ALLOWLIST AGENT_SANDBOX_RESOLVER \
