@@ -3,7 +3,7 @@
 # "Each agent's client"): the agent's key is held (--secret), the agent runs
 # once non-interactively against its real API name, which the fake
 # internet's DNS points at the origin (whose certificate covers it), and the
-# origin must get the real key in the header the built-in rule names. So
+# origin must get the real key in the header its profile's rule names. So
 # the agent's client trusted the session CA through the variables the
 # sandbox sets, and sent the stand-in where the rule says. An agent whose
 # image was not built is skipped with the command that builds it.
