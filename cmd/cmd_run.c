@@ -378,7 +378,7 @@ static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cl
     if (review != NULL && asprintf(&work, "%s/work", review->dir) < 0)
         return EXIT_INTERNAL;
     _cleanup_(strv_freep) char **held_env = NULL;
-    int held_rc = secrets_config_load(o->secrets, o->env, ri->allowlist, ret_held, &held_env);
+    int held_rc = secrets_config_load(o->secrets, o->env, &ri->agent->secrets, ri->allowlist, ret_held, &held_env);
     if (held_rc != 0)
         return held_rc;
     session_inputs_t in = {

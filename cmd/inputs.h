@@ -52,14 +52,16 @@ int limits_config_load(const char *memory, const char *pids, const char *cpus, l
 int user_config_path(const char *name, char **ret_path);
 
 /* The secrets the router holds for this session (docs/secrets.md): NULL
- * without --secret and without a request rule (the `rules` file). The rules: built in for the agents' known variables,
- * then the config directory's `secrets` file; the upstream CAs: the
+ * without --secret and without a request rule (the `rules` file). The
+ * placements: the running agent's profile's (agent_rules), then the config
+ * directory's `secrets` file; the upstream CAs: the
  * system's and AGENT_SANDBOX_UPSTREAM_CA's. *ret_env: env with each held
  * variable's stand-in and the session CA's variables added (NULL when
  * nothing is held). 0, or an exit code after reporting. */
 struct held_secrets;
-int secrets_config_load(char *const *names, char *const *env, const struct allowlist *al,
-                        struct held_secrets **ret, char ***ret_env);
+struct secret_rules;
+int secrets_config_load(char *const *names, char *const *env, const struct secret_rules *agent_rules,
+                        const struct allowlist *al, struct held_secrets **ret, char ***ret_env);
 
 /* What the sandbox gets of the host user: the name for the agent's passwd
  * entry, and the git identity as git config text (or NULL: none, or turned

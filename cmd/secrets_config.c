@@ -22,15 +22,6 @@
 #define CA_MAX (8u << 20)
 #define AGENT_VIEW "/etc/agent-sandbox/"
 
-/* Where each known agent's credential goes (the agents' profiles name the
- * variables: docs/agents.md). */
-static const char builtin_rules[] =
-    "ANTHROPIC_API_KEY api.anthropic.com header:x-api-key\n"
-    "CLAUDE_CODE_OAUTH_TOKEN api.anthropic.com authorization-bearer\n"
-    "ANTHROPIC_AUTH_TOKEN api.anthropic.com authorization-bearer\n"
-    "OPENAI_API_KEY api.openai.com authorization-bearer\n"
-    "GEMINI_API_KEY generativelanguage.googleapis.com header:x-goog-api-key\n";
-
 /* The system's CA bundle, where the distributions keep it. */
 static const char *const system_bundles[] = {
     "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
@@ -63,10 +54,13 @@ static int read_optional(const char *name, char **ret_path, char **ret_text, siz
     return 0;
 }
 
-static int load_rules(secret_rules_t *rules)
+/* The agent's profile's placements, then the `secrets` file's: a VAR
+ * placed in the same header on the same host by both is refused (never
+ * silently one of them; docs/secrets.md). */
+static int load_rules(const secret_rules_t *agent_rules, secret_rules_t *rules)
 {
     as_error_t *err = NULL;
-    if (secret_rules_parse(rules, "(built-in placements)", builtin_rules, strlen(builtin_rules), &err) < 0) {
+    if (secret_rules_append(rules, agent_rules, &err) < 0) {
         report_error(&err);
         return EXIT_INTERNAL;
     }
@@ -202,8 +196,8 @@ static int check_env(char *const *names, char *const *env)
     return 0;
 }
 
-int secrets_config_load(char *const *names, char *const *env, const allowlist_t *al,
-                        held_secrets_t **ret, char ***ret_env)
+int secrets_config_load(char *const *names, char *const *env, const secret_rules_t *agent_rules,
+                        const allowlist_t *al, held_secrets_t **ret, char ***ret_env)
 {
     *ret = NULL;
     *ret_env = NULL;
@@ -214,7 +208,7 @@ int secrets_config_load(char *const *names, char *const *env, const allowlist_t 
     _cleanup_(secret_rules_clear) secret_rules_t rules = {0};
     _cleanup_(held_secrets_freep) held_secrets_t *h = NULL;
     as_error_t *err = NULL;
-    if ((names != NULL && (rc = check_env(names, env)) != 0) || (rc = load_rules(&rules)) != 0)
+    if ((names != NULL && (rc = check_env(names, env)) != 0) || (rc = load_rules(agent_rules, &rules)) != 0)
         return rc;
     if (held_secrets_build(&rules, &requests, names, value_of, &h, &err) < 0) {
         report_error(&err);

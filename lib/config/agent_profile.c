@@ -56,7 +56,7 @@ static bool project_config_valid(const char *s)
 typedef enum key_id {
     K_IMAGE, K_COMMAND, K_LOGIN, K_CREDENTIAL, K_ENV, K_TELEMETRY_OFF, K_HOME,
     K_CREDENTIALS_FILE, K_LOGIN_ENV, K_ALLOWLIST, K_PROJECT_CONFIG, K_OPTION, K_SUBCOMMAND,
-    K_AUTONOMY_ARGS, K_AUTONOMY_ENV, K_COUNT,
+    K_AUTONOMY_ARGS, K_AUTONOMY_ENV, K_SECRET, K_COUNT,
 } key_id_t;
 
 static const struct key {
@@ -72,6 +72,7 @@ static const struct key {
     { K_PROJECT_CONFIG, "project-config", true }, { K_OPTION, "option", true },
     { K_SUBCOMMAND, "subcommand", true },
     { K_AUTONOMY_ARGS, "autonomy-args", false }, { K_AUTONOMY_ENV, "autonomy-env", true },
+    { K_SECRET, "secret", true },
 };
 
 typedef struct parser {
@@ -162,6 +163,24 @@ static int store(parser_t *ps, key_id_t id, char *value, as_error_t **err)
     return r < 0 ? as_error_make(err, ENOMEM, "out of memory") : 0;
 }
 
+/* A placement, parsed as a line of the secrets file is (secret_rules.h). */
+static int parse_secret(parser_t *ps, const config_word_t *w, size_t n, as_error_t **err)
+{
+    if (n > 5)
+        return perr(ps, err, "secret: expected VAR HOST PLACEMENT [USER] (docs/secrets.md)");
+    _cleanup_free_ char *origin = NULL;
+    char *words[4] = {0};
+    int r = asprintf(&origin, "%s:%u", ps->it->file, ps->line->number) < 0 ? -ENOMEM : 0;
+    for (size_t i = 1; r == 0 && i < n; i++)
+        if ((words[i - 1] = strndup(w[i].text, w[i].len)) == NULL)
+            r = -ENOMEM;
+    r = r == 0 ? secret_rule_add(&ps->p->secrets, origin, (const char *const *)words, n - 1, err)
+               : as_error_make(err, ENOMEM, "out of memory");
+    for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+        free(words[i]);
+    return r;
+}
+
 /* The value after the key: the rest of the line (login), its words
  * (command), or one word. */
 static int parse_value(parser_t *ps, const struct key *k, const config_word_t *w, size_t n,
@@ -170,6 +189,8 @@ static int parse_value(parser_t *ps, const struct key *k, const config_word_t *w
     const config_line_t *line = ps->line;
     if (n < 2)
         return perr(ps, err, "%s needs a value", k->name);
+    if (k->id == K_SECRET)
+        return parse_secret(ps, w, n, err);
     if (k->id == K_LOGIN) {
         char *text = strndup(w[1].text, (size_t)(line->text + line->len - w[1].text));
         return text != NULL ? store(ps, k->id, text, err) : as_error_make(err, ENOMEM, "out of memory");
@@ -226,7 +247,7 @@ static int parse_line(parser_t *ps, as_error_t **err)
     }
     return perr(ps, err, "unknown key `%.*s` (expected image, command, login, credential, env, "
                 "telemetry-off, home, credentials-file, login-env, allowlist, project-config, option, "
-                "subcommand, autonomy-args or autonomy-env)",
+                "subcommand, autonomy-args, autonomy-env or secret)",
                 (int)(w[0].len < 40 ? w[0].len : 40), w[0].text);
 }
 
@@ -317,5 +338,6 @@ void agent_profile_free(agent_profile_t *p)
     strv_free(p->subcommands);
     strv_free(p->autonomy_args);
     strv_free(p->autonomy_env);
+    secret_rules_clear(&p->secrets);
     free(p);
 }

@@ -1,6 +1,7 @@
 /* An agent's profile (config/agents/NAME, installed as DATADIR/agents/NAME):
  * which image runs it, its default command, the variables it gets, where
- * it keeps its state and its login, and which allowlist file it adds.
+ * it keeps its state and its login, which allowlist file it adds, and
+ * where its held credentials go.
  * One `KEY VALUE` per line in the one line syntax (config_lines.h); the
  * keys and what they mean: docs/agents.md. Everything stored here has been
  * validated, so the plan can use it as is. Pure: the caller reads the file
@@ -13,6 +14,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "config/secret_rules.h"
 
 #define AGENT_PROFILE_MAX (64 * 1024)   /* bytes of a profile file */
 #define AGENT_NAME_MAX 32
@@ -53,6 +55,9 @@ typedef struct agent_profile {
      * in its environment; both NULL: it has none. */
     char **autonomy_args;
     char **autonomy_env;
+    /* Where its held credentials go (`secret VAR HOST PLACEMENT [USER]`,
+     * a line of the secrets file: docs/secrets.md); origins "FILE:LINE". */
+    secret_rules_t secrets;
 } agent_profile_t;
 
 /* [a-z0-9][a-z0-9-]*, at most AGENT_NAME_MAX bytes: safe in a file name. */

@@ -116,6 +116,33 @@ static int parse_place(secret_rule_t *r, const char *place, const char *user, si
     return -1;
 }
 
+/* Takes r (p: 0, or -1 with why filled, or -2 out of memory) into rules
+ * unless its VAR is already placed in the same header on the same host:
+ * a second placement of the same header would be ambiguous. */
+static int rule_insert(secret_rules_t *rules, secret_rule_t *r, int p, char *why, size_t why_len,
+                       as_error_t **err)
+{
+    for (size_t i = 0; p == 0 && i < rules->n; i++)
+        if (strcmp(rules->rules[i].var, r->var) == 0 && strcmp(rules->rules[i].host, r->host) == 0 &&
+            strcmp(rules->rules[i].header, r->header) == 0) {
+            snprintf(why, why_len, "%s is already placed in %s on %s (%s)", r->var, r->header,
+                     r->host, rules->rules[i].origin);
+            p = -1;
+        }
+    secret_rule_t *more = p == 0 ? reallocarray(rules->rules, rules->n + 1, sizeof(*more)) : NULL;
+    if (p == 0 && more == NULL)
+        p = -2;
+    if (p < 0) {
+        int r2 = p == -2 ? as_error_make(err, ENOMEM, "out of memory")
+                         : as_error_make(err, EINVAL, "%s: %s", r->origin != NULL ? r->origin : "", why);
+        rule_clear(r);
+        return r2;
+    }
+    rules->rules = more;
+    rules->rules[rules->n++] = *r;
+    return 0;
+}
+
 int secret_rule_add(secret_rules_t *rules, const char *origin, const char *const *w, size_t n,
                     as_error_t **err)
 {
@@ -130,23 +157,24 @@ int secret_rule_add(secret_rules_t *rules, const char *origin, const char *const
     char why[160];
     int p = r.var == NULL || r.host == NULL || r.origin == NULL
                 ? -2 : parse_place(&r, w[2], n == 4 ? w[3] : NULL, n, why, sizeof(why));
-    for (size_t i = 0; p == 0 && i < rules->n; i++)
-        if (strcmp(rules->rules[i].var, r.var) == 0 && strcmp(rules->rules[i].host, r.host) == 0 &&
-            strcmp(rules->rules[i].header, r.header) == 0) {
-            snprintf(why, sizeof(why), "%s is already placed in %s on %s (%s)", r.var, r.header,
-                     r.host, rules->rules[i].origin);
-            p = -1;
-        }
-    secret_rule_t *more = p == 0 ? reallocarray(rules->rules, rules->n + 1, sizeof(*more)) : NULL;
-    if (p == 0 && more == NULL)
-        p = -2;
-    if (p < 0) {
-        rule_clear(&r);
-        return p == -2 ? as_error_make(err, ENOMEM, "out of memory")
-                       : as_error_make(err, EINVAL, "%s: %s", origin, why);
+    return rule_insert(rules, &r, p, why, sizeof(why), err);
+}
+
+int secret_rules_append(secret_rules_t *rules, const secret_rules_t *from, as_error_t **err)
+{
+    for (size_t i = 0; i < from->n; i++) {
+        const secret_rule_t *f = &from->rules[i];
+        secret_rule_t r = {
+            .var = strdup(f->var), .host = strdup(f->host), .place = f->place, .header = strdup(f->header),
+            .user = f->user != NULL ? strdup(f->user) : NULL, .origin = strdup(f->origin),
+        };
+        char why[160];
+        int p = r.var == NULL || r.host == NULL || r.header == NULL || r.origin == NULL ||
+                (f->user != NULL && r.user == NULL) ? -2 : 0;
+        int ri = rule_insert(rules, &r, p, why, sizeof(why), err);
+        if (ri < 0)
+            return ri;
     }
-    rules->rules = more;
-    rules->rules[rules->n++] = r;
     return 0;
 }
 

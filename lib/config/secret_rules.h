@@ -42,6 +42,9 @@ int secret_rules_parse(secret_rules_t *rules, const char *file, const char *text
 /* One rule from the words after a profile's `secret` keyword. */
 int secret_rule_add(secret_rules_t *rules, const char *origin, const char *const *words, size_t n,
                     as_error_t **err);
+/* Adds a copy of each rule of `from` (their origins kept), refused as a
+ * line of `rules` would be when its VAR is already placed there. */
+int secret_rules_append(secret_rules_t *rules, const secret_rules_t *from, as_error_t **err);
 void secret_rules_clear(secret_rules_t *rules);
 
 /* A value the router can hold: 8 to 4096 bytes of letters, digits and

@@ -239,6 +239,14 @@ static void malformed_profiles_are_refused(void **state)
     refused(BASE "autonomy-args\n", "prof:4: autonomy-args needs a value");
     refused(BASE "autonomy-args --a\nautonomy-args --b\n", "prof:5: autonomy-args is given twice");
     refused(BASE "autonomy-env YOLO\n", "prof:4: autonomy-env: expected NAME=VALUE");
+    refused(BASE "secret\n", "prof:4: secret needs a value");
+    refused(BASE "secret K api.example.test\n", "prof:4: a secret rule is VAR HOST PLACEMENT [USER]");
+    refused(BASE "secret K api.example.test header:x-k a b\n", "prof:4: secret: expected VAR HOST PLACEMENT");
+    refused(BASE "secret 1K api.example.test header:x-k\n", "prof:4: \"1K\" is not an environment variable name");
+    refused(BASE "secret K *.example.test header:x-k\n", "prof:4: \"*.example.test\" is not a host name");
+    refused(BASE "secret K api.example.test cookie\n", "prof:4: \"cookie\" is not a placement");
+    refused(BASE "secret K api.example.test header:x-k\nsecret K api.example.test header:x-k\n",
+            "prof:5: K is already placed in x-k on api.example.test (prof:4)");
     agent_profile_t *none = parse_ok(BASE);
     assert_false(agent_profile_has_autonomy(none));
     agent_profile_free(none);
@@ -253,6 +261,52 @@ static void malformed_profiles_are_refused(void **state)
     assert_false(agent_name_valid("a/b"));
     assert_false(agent_name_valid(""));
     assert_false(agent_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));   /* 33 */
+}
+
+/* `secret` lines are parsed as lines of the secrets file; the packaged
+ * agents place their API keys where their APIs take them, each on a
+ * variable the profile names as a credential. */
+static void secret_placements(void **state)
+{
+    (void)state;
+    agent_profile_t *p = parse_ok(BASE "secret K api.example.test header:x-k\n"
+                                       "secret G git.example.test authorization-basic x-access-token\n");
+    assert_int_equal(p->secrets.n, 2);
+    assert_string_equal(p->secrets.rules[0].var, "K");
+    assert_string_equal(p->secrets.rules[0].host, "api.example.test");
+    assert_int_equal(p->secrets.rules[0].place, SECRET_HEADER);
+    assert_string_equal(p->secrets.rules[0].header, "x-k");
+    assert_string_equal(p->secrets.rules[0].origin, "prof:4");
+    assert_int_equal(p->secrets.rules[1].place, SECRET_BASIC);
+    assert_string_equal(p->secrets.rules[1].user, "x-access-token");
+    assert_string_equal(p->secrets.rules[1].origin, "prof:5");
+    agent_profile_free(p);
+    static const struct { const char *agent, *var, *host, *header; secret_place_t place; } want[] = {
+        { "claude", "ANTHROPIC_API_KEY", "api.anthropic.com", "x-api-key", SECRET_HEADER },
+        { "claude", "CLAUDE_CODE_OAUTH_TOKEN", "api.anthropic.com", "authorization", SECRET_BEARER },
+        { "claude", "ANTHROPIC_AUTH_TOKEN", "api.anthropic.com", "authorization", SECRET_BEARER },
+        { "codex", "OPENAI_API_KEY", "api.openai.com", "authorization", SECRET_BEARER },
+        { "gemini", "GEMINI_API_KEY", "generativelanguage.googleapis.com", "x-goog-api-key", SECRET_HEADER },
+        { "opencode", "ANTHROPIC_API_KEY", "api.anthropic.com", "x-api-key", SECRET_HEADER },
+        { "opencode", "OPENAI_API_KEY", "api.openai.com", "authorization", SECRET_BEARER },
+        { "opencode", "GEMINI_API_KEY", "generativelanguage.googleapis.com", "x-goog-api-key", SECRET_HEADER },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+        agent_profile_t *a = packaged(want[i].agent);
+        bool found = false;
+        for (size_t r = 0; r < a->secrets.n; r++) {
+            const secret_rule_t *rule = &a->secrets.rules[r];
+            if (strcmp(rule->var, want[i].var) != 0)
+                continue;
+            found = strcmp(rule->host, want[i].host) == 0 && strcmp(rule->header, want[i].header) == 0 &&
+                    rule->place == want[i].place;
+            if (!strv_contains(a->credentials, rule->var))
+                fail_msg("%s: secret %s is not a credential of the profile", want[i].agent, rule->var);
+        }
+        if (!found)
+            fail_msg("%s: no secret %s %s %s", want[i].agent, want[i].var, want[i].host, want[i].header);
+        agent_profile_free(a);
+    }
 }
 
 /* Every packaged agent names its project configs, and each is one the
@@ -505,6 +559,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(claude_shares_its_login_the_others_do_not),
         cmocka_unit_test(values),
         cmocka_unit_test(malformed_profiles_are_refused),
+        cmocka_unit_test(secret_placements),
         cmocka_unit_test(every_agent_project_config_is_protected),
         cmocka_unit_test(settings_file),
         cmocka_unit_test(allowlists_merge),

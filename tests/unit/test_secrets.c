@@ -74,6 +74,34 @@ static void test_rules_refused(void **state)
     }
 }
 
+/* The session's placements: the agent's profile's first (copied, their
+ * origins kept), then the secrets file's; the file placing the same VAR
+ * in the same header on the same host is refused, naming both lines. */
+static void test_rules_append(void **state)
+{
+    (void)state;
+    secret_rules_t agent = {0}, rules = {0};
+    char *msg = NULL;
+    const char *const w[] = { "K", "api.example.com", "authorization-basic", "u" };
+    as_error_t *err = NULL;
+    assert_int_equal(secret_rule_add(&agent, "/agents/x:7", w, 4, &err), 0);
+    assert_int_equal(secret_rules_append(&rules, &agent, &err), 0);
+    assert_int_equal(rules.n, 1);
+    assert_string_equal(rules.rules[0].origin, "/agents/x:7");
+    assert_string_equal(rules.rules[0].user, "u");
+    assert_int_equal(rules.rules[0].place, SECRET_BASIC);
+    assert_int_equal(parse(&rules, "K other.example.com header:k\nK api.example.com header:k\n", &msg), 0);
+    assert_int_equal(rules.n, 3);
+    assert_int_equal(parse(&rules, "\nK api.example.com authorization-bearer\n", &msg), -EINVAL);
+    assert_string_equal(msg, "/cfg/secrets:2: K is already placed in authorization on api.example.com (/agents/x:7)");
+    free(msg);
+    assert_int_equal(rules.n, 3);
+    assert_int_equal(secret_rules_append(&rules, &agent, &err), -EINVAL);
+    as_error_free(&err);
+    secret_rules_clear(&rules);
+    secret_rules_clear(&agent);
+}
+
 static void test_standin_shape(void **state)
 {
     (void)state;
@@ -219,6 +247,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rules_parse),
         cmocka_unit_test(test_rules_refused),
+        cmocka_unit_test(test_rules_append),
         cmocka_unit_test(test_standin_shape),
         cmocka_unit_test(test_header_values),
         cmocka_unit_test(test_held_render),
