@@ -109,6 +109,29 @@ open(path, 'w').write('\n'.join(out) + '\n')
 PY
 }
 
+# A runtime dir kept from a boot that is gone (a machine restored from a
+# snapshot, say) still describes that boot: its pause.pid names a dead
+# process, so podman refuses to run ("invalid internal status"), and its
+# "alive" file keeps podman from resetting the containers it thinks still
+# run. With no process of USER alive nothing uses the dir: empty it, as a
+# reboot does. Otherwise only a pause.pid naming no live process of USER goes.
+clear_stale_runtime_dir() {
+    local user=$1 dir=$2 pid
+    if ! pgrep -u "$user" >/dev/null; then
+        [ -n "$(find "$dir" -mindepth 1 -maxdepth 1 -print -quit)" ] || return 0
+        find "$dir" -mindepth 1 -maxdepth 1 -exec rm -rf --one-file-system {} +
+        log "$dir was left from processes of $user that are gone: emptied"
+        return 0
+    fi
+    local pause=$dir/libpod/tmp/pause.pid
+    [ -f "$pause" ] || return 0
+    pid=$(cat "$pause")
+    if [[ ! $pid =~ ^[0-9]+$ ]] || [ "$(stat -c %U "/proc/$pid" 2>/dev/null)" != "$user" ]; then
+        rm -f "$pause"
+        log "$pause named no process of $user: removed"
+    fi
+}
+
 prepare_user() {
     local user=$1
     id "$user" >/dev/null 2>&1 || { useradd -m -s /bin/bash "$user"; log "created user $user"; }
@@ -118,6 +141,7 @@ prepare_user() {
 
     # No systemd login session here: make the runtime dir by hand.
     install -d -m 0700 -o "$user" -g "$(id -g "$user")" "/run/user/$uid"
+    clear_stale_runtime_dir "$user" "/run/user/$uid"
 
     # slirp4netns needs /dev/net/tun; 0666 is its normal mode.
     if [ -c /dev/net/tun ] && [ "$(stat -c %a /dev/net/tun)" != 666 ]; then

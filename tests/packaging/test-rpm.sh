@@ -165,14 +165,14 @@ check "RPM has no other files" test -z "$unexpected"
 
 # --- dependencies ---------------------------------------------------------
 rpm -qRp "$RPM" 2>/dev/null >"$TMP/requires"
-for dep in podman 'libcurl\.so\.4' 'libyajl\.so\.2' 'libsystemd\.so\.0'; do
+for dep in podman 'libcurl\.so\.4' 'libyajl\.so\.2' 'libsystemd\.so\.0' 'libcrypto\.so\.3'; do
     check "RPM requires ${dep//\\/}" grep -qE "^$dep(\(|$)" "$TMP/requires"
 done
-extra=$(grep -vE '^(podman|(libc|libm|libcurl|libyajl|libsystemd)\.so\.[0-9]+(\(.*\))*|rtld\(GNU_HASH\)|rpmlib\(.*) *(<=.*)?$' "$TMP/requires")
+extra=$(grep -vE '^(podman|(libc|libm|libcurl|libyajl|libsystemd|libcrypto)\.so\.[0-9]+(\(.*\))*|rtld\(GNU_HASH\)|rpmlib\(.*) *(<=.*)?$' "$TMP/requires")
 check "RPM requires nothing else (host tools, interpreters, ...)" test -z "$extra"
 [ -z "$extra" ] || echo "$extra" | diag
 rpm -qRp "$SRPM" 2>/dev/null >"$TMP/buildrequires"
-for dep in gcc make 'pkgconfig(libcurl)' 'pkgconfig(yajl)' 'pkgconfig(libsystemd)' libcmocka-devel; do
+for dep in gcc make 'pkgconfig(libcurl)' 'pkgconfig(yajl)' 'pkgconfig(libcrypto)' 'pkgconfig(libsystemd)' libcmocka-devel; do
     check "SRPM BuildRequires $dep" grep -qxF "$dep" "$TMP/buildrequires"
 done
 
