@@ -337,11 +337,20 @@ static int differs(walk_t *w, int upper_fd, const struct stat *up, int host_fd, 
 static int upper_dir(walk_t *w, int upper_fd, const struct stat *up, int host_fd, int on_host,
                      const struct stat *host, const char *rel, const char *name, as_error_t **err)
 {
+    bool host_dir = on_host && S_ISDIR(host->st_mode);
+    review_kind_t kind = on_host ? REVIEW_MODIFIED : REVIEW_ADDED;
+    /* One the agent closed (chmod 111 d): listed, for the filter to refuse
+     * with all it holds; the rest of the review stays applicable. */
+    if (faccessat(upper_fd, name, R_OK | X_OK, AT_EACCESS) < 0 && errno == EACCES) {
+        size_t at = w->out->n;
+        int r = add_change(w, kind, rel, name, upper_fd, up, host_fd, on_host ? host : NULL, err);
+        if (r == 0 && w->out->n > at)
+            w->out->v[at].unexamined = "a directory that cannot be read or searched (what it holds is unknown)";
+        return r;
+    }
     _cleanup_close_ int ufd = open_dir(w, upper_fd, w->upper, rel, name, err);
     if (ufd < 0)
         return ufd;
-    bool host_dir = on_host && S_ISDIR(host->st_mode);
-    review_kind_t kind = on_host ? REVIEW_MODIFIED : REVIEW_ADDED;
     bool changed = !host_dir || (up->st_mode & 07777) != (host->st_mode & 07777);
     size_t at = w->out->n;
     int r = 0;

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "base/paths.h"
+#include "review_after.h"
 #include "workspace/link_resolve.h"
+#include "workspace/python_env.h"
 
 static int oom(as_error_t **err)
 {
@@ -139,7 +141,62 @@ static int judge_mode(const review_change_t *c, review_verdict_t *v, as_error_t 
     return r;
 }
 
-static int judge_one(const review_filter_t *f, const review_change_t *c, review_verdict_t *v, as_error_t **err)
+/* Does rel end with the components of the first len bytes of s? */
+static bool ends_with(const char *rel, const char *s, size_t len)
+{
+    size_t n = strlen(rel);
+    return n >= len && memcmp(rel + n - len, s, len) == 0 && (n == len || rel[n - len - 1] == '/');
+}
+
+/* The protection rule that a link at rel would stand on the way to (rel
+ * ends where a directory above the rule's path is: "sub/.vscode" for
+ * ".vscode/tasks.json"): host tools would read what it leads to as that
+ * path. NULL when none. */
+static const char *link_on_the_way(const review_filter_t *f, const char *rel)
+{
+    for (size_t i = 0; i < f->n_protected; i++) {
+        const char *rule = f->protected_paths[i];
+        for (const char *slash = strchr(rule, '/'); slash != NULL; slash = strchr(slash + 1, '/'))
+            if (ends_with(rel, rule, (size_t)(slash - rule)))
+                return rule;
+    }
+    return NULL;
+}
+
+static mode_t st_mode_of(const review_change_t *c)
+{
+    mode_t type = c->type == REVIEW_FILE ? S_IFREG : c->type == REVIEW_DIR ? S_IFDIR
+                : c->type == REVIEW_SYMLINK ? S_IFLNK : 0;
+    return type | (c->mode & 07777);
+}
+
+/* What host git and a virtual environment's python would read of the tree
+ * after apply, as the default mode's end-of-session check judges it: a
+ * bare-shaped directory's content is never applied; what an environment's
+ * python runs at start, only with --include. 1 when refused. */
+static int judge_readers(const review_filter_t *f, review_after_t *after, const review_change_t *c,
+                         review_verdict_t *v, as_error_t **err)
+{
+    const char *repo, *venv;
+    int r = review_after_context(after, c->path, &repo, &venv, err);
+    if (r < 0)
+        return r;
+    if (repo != NULL)
+        return refuse(v, err, "%s", "inside a directory that host git would take for a repository (a HEAD, "
+                                    "and objects and refs or a commondir): never applied as a file") < 0 ? -ENOMEM : 1;
+    if (venv == NULL || c->kind == REVIEW_DELETED)
+        return 0;
+    const char *why = python_env_verdict(c->path, *venv ? c->path + strlen(venv) + 1 : c->path, st_mode_of(c));
+    if (why == NULL)
+        return 0;
+    if (!included(f, c))
+        return refuse(v, err, "%s: name it with --include to apply it", why) < 0 ? -ENOMEM : 1;
+    v->included = true;
+    return 0;
+}
+
+static int judge_one(const review_filter_t *f, review_after_t *after, const review_change_t *c,
+                     review_verdict_t *v, as_error_t **err)
 {
     const char *rule;
     int git = review_git_depth(c->path);
@@ -153,14 +210,23 @@ static int judge_one(const review_filter_t *f, const review_change_t *c, review_
     review_type_t t = c->kind == REVIEW_DELETED ? c->host_type : c->type;
     if (c->kind != REVIEW_DELETED && t != REVIEW_FILE && t != REVIEW_DIR && t != REVIEW_SYMLINK)
         return refuse(v, err, "a %s: only regular files, directories and links are applied", review_type_name(t));
+    int r = judge_readers(f, after, c, v, err);
+    if (r != 0)
+        return r < 0 ? r : 0;
     if ((rule = review_protected_rule(f, c->path)) != NULL) {
         if (!included(f, c))
             return refuse(v, err, "a protected path (%s): name it with --include to apply it", rule);
         v->included = true;
     }
+    if (c->kind != REVIEW_DELETED && c->type == REVIEW_SYMLINK && (rule = link_on_the_way(f, c->path)) != NULL) {
+        if (!included(f, c))
+            return refuse(v, err, "a link where a directory above a protected path (%s) is: name it with "
+                                  "--include to apply it", rule);
+        v->included = true;
+    }
     if (c->kind != REVIEW_DELETED && c->type == REVIEW_SYMLINK) {
         _cleanup_free_ char *out = NULL;
-        int r = link_leads_out(f, c, &out, err);
+        r = link_leads_out(f, c, &out, err);
         if (r < 0)
             return r;
         if (out != NULL)
@@ -201,8 +267,11 @@ int review_filter_judge(const review_filter_t *f, const review_changes_t *c, rev
     if (vs == NULL || (vs->v = calloc(c->n ? c->n : 1, sizeof(*vs->v))) == NULL)
         return oom(err);
     vs->n = c->n;
+    _cleanup_(review_after_freep) review_after_t *after = NULL;
+    if (review_after_new(f->root, c, &after, err) < 0)
+        return -ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
-        int r = judge_one(f, &c->v[i], &vs->v[i], err);
+        int r = judge_one(f, after, &c->v[i], &vs->v[i], err);
         if (r < 0)
             return r;
     }

@@ -10,6 +10,7 @@
  * directory, its dist-info, console scripts without a suffix) is not. See
  * "Python environments" in docs/workspace-protection.md. */
 #include "workspace_int.h"
+#include "python_env.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -24,10 +25,6 @@
 
 #define PTH_MAX (1024 * 1024)
 
-#define WHY_CFG       "a virtual environment's pyvenv.cfg, which says which python runs and with which " \
-                      "standard library"
-#define WHY_CUSTOMIZE "a sitecustomize or usercustomize module of a virtual environment, which python " \
-                      "imports when it starts"
 #define WHY_PTH_EXEC  "a .pth file with a line python runs when it starts (import ...)"
 #define WHY_PTH_PATH  "a .pth file naming a directory outside its site-packages, which python puts on " \
                       "sys.path when it starts"
@@ -35,13 +32,6 @@
                       "which python would read when it starts"
 #define WHY_PTH_TEXT  "a .pth file that is not plain ASCII text, which python versions split and " \
                       "decode differently"
-#define WHY_ACTIVATE  "an activate script of a virtual environment, which your shell runs when you " \
-                      "activate it"
-#define WHY_PYTHON    "an interpreter of a virtual environment (changed or re-pointed, it runs " \
-                      "something else)"
-#define WHY_BIN_MOD   "a Python module in a virtual environment's bin directory, which shadows what " \
-                      "the scripts there import (it is first on their sys.path)"
-#define WHY_LINK      "a symlink on the way to a virtual environment's bin or site-packages"
 
 /* ---- the environments ------------------------------------------------- */
 
@@ -200,48 +190,15 @@ static int pth_check(const workspace_t *ws, const char *rel, const char **ret_wh
 
 /* ---- what runs ---------------------------------------------------------- */
 
-/* An entry of the environment's bin/ (by its name and type). */
-static const char *bin_verdict(const char *base, mode_t mode)
-{
-    if (strncmp(base, "activate", 8) == 0 || strcmp(base, "Activate.ps1") == 0)
-        return WHY_ACTIVATE;
-    if (strncmp(base, "python", 6) == 0)
-        return WHY_PYTHON;
-    if (S_ISDIR(mode) || ws_has_suffix(base, ".py") || ws_has_suffix(base, ".pyc") || ws_has_suffix(base, ".so"))
-        return WHY_BIN_MOD;
-    return NULL;
-}
-
-/* A link python follows to reach bin/ or site-packages: bin itself, or in
- * lib/, lib64/ (Fedora's platlibdir) ... down to lib/pythonX.Y/site-packages. */
-static bool on_the_way(const char *sub)
-{
-    if (strcmp(sub, "bin") == 0)
-        return true;
-    size_t depth = 1;
-    for (const char *c = sub; *c != '\0'; c++)
-        depth += *c == '/';
-    return (strncmp(sub, "lib", 3) == 0 || strncmp(sub, "Lib", 3) == 0) && depth <= 3;
-}
-
 /* Why the new or changed entry `it`, at `sub` below its environment, is
  * to be disabled; *ret_why stays NULL when it is harmless. */
 static int verdict(const workspace_t *ws, const ws_item_t *it, const char *sub, const char **ret_why)
 {
-    const char *base = ws_base_name(it->rel);
-    *ret_why = NULL;
-    if (strcmp(base, "pyvenv.cfg") == 0)
-        *ret_why = WHY_CFG;
-    else if (ws_python_customize_name(base))
-        *ret_why = WHY_CUSTOMIZE;
-    else if (strcmp(base, "activate_this.py") == 0)
-        *ret_why = WHY_ACTIVATE;
-    else if (ws_python_pth_path(it->rel))
+    *ret_why = python_env_verdict(it->rel, sub, it->mode);
+    if (*ret_why == PYTHON_ENV_PTH) {
+        *ret_why = NULL;
         return pth_check(ws, it->rel, ret_why);
-    else if (strncmp(sub, "bin/", 4) == 0 && strchr(sub + 4, '/') == NULL)
-        *ret_why = bin_verdict(base, it->mode);
-    if (*ret_why == NULL && S_ISLNK(it->mode) && on_the_way(sub))
-        *ret_why = WHY_LINK;
+    }
     return 0;
 }
 

@@ -59,9 +59,10 @@ done
 # 330-host-git (31): a bare-shaped directory whose config runs fsmonitor
 git init -q --bare /tmp/b && mkdir bare && cp -r /tmp/b/HEAD /tmp/b/objects /tmp/b/refs bare/
 printf "[core]\n\tfsmonitor = \"touch %s.bare\"\n\tbare = false\n\tworktree = .\n" "$mark" >bare/config
-# 340-host-fail-closed (42): a .git symlink to a gitfile, a gitfile with
-# a NUL (chmod 111 .git is left out: the walk of the upper layer cannot read it)
+# 340-host-fail-closed (42): chmod 111 .git, a .git symlink to a gitfile,
+# a gitfile with a NUL
 git init -q locked && git -C locked config core.fsmonitor "touch $mark.locked" && echo x >locked/f
+chmod 111 locked/.git
 git init -q "$HOME/evil" && git -C "$HOME/evil" config core.fsmonitor "touch $mark.gitfile"
 printf "gitdir: %s/evil/.git\n" "$HOME" >pointer
 mkdir la lb && ln -s ../pointer la/.git && echo x >la/f
@@ -81,12 +82,6 @@ printf "touch %s.activate\n" "$mark" >>.venv/bin/activate
 echo planted'
 
 @test "threat 49: the default mode's attacks, planted in a review session and applied, run nothing on the host" {
-    # KNOWN GAP (found by this test, 2026-12-02): apply's filter lands a
-    # bare-shaped directory (bare/config with core.fsmonitor) and a virtual
-    # environment's evil.pth, sitecustomize.py and appended bin/activate,
-    # which host git and python then run. Remove this skip once apply
-    # refuses them (the default mode's repository and python rules).
-    skip "apply lands a bare-shaped repository and a venv's .pth/sitecustomize/activate (known gap)"
     command -v python3 >/dev/null || skip "no python3 on the host"
     git init -q -b main .
     echo one >a.txt
@@ -101,9 +96,16 @@ echo planted'
     run_x 1 agent-sandbox apply
     echo "$output" >"$AS_RUN_DIR/apply.out"
     local p
-    for p in nested/.git locked/.git la/.git lb/.git; do
+    for p in nested/.git la/.git lb/.git; do
         assert "$output" contains "refused   $p: inside a nested .git" "apply refuses $p"
     done
+    assert "$output" contains "refused   locked/.git: cannot be examined: a directory that cannot be read or searched"
+    for p in bare/HEAD bare/config bare/objects bare/refs; do
+        assert "$output" contains "refused   $p: inside a directory that host git would take for a repository" "apply refuses $p"
+    done
+    assert "$output" contains "refused   $sp/evil.pth: a .pth file of a virtual environment"
+    assert "$output" contains "refused   $sp/sitecustomize.py: a sitecustomize or usercustomize module"
+    assert "$output" contains "refused   .venv/bin/activate: an activate script of a virtual environment"
     assert "$output" contains "refused   tools/.npmrc: a protected path (.npmrc)"
     assert "$output" contains "refused   sub/.envrc: a protected path (.envrc)"
     assert "$output" contains "refused   notes.md: a link that leads out of the tree (to $MARK)"
@@ -112,6 +114,8 @@ echo planted'
     assert "$(protected_state)" == "$before" "the host tree's protected files"
     [ ! -e .envrc ] && [ ! -e sub/.envrc ] && [ ! -e tools/.npmrc ] && [ ! -e .vscode ] || die "a protected path landed"
     [ ! -e nested/.git ] && [ ! -e locked/.git ] && [ ! -e la/.git ] && [ ! -e lb/.git ] || die "a nested .git landed"
+    [ -z "$(ls -A bare)" ] || die "the bare-shaped directory's content landed: $(ls -A bare)"
+    [ ! -e "$sp/evil.pth" ] && [ ! -e "$sp/sitecustomize.py" ] || die "a venv start-up file landed"
     host_tools
     local m ran=
     for m in "$MARK".*; do

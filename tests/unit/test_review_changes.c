@@ -234,6 +234,31 @@ static void unreadable_directory_fails(void **state)
     chmod(p, 0755);
 }
 
+/* One the agent closed in the upper layer: listed as unexamined, and the
+ * rest of the review still listed. */
+static void unreadable_upper_directory_listed(void **state)
+{
+    struct real *r = *state;
+    struct real up = upper_of(r);
+    real_make(&up, "closed/evil", "1", false);
+    real_make(&up, "ok", "2", false);
+    char p[PATH_MAX * 2];
+    snprintf(p, sizeof(p), "%s/closed", up.launch);
+    chmod(p, 0111);
+    if (access(p, R_OK) == 0) {
+        chmod(p, 0755);
+        skip();   /* root reads it anyway */
+    }
+    review_changes_t *c = list(r);
+    chmod(p, 0755);
+    const review_change_t *d = find(c, "closed");
+    assert_non_null(d);
+    assert_string_equal(d->unexamined, "a directory that cannot be read or searched (what it holds is unknown)");
+    assert_null(find(c, "closed/evil"));
+    assert_non_null(find(c, "ok"));
+    review_changes_free(c);
+}
+
 static void under(void **state)
 {
     (void)state;
@@ -259,6 +284,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(type_changes, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(special_files_and_markers_listed, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(unreadable_directory_fails, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(unreadable_upper_directory_listed, real_setup, real_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
 #include "real_tree.h"
 #include "review/review_filter.h"
 
-static char *rules[] = { (char *)".envrc", (char *)".git/hooks", (char *)".vscode" };
+static char *rules[] = { (char *)".envrc", (char *)".git/hooks", (char *)".vscode", (char *)".idea/workspace.xml" };
 
 static review_verdicts_t *judge(const char *root, review_change_t *v, size_t n, char **include, size_t n_include)
 {
@@ -153,6 +153,114 @@ static void nesting(void **state)
     review_verdicts_free(v);
 }
 
+#define REPO_WHY "inside a directory that host git would take for a repository (a HEAD, and objects and refs or a commondir): never applied as a file"
+
+static void bare_shaped_never_applied(void **state)
+{
+    (void)state;
+    review_change_t c[] = {
+        added("bare", REVIEW_DIR, 0755), added("bare/HEAD", REVIEW_FILE, 0644), added("bare/config", REVIEW_FILE, 0644),
+        added("bare/objects", REVIEW_DIR, 0755), added("bare/refs", REVIEW_SYMLINK, 0777),
+        added("half", REVIEW_DIR, 0755), added("half/HEAD", REVIEW_FILE, 0644), added("half/refs", REVIEW_DIR, 0755),
+        added("wt", REVIEW_DIR, 0755), added("wt/HEAD", REVIEW_FILE, 0644), added("wt/commondir", REVIEW_FILE, 0644),
+    };
+    c[4].target = (char *)"../half/refs";
+    review_verdicts_t *v = judge("/nowhere", c, ARRAY_SIZE(c), NULL, 0);
+    assert_false(v->v[0].refused);    /* the directory itself lands, empty */
+    for (size_t i = 1; i <= 4; i++)
+        assert_string_equal(v->v[i].reason, REPO_WHY);
+    for (size_t i = 5; i <= 8; i++)
+        assert_false(v->v[i].refused);   /* no objects: not a git directory */
+    assert_string_equal(v->v[9].reason, REPO_WHY);
+    assert_string_equal(v->v[10].reason, REPO_WHY);
+    review_verdicts_free(v);
+}
+
+/* The host's entries count, unless the review deletes them. */
+static void bare_shaped_with_the_host(void **state)
+{
+    struct real *r = *state;
+    real_make(r, "r/objects/", NULL, false);
+    real_make(r, "r/refs/", NULL, false);
+    real_make(r, "s/objects/", NULL, false);
+    real_make(r, "s/refs/", NULL, false);
+    real_make(r, "s/HEAD", "ref: refs/heads/main\n", false);
+    real_make(r, "gone/HEAD", "x", false);
+    real_make(r, "gone/objects/", NULL, false);
+    review_change_t c[] = {
+        added("r/HEAD", REVIEW_FILE, 0644),
+        { .path = (char *)"s/HEAD", .kind = REVIEW_DELETED, .host_type = REVIEW_FILE },
+        added("s/config", REVIEW_FILE, 0644),
+        { .path = (char *)"gone", .kind = REVIEW_MODIFIED, .type = REVIEW_DIR, .host_type = REVIEW_SYMLINK },
+        added("gone/refs", REVIEW_DIR, 0755),
+    };
+    review_verdicts_t *v = judge(r->launch, c, ARRAY_SIZE(c), NULL, 0);
+    assert_string_equal(v->v[0].reason, REPO_WHY);
+    assert_false(v->v[1].refused);    /* without its HEAD, s is no git directory */
+    assert_false(v->v[2].refused);
+    assert_false(v->v[4].refused);    /* gone/ replaced something else: the host's HEAD is not below it */
+    review_verdicts_free(v);
+}
+
+static void venv_startup_files_need_include(void **state)
+{
+    struct real *r = *state;
+    real_make(r, ".venv/pyvenv.cfg", "home = /usr/bin\n", false);
+    real_make(r, ".venv/bin/activate", "x", false);
+    const char *sp = ".venv/lib/python3.11/site-packages";
+    char pth[128], site[128], pkg[128], lib[128];
+    snprintf(pth, sizeof(pth), "%s/evil.pth", sp);
+    snprintf(site, sizeof(site), "%s/sitecustomize.py", sp);
+    snprintf(pkg, sizeof(pkg), "%s/pkg/__init__.py", sp);
+    snprintf(lib, sizeof(lib), "%s", ".venv/lib");
+    review_change_t c[] = {
+        added(pth, REVIEW_FILE, 0644), added(site, REVIEW_FILE, 0644), added(pkg, REVIEW_FILE, 0644),
+        { .path = (char *)".venv/bin/activate", .kind = REVIEW_MODIFIED, .type = REVIEW_FILE,
+          .host_type = REVIEW_FILE, .mode = 0644, .host_mode = 0644 },
+        added(".venv/bin/pytest", REVIEW_FILE, 0755), added(".venv/bin/x.py", REVIEW_FILE, 0755),
+        { .path = lib, .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"../elsewhere" },
+        added("new/pyvenv.cfg", REVIEW_FILE, 0644),
+        { .path = (char *)"new/bin/python", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"python3" },
+        added("plain/sitecustomize.py", REVIEW_FILE, 0644),
+    };
+    review_verdicts_t *v = judge(r->launch, c, ARRAY_SIZE(c), NULL, 0);
+    assert_string_equal(v->v[0].reason, "a .pth file of a virtual environment, whose lines python reads when it "
+                                        "starts: name it with --include to apply it");
+    assert_non_null(strstr(v->v[1].reason, "a sitecustomize or usercustomize module of a virtual environment"));
+    assert_false(v->v[2].refused);
+    assert_non_null(strstr(v->v[3].reason, "an activate script of a virtual environment"));
+    assert_false(v->v[4].refused);    /* a console script: run only when asked for */
+    assert_true(v->v[5].refused);
+    assert_non_null(strstr(v->v[6].reason, "a symlink on the way to a virtual environment's bin or site-packages"));
+    assert_non_null(strstr(v->v[7].reason, "pyvenv.cfg"));   /* an environment the review makes */
+    assert_non_null(strstr(v->v[8].reason, "an interpreter of a virtual environment"));
+    assert_false(v->v[9].refused);    /* no environment: nothing runs it at start */
+    review_verdicts_free(v);
+    char *inc[] = { (char *)".venv/bin/activate" };
+    v = judge(r->launch, c, ARRAY_SIZE(c), inc, ARRAY_SIZE(inc));
+    assert_false(v->v[3].refused);
+    assert_true(v->v[3].included);
+    assert_true(v->v[0].refused);
+    review_verdicts_free(v);
+}
+
+static void links_on_the_way_to_protected_paths(void **state)
+{
+    struct real *r = *state;
+    real_make(r, "elsewhere/workspace.xml", "x", false);
+    review_change_t c[] = {
+        { .path = (char *)".idea", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"elsewhere" },
+        { .path = (char *)"sub/.idea", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"../elsewhere" },
+        { .path = (char *)"x.idea", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"elsewhere" },
+    };
+    review_verdicts_t *v = judge(r->launch, c, ARRAY_SIZE(c), NULL, 0);
+    assert_string_equal(v->v[0].reason, "a link where a directory above a protected path (.idea/workspace.xml) is: "
+                                        "name it with --include to apply it");
+    assert_true(v->v[1].refused);
+    assert_false(v->v[2].refused);
+    review_verdicts_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +270,10 @@ int main(void)
         cmocka_unit_test(git_never_as_files),
         cmocka_unit_test_setup_teardown(links_inside_only, real_setup, real_teardown),
         cmocka_unit_test(nesting),
+        cmocka_unit_test(bare_shaped_never_applied),
+        cmocka_unit_test_setup_teardown(bare_shaped_with_the_host, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(venv_startup_files_need_include, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(links_on_the_way_to_protected_paths, real_setup, real_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
