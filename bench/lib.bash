@@ -189,3 +189,27 @@ tree_pids() {
 container_pid() {
     $PODMAN inspect --format '{{.State.Pid}}' "$1" 2>/dev/null
 }
+
+# make_tree DIR N: a checkout of N empty files, 1,000 to a directory (a
+# project's shape more than one flat directory), committed.
+make_tree() {
+    local dir=$1 n=$2
+    [ -f "$dir/.done" ] && return 0
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    log "making a checkout of $n files in $dir"
+    python3 - "$dir" "$n" <<'EOF'
+import os, sys
+top, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(top, "src", "d%04d" % (i // 1000))
+    if i % 1000 == 0:
+        os.makedirs(d)
+    open(os.path.join(d, "f%d.c" % i), "w").close()
+EOF
+    git -C "$dir" init -q
+    git -C "$dir" add -A
+    git -C "$dir" -c user.name=bench -c user.email=bench@bench.test commit -qm tree
+    git -C "$dir" status --porcelain >/dev/null    # the index's stat data, fresh
+    touch "$dir/.done"
+}

@@ -17,28 +17,6 @@ source "$(dirname "$0")/lib.bash"
 
 N=${BENCH_REVIEW_TREE:-200000}
 
-# make_tree DIR N: a checkout of N empty files, 1,000 to a directory, committed.
-make_tree() {
-    local dir=$1 n=$2
-    [ -f "$dir/.done" ] && return 0
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    log "making a checkout of $n files in $dir"
-    python3 - "$dir" "$n" <<'EOF'
-import os, sys
-top, n = sys.argv[1], int(sys.argv[2])
-for i in range(n):
-    d = os.path.join(top, "src", "d%04d" % (i // 1000))
-    if i % 1000 == 0:
-        os.makedirs(d)
-    open(os.path.join(d, "f%d.c" % i), "w").close()
-EOF
-    git -C "$dir" init -q
-    git -C "$dir" add -A
-    git -C "$dir" -c user.name=bench -c user.email=bench@bench.test commit -qm tree
-    touch "$dir/.done"
-}
-
 timed() {
     local measure=$1 variant=$2 run=$3 t0 t1
     shift 3

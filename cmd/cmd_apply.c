@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "review.h"
 #include "session_list.h"
@@ -21,6 +22,8 @@
 #include "base/util.h"
 #include "review/review_apply.h"
 #include "review/review_store.h"
+#include "podman/podman_api.h"
+#include "session/labels.h"
 
 #define APPLY_EXIT_PARTLY 1   /* some chosen change was refused, conflicted or failed */
 
@@ -309,6 +312,37 @@ static bool *choose(const review_changes_t *c, char **rel_paths)
     return chosen;
 }
 
+/* A review whose CLI was killed (no `ended` in its meta): its containers
+ * may still run, their agent still writing the upper layer. Asked of
+ * podman; what cannot be asked is refused too. */
+static int refuse_left_containers(const review_info_t *r)
+{
+    if (r->ended_ns != 0)
+        return 0;
+    cli_backend_t b = { 0 };
+    int rc = backend_start_command(&b);
+    if (rc != 0)
+        return rc;
+    as_error_t *err = NULL;
+    podman_labelled_t *list = NULL;
+    size_t n = 0;
+    if (podman_list_labelled(b.api, PODMAN_CONTAINERS, LABEL_SESSION, &list, &n, &err) < 0) {
+        as_error_prefix(&err, "apply: whether the containers of review %s's killed session are gone", r->id);
+        report_error(&err);
+        rc = EXIT_INTERNAL;
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (strcmp(list[i].label_value, r->id) == 0) {
+            report("error: apply: the containers of review %s's session are still there (its CLI was killed, "
+                   "its agent may still write): `agent-sandbox cleanup` removes them; apply once they are gone",
+                   r->id);
+            rc = EXIT_USAGE;
+        }
+    podman_labelled_free(list, n);
+    backend_stop(&b);
+    return rc;
+}
+
 /* The review's own session still running: its agent still writes the
  * upper layer, so what apply would read is not final. */
 static int refuse_running(const review_info_t *r)
@@ -323,7 +357,7 @@ static int refuse_running(const review_info_t *r)
             rc = EXIT_USAGE;
         }
     session_entries_free(v, n);
-    return rc;
+    return rc != 0 ? rc : refuse_left_containers(r);
 }
 
 /* .git's changes never land as files: when some are chosen, the agent's

@@ -136,7 +136,11 @@ echo planted'
     kill -KILL "$AS_BG_PID"
     bg_wait 30
     assert "$status" == 137 "the killed CLI"
-    # the killed CLI's containers go with cleanup (apply does not wait for them)
+    # its agent may still write the upper layer: apply refuses until
+    # cleanup has removed the killed CLI's containers
+    run_x 64 agent-sandbox apply
+    assert "$stderr" contains "are still there (its CLI was killed, its agent may still write): \`agent-sandbox cleanup\` removes them"
+    [ ! -e b.txt ] || die "apply wrote while the session's containers were there"
     run_x 0 agent-sandbox cleanup
     run_x 0 agent-sandbox apply
     assert "$output" contains "changed   a.txt"
