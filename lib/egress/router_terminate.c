@@ -184,16 +184,28 @@ static void put_refusal(FILE *f, const router_terminate_t *t, size_t i)
     fputs("\";\n    }\n", f);
 }
 
+/* Does the router hold a secret for host h (else only request rules
+ * terminate it)? */
+static bool holds_secrets(const router_terminate_t *t, const char *h)
+{
+    for (size_t k = 0; k < t->n_held; k++)
+        if (strcmp(t->held[k].host, h) == 0)
+            return true;
+    return false;
+}
+
 static void put_server(FILE *f, const router_terminate_t *t, size_t i)
 {
     const char *h = t->hosts[i];
-    fprintf(f, "\n    # %s: terminated (held secrets)\n    server {\n        listen unix:%s ssl;\n"
+    bool held = holds_secrets(t, h);
+    fprintf(f, "\n    # %s: terminated (%s)\n    server {\n        listen unix:%s ssl;\n"
             "        server_name %s;\n        access_log %s sandbox_held;\n"
             "        set $sandbox_held_verdict allow;\n"
             "        if ($sandbox_refusal_%zu) {\n            set $sandbox_held_verdict deny;\n"
             "            return 403 \"blocked by agent-sandbox: this request to %s: "
-            "$sandbox_refusal_%zu\\nThe router holds this name's credentials (docs/secrets.md).\\n\";\n"
-            "        }\n", h, ROUTER_TLS_SOCKET, h, t->log, i, h, i);
+            "$sandbox_refusal_%zu\\n%s (docs/secrets.md).\\n\";\n"
+            "        }\n", h, held ? "held secrets" : "request rules", ROUTER_TLS_SOCKET, h, t->log, i, h, i,
+            held ? "The router holds this name's credentials" : "Your request rules apply to this name");
     fprintf(f, "        location / {\n            set $sandbox_held_upstream %s;\n"
             "            proxy_pass https://$sandbox_held_upstream:443;\n"
             "            proxy_ssl_server_name on;\n            proxy_ssl_name %s;\n"

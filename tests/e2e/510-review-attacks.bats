@@ -124,7 +124,7 @@ echo planted'
     [ -z "$ran" ] || die "host tools ran what the review session planted:$ran"
 }
 
-@test "threat 49: a killed CLI's review is still applicable: the change lands" {
+@test "threat 49: a killed CLI's review is refused while its containers are there, then diffable and applicable" {
     echo one >a.txt
     bg_start agent-sandbox --review --exec sh -c 'echo two >>a.txt; echo new >b.txt; touch .ready; exec sleep 600'
     local n
@@ -142,6 +142,9 @@ echo planted'
     assert "$stderr" contains "are still there (its CLI was killed, its agent may still write): \`agent-sandbox cleanup\` removes them"
     [ ! -e b.txt ] || die "apply wrote while the session's containers were there"
     run_x 0 agent-sandbox cleanup
+    run_x 0 agent-sandbox diff --stat
+    assert "$output" contains "a.txt"
+    assert "$output" contains "b.txt"
     run_x 0 agent-sandbox apply
     assert "$output" contains "changed   a.txt"
     assert "$output" contains "added     b.txt"

@@ -100,7 +100,8 @@ static void test_render(void **state)
     assert_non_null(strstr(conf, "$sandbox_cred_arg_2$sandbox_read_only\" $sandbox_refusal_0 {"));
     assert_non_null(strstr(conf, "if ($sandbox_refusal_0) {"));
     assert_non_null(strstr(conf, "return 403 \"blocked by agent-sandbox: this request to "
-                                 "git.example.test: $sandbox_refusal_0"));
+                                 "git.example.test: $sandbox_refusal_0\\nYour request rules apply to this name"));
+    assert_null(strstr(conf, "holds this name's credentials"));   /* it holds none */
     free(conf);
 
     /* without the rule: no check */

@@ -205,6 +205,7 @@ static void test_held_render(void **state)
     assert_non_null(strstr(conf, "proxy_ssl_name api.example.com;"));
     assert_non_null(strstr(conf, "proxy_set_header x-token $sandbox_held_0;"));
     assert_non_null(strstr(conf, "include " ROUTER_HELD_VALUES ";"));
+    assert_non_null(strstr(conf, "\\nThe router holds this name's credentials (docs/secrets.md)"));
     free(conf);
 
     /* a value that could break out of the map is refused */
