@@ -167,7 +167,9 @@ static char *allow_command(const egress_event_t *e, const log_source_t *src)
 
 static void put_verdict(FILE *f, const egress_event_t *e)
 {
-    if (e->denied)
+    if (e->by_rule)
+        fputs("denied by the name's rules (held secrets, `rules`: docs/secrets.md)", f);
+    else if (e->denied)
         fputs("denied", f);
     else if (e->failure == EGRESS_UNRESOLVED)
         fputs("allowed, but not resolved upstream", f);
@@ -197,7 +199,7 @@ static void print_text(const egress_event_t *e, const log_source_t *src)
         printf(": %s", e->answer);
     else if (strcmp(e->kind, "dns") != 0 && !e->denied && e->failure == EGRESS_REACHED)
         printf(", sent %lld B, received %lld B", e->sent, e->received);
-    _cleanup_free_ char *cmd = e->denied ? allow_command(e, src) : NULL;
+    _cleanup_free_ char *cmd = e->denied && !e->by_rule ? allow_command(e, src) : NULL;
     if (cmd != NULL)
         printf("; allow with: %s", cmd);
     if (e->by == EGRESS_BY_SANDBOX)
@@ -213,7 +215,8 @@ static int print_json(const egress_event_t *e, const log_source_t *src)
     char when[32];
     struct tm tm;
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&e->time, &tm));
-    _cleanup_free_ char *name = path_escaped(e->name), *cmd = e->denied ? allow_command(e, src) : NULL;
+    _cleanup_free_ char *name = path_escaped(e->name);
+    _cleanup_free_ char *cmd = e->denied && !e->by_rule ? allow_command(e, src) : NULL;
     _cleanup_(json_gen_freep) json_gen_t *g = json_gen_new();
     if (g == NULL || name == NULL)
         return -ENOMEM;
@@ -224,6 +227,8 @@ static int print_json(const egress_event_t *e, const log_source_t *src)
     json_kv_str(g, "name", name);
     json_kv_int(g, "port", e->port);
     json_kv_str(g, "verdict", e->denied ? "deny" : "allow");
+    if (e->by_rule)
+        json_kv_bool(g, "rule", true);
     json_kv_str(g, "by", egress_by_name(e->by));
     if (failures[e->failure] != NULL)
         json_kv_str(g, "failure", failures[e->failure]);

@@ -51,6 +51,25 @@ static void report_blocked(const egress_summary_t *s, const char *id)
     free(text);
 }
 
+/* "2 requests refused by the rules of allowed names: api.x.com (2x)": the
+ * name is allowed, so no `allow` would help. */
+static void report_refused(const egress_summary_t *s)
+{
+    msg_t m;
+    char *text = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_refused; i++)
+        n += s->refused[i].count;
+    if (s->n_refused == 0 || msg_open(&m, NULL) < 0)
+        return;
+    fprintf(m.f, "%zu %s refused by the rules of allowed names (held secrets, `rules`: docs/secrets.md): ", n,
+            plural(n, "request", "requests"));
+    put_counts(m.f, s->refused, s->n_refused);
+    if (msg_close(&m, &text, NULL) == 0)
+        report("egress: %s", text);
+    free(text);
+}
+
 /* "api.anthropic.com: allowed, but it could not be resolved upstream (3x)" */
 static void report_failures(const name_count_t *v, size_t n, const char *what)
 {
@@ -80,6 +99,7 @@ void egress_report_end(const session_dir_t *dir)
         return;
     }
     report_blocked(&sum, dir->id);
+    report_refused(&sum);
     report_failures(sum.unresolved, sum.n_unresolved, "it could not be resolved upstream");
     /* the name may not exist; if it does, the router's resolver or its way out is wrong */
     if (sum.n_unresolved > 0)
@@ -89,7 +109,7 @@ void egress_report_end(const session_dir_t *dir)
     report_failures(sum.unreachable, sum.n_unreachable,
                     "the connection to it failed upstream (refused, timed out, or an address "
                     "the router refuses: see allow-upstream-net)");
-    if (sum.n_blocked > 0 || sum.n_unresolved > 0 || sum.n_unreachable > 0)
+    if (sum.n_blocked > 0 || sum.n_unresolved > 0 || sum.n_unreachable > 0 || sum.n_refused > 0)
         report("egress: every query and connection: agent-sandbox log %s", dir->id);
     if (sum.dropped > 0)
         report("egress: the router's logs reached their ceiling (%d MiB each): %zu %s "

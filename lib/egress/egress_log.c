@@ -242,6 +242,7 @@ int egress_conn_line(const char *line, egress_event_t *ret)
         return 0;
     }
     e.denied = strcmp(verdict, "allow") != 0;
+    e.by_rule = strcmp(verdict, "refused") == 0;
     e.status = (long)number_of(status);
     e.sent = number_of(sent);
     e.received = number_of(received);

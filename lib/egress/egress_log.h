@@ -39,6 +39,8 @@ typedef struct egress_event {
                               * Host; for a host:port forward, the allowed host */
     unsigned port;           /* the port asked for (53 for DNS) */
     bool denied;
+    bool by_rule;            /* denied on an allowed name by a held secret's or request rule
+                              * (verdict "refused": the name is allowed, the request is not) */
     egress_failure_t failure;
     char qtype[12];          /* dns: A, AAAA, HTTPS, ... */
     char *answer;            /* dns: 127.0.0.2, NXDOMAIN, NODATA-IPv6, ... */

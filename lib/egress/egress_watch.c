@@ -27,7 +27,7 @@ struct egress_watch {
 static int on_event(const egress_event_t *e, void *ctx)
 {
     egress_watch_t *w = ctx;
-    if (!e->denied || w->done || e->name[0] == '\0' || e->by != EGRESS_BY_AGENT)
+    if (!e->denied || e->by_rule || w->done || e->name[0] == '\0' || e->by != EGRESS_BY_AGENT)
         return 0;
     _cleanup_free_ char *name = strdup(e->name);
     if (name == NULL)

@@ -201,7 +201,7 @@ static void put_server(FILE *f, const router_terminate_t *t, size_t i)
     fprintf(f, "\n    # %s: terminated (%s)\n    server {\n        listen unix:%s ssl;\n"
             "        server_name %s;\n        access_log %s sandbox_held;\n"
             "        set $sandbox_held_verdict allow;\n"
-            "        if ($sandbox_refusal_%zu) {\n            set $sandbox_held_verdict deny;\n"
+            "        if ($sandbox_refusal_%zu) {\n            set $sandbox_held_verdict refused;\n"
             "            return 403 \"blocked by agent-sandbox: this request to %s: "
             "$sandbox_refusal_%zu\\n%s (docs/secrets.md).\\n\";\n"
             "        }\n", h, held ? "held secrets" : "request rules", ROUTER_TLS_SOCKET, h, t->log, i, h, i,

@@ -150,6 +150,7 @@ void egress_summary_clear(egress_summary_t *s)
     free(s->blocked);
     free(s->unresolved);
     free(s->unreachable);
+    free(s->refused);
     *s = (egress_summary_t){0};
 }
 
@@ -185,7 +186,10 @@ static int count_event(const egress_event_t *e, void *ctx)
     name_counts_t *m = NULL;
     if (e->by != EGRESS_BY_AGENT)      /* the sandbox's own checks, verify's probes */
         return 0;
-    if (e->denied) {
+    if (e->by_rule) {
+        s->denied++;
+        m = s->counts[3];
+    } else if (e->denied) {
         /* a lookup counts once: its A query (AAAA, HTTPS come with it) */
         if (strcmp(e->kind, "dns") == 0 && strcmp(e->qtype, "A") != 0)
             return 0;
@@ -218,7 +222,8 @@ int egress_log_summary(const char *dir, egress_summary_t *ret, as_error_t **err)
     egress_log_close(r);
     if (rc == 0 && ((rc = name_counts_sorted(s.counts[0], &s.blocked, err)) < 0 ||
                     (rc = name_counts_sorted(s.counts[1], &s.unresolved, err)) < 0 ||
-                    (rc = name_counts_sorted(s.counts[2], &s.unreachable, err)) < 0))
+                    (rc = name_counts_sorted(s.counts[2], &s.unreachable, err)) < 0 ||
+                    (rc = name_counts_sorted(s.counts[3], &s.refused, err)) < 0))
         rc = -ENOMEM;
     if (rc < 0) {
         egress_summary_clear(&s);
@@ -227,6 +232,7 @@ int egress_log_summary(const char *dir, egress_summary_t *ret, as_error_t **err)
     s.n_blocked = name_counts_len(s.counts[0]);
     s.n_unresolved = name_counts_len(s.counts[1]);
     s.n_unreachable = name_counts_len(s.counts[2]);
+    s.n_refused = name_counts_len(s.counts[3]);
     *ret = s;
     return 0;
 }

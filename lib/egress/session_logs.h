@@ -36,7 +36,9 @@ typedef struct egress_summary {
     size_t n_unresolved;
     name_count_t *unreachable;   /* allowed, but the connection upstream failed */
     size_t n_unreachable;
-    name_counts_t *counts[3];    /* own the names of the three */
+    name_count_t *refused;       /* allowed names' requests refused by their rules (docs/secrets.md) */
+    size_t n_refused;
+    name_counts_t *counts[4];    /* own the names of the four */
 } egress_summary_t;
 
 void egress_summary_clear(egress_summary_t *s);

@@ -57,9 +57,11 @@ teardown() {
     # shellcheck disable=SC2012  # the newest by mtime; session IDs are plain hex
     id=$(ls -t "$XDG_STATE_HOME/agent-sandbox/logs" | head -1)
     # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
-    assert "$stderr" contains "agent-sandbox: egress: 1 blocked: code.wild.test (5x)" "the summary"
+    assert "$stderr" contains "agent-sandbox: egress: 5 requests refused by the rules of allowed names (held secrets, \`rules\`: docs/secrets.md): code.wild.test (5x)" "the summary"
+    assert "$stderr" !contains "allow code.wild.test" "no allow hint for an allowed name"
     run_x 0 agent-sandbox log "$id" --denied
-    assert "$(grep -c 'code.wild.test' <<<"$output")" == 5 "denials in the log"
+    assert "$(grep -c "code.wild.test:443  denied by the name's rules" <<<"$output")" == 5 "denials in the log"
+    assert "$output" !contains "allow with" "no allow hint in the log"
     fi_assert_no_hit
 }
 

@@ -175,8 +175,8 @@ static int collect(const egress_event_t *e, void *ctx)
 {
     seen_t *s = ctx;
     if (s->n < 16)
-        snprintf(s->names[s->n++], 64, "%s %s%s%s%s", e->kind, e->name, e->denied ? " denied" : "",
-                 e->by != EGRESS_BY_AGENT ? " by " : "", e->by != EGRESS_BY_AGENT ? egress_by_name(e->by) : "");
+        snprintf(s->names[s->n++], 64, "%s %s%s%s%s%s", e->kind, e->name, e->denied ? " denied" : "",
+                 e->by_rule ? " by rule" : "", e->by != EGRESS_BY_AGENT ? " by " : "", e->by != EGRESS_BY_AGENT ? egress_by_name(e->by) : "");
     return 0;
 }
 
@@ -228,10 +228,13 @@ static void test_reader_and_summary(void **state)
     append("egress.log", CONN("19", "", "deny", "400", "", "")
                          CONN("20", "a.test", "deny", "500", "", "")
                          CONN("21", "e.test", "allow", "502", "9.9.9.9:443", "-")
-                         CONN("22", "e.test", "allow", "502", "9.9.9.9:443", "-"));
+                         CONN("22", "e.test", "allow", "502", "9.9.9.9:443", "-")
+                         CONN("23", "held.test", "refused", "403", "", "")
+                         CONN("24", "held.test", "refused", "403", "", ""));
     s.n = 0;
     assert_int_equal(egress_log_read(r, collect, &s, &err), 0);
-    assert_int_equal(s.n, 5);
+    assert_int_equal(s.n, 7);
+    assert_string_equal(s.names[5], "tls held.test denied by rule");
     assert_string_equal(s.names[0], "dns d.test denied");
     egress_log_close(r);
 
@@ -249,7 +252,11 @@ static void test_reader_and_summary(void **state)
     assert_string_equal(sum.blocked[2].name, "d.test");
     assert_string_equal(sum.blocked[3].name, "denied-probe.agent-sandbox.invalid");
     assert_int_equal(sum.blocked[3].count, 1);
-    assert_int_equal(sum.denied, 6);
+    assert_int_equal(sum.denied, 8);
+    /* an allowed name's rules refused these: a list of their own, not blocked */
+    assert_int_equal(sum.n_refused, 1);
+    assert_string_equal(sum.refused[0].name, "held.test");
+    assert_int_equal(sum.refused[0].count, 2);
     assert_int_equal(sum.n_unresolved, 1);
     assert_string_equal(sum.unresolved[0].name, "c.test");
     assert_int_equal(sum.n_unreachable, 1);
