@@ -139,6 +139,7 @@ echo planted'
     # its agent may still write the upper layer: apply refuses until
     # cleanup has removed the killed CLI's containers
     run_x 64 agent-sandbox apply
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" contains "are still there (its CLI was killed, its agent may still write): \`agent-sandbox cleanup\` removes them"
     [ ! -e b.txt ] || die "apply wrote while the session's containers were there"
     run_x 0 agent-sandbox cleanup

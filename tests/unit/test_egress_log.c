@@ -185,6 +185,37 @@ static int collect(const egress_event_t *e, void *ctx)
     "\"upstream\":\"\",\"verdict\":\"" verdict "\",\"status\":" status ",\"sent\":0,\"received\":0," \
     "\"upstream_addr\":\"" addr "\",\"connect\":\"" connect "\"}\n"
 
+/* The summary of test_reader_and_summary's logs. */
+static void check_summary(void)
+{
+    as_error_t *err = NULL;
+    /* the summary: per name, lower case, an A query or a connection each;
+     * the agent's only (the probe's name once: the agent's query) */
+    append("egress.log.dropped", "7\n");
+    egress_summary_t sum;
+    assert_int_equal(egress_log_summary(dir, &sum, &err), 0);
+    assert_int_equal(sum.dropped, 7);
+    assert_int_equal(sum.allowed, 3);
+    assert_int_equal(sum.n_blocked, 4);
+    assert_string_equal(sum.blocked[0].name, "a.test");
+    assert_int_equal(sum.blocked[0].count, 2);     /* its A query and a connection; not the AAAA */
+    assert_string_equal(sum.blocked[1].name, "b.test");
+    assert_string_equal(sum.blocked[2].name, "d.test");
+    assert_string_equal(sum.blocked[3].name, "denied-probe.agent-sandbox.invalid");
+    assert_int_equal(sum.blocked[3].count, 1);
+    assert_int_equal(sum.denied, 8);
+    /* an allowed name's rules refused these: a list of their own, not blocked */
+    assert_int_equal(sum.n_refused, 1);
+    assert_string_equal(sum.refused[0].name, "held.test");
+    assert_int_equal(sum.refused[0].count, 2);
+    assert_int_equal(sum.n_unresolved, 1);
+    assert_string_equal(sum.unresolved[0].name, "c.test");
+    assert_int_equal(sum.n_unreachable, 1);
+    assert_string_equal(sum.unreachable[0].name, "e.test");
+    assert_int_equal(sum.unreachable[0].count, 2);
+    egress_summary_clear(&sum);
+}
+
 static void test_reader_and_summary(void **state)
 {
     (void)state;
@@ -238,31 +269,7 @@ static void test_reader_and_summary(void **state)
     assert_string_equal(s.names[0], "dns d.test denied");
     egress_log_close(r);
 
-    /* the summary: per name, lower case, an A query or a connection each;
-     * the agent's only (the probe's name once: the agent's query) */
-    append("egress.log.dropped", "7\n");
-    egress_summary_t sum;
-    assert_int_equal(egress_log_summary(dir, &sum, &err), 0);
-    assert_int_equal(sum.dropped, 7);
-    assert_int_equal(sum.allowed, 3);
-    assert_int_equal(sum.n_blocked, 4);
-    assert_string_equal(sum.blocked[0].name, "a.test");
-    assert_int_equal(sum.blocked[0].count, 2);     /* its A query and a connection; not the AAAA */
-    assert_string_equal(sum.blocked[1].name, "b.test");
-    assert_string_equal(sum.blocked[2].name, "d.test");
-    assert_string_equal(sum.blocked[3].name, "denied-probe.agent-sandbox.invalid");
-    assert_int_equal(sum.blocked[3].count, 1);
-    assert_int_equal(sum.denied, 8);
-    /* an allowed name's rules refused these: a list of their own, not blocked */
-    assert_int_equal(sum.n_refused, 1);
-    assert_string_equal(sum.refused[0].name, "held.test");
-    assert_int_equal(sum.refused[0].count, 2);
-    assert_int_equal(sum.n_unresolved, 1);
-    assert_string_equal(sum.unresolved[0].name, "c.test");
-    assert_int_equal(sum.n_unreachable, 1);
-    assert_string_equal(sum.unreachable[0].name, "e.test");
-    assert_int_equal(sum.unreachable[0].count, 2);
-    egress_summary_clear(&sum);
+    check_summary();
 
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
