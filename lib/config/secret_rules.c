@@ -216,13 +216,30 @@ int secret_rules_parse(secret_rules_t *rules, const char *file, const char *text
 
 /* ---- stand-ins ------------------------------------------------------------ */
 
+/* The vendor's prefix a client may check, and nothing of the secret: the
+ * leading run, within PREFIX_SCAN bytes, of short segments (at most
+ * SEGMENT_MAX bytes) of lower-case letters and digits, each ending in '-' or
+ * '_' and holding a letter past 'f' ("sk-ant-api03-", "ghp_", "sk_live_",
+ * "github_pat_"). A segment with an upper-case letter, only digits or only
+ * hex letters (a UUID's), or a longer one, is the key's own. Google's keys
+ * start with the fixed "AIza". */
+#define SEGMENT_MAX 6
+
 static size_t kept_prefix(const char *v)
 {
     size_t keep = 0;
-    for (size_t i = 0; v[i] != '\0' && i < PREFIX_SCAN; i++)
-        if (v[i] == '-' || v[i] == '_')
+    bool word = false;
+    for (size_t i = 0; v[i] != '\0' && i < PREFIX_SCAN && i - keep < SEGMENT_MAX + 1; i++) {
+        if ((v[i] == '-' || v[i] == '_') && word) {
             keep = i + 1;
-    return keep;
+            word = false;
+        } else if (v[i] >= 'a' && v[i] <= 'z') {
+            word |= v[i] > 'f';
+        } else if (!(v[i] >= '0' && v[i] <= '9')) {
+            break;
+        }
+    }
+    return keep == 0 && strncmp(v, "AIza", 4) == 0 ? 4 : keep;
 }
 
 static char random_like(char c, unsigned char rnd)

@@ -52,10 +52,12 @@ void secret_rules_clear(secret_rules_t *rules);
  * go into its configuration safely and is refused. */
 bool secret_value_valid(const char *value);
 
-/* A stand-in of the same shape: the same length, a leading prefix up to
- * the last '-' or '_' among the first 16 bytes kept ("sk-ant-api03-",
- * "ghp_"), every other letter and digit replaced by a random one of the
- * same kind, other bytes kept. Never equal to the value. */
+/* A stand-in of the same shape: the same length, the vendor's prefix kept
+ * (short lower-case segments ending in '-' or '_' within the first 16
+ * bytes: "sk-ant-api03-", "ghp_"; or Google's "AIza"; never a part that
+ * could be the key's own, secret_rules.c), every other letter and digit
+ * replaced by a random one of the same kind, other bytes kept. Never equal
+ * to the value. */
 int secret_standin(const char *value, char **ret, as_error_t **err);
 
 /* The header value a rule puts on the wire for a secret value (or for its

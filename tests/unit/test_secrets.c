@@ -127,6 +127,20 @@ static void test_standin_shape(void **state)
     assert_int_equal(secret_standin("sk-ant-api03-AAAA", &s, &err), 0);
     assert_memory_equal(s, "sk-ant-api03-", 13);          /* the prefix kept */
     free(s);
+    /* nothing of the key's own part kept, however its '-' and '_' fall */
+    static const char *const prefixes[][2] = {
+        { "AIzaSyAb_cdEFgh-ijklmnop0123456789ABCDE", "AIza" }, { "ghp_ab-CD_ef0123456789", "ghp_" },
+        { "github_pat_11AB_cd", "github_pat_" }, { "xoxb-1234-5678-abcdef", "xoxb-" }, { "sk_live_51Hab", "sk_live_" },
+        { "3f9a2c1b-1d2e-4f5a-9b8c-7d6e5f4a3b2c", "" }, { "abcdefghijk-xyz", "" }, { "Ab_cdefghij", "" },
+    };
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        assert_int_equal(secret_standin(prefixes[i][0], &s, &err), 0);
+        size_t keep = strlen(prefixes[i][1]);
+        assert_memory_equal(s, prefixes[i][1], keep);
+        /* past the prefix, each letter or digit is random: a run of 8 equal is not */
+        assert_true(strncmp(s + keep, prefixes[i][0] + keep, 8) != 0);
+        free(s);
+    }
     assert_false(secret_value_valid("short"));
     assert_false(secret_value_valid("has space in it"));
     assert_false(secret_value_valid("quote\"in-it-x"));
