@@ -162,11 +162,14 @@ print("\n".join(sorted(p["id"] + " " + p["result"] for p in r["probes"])))' "$1"
         my ($ns) = map { /^nameserver\s+(\S+)/ ? $1 : () } <$rc>;
         socket(my $s, PF_INET, SOCK_DGRAM, 0) or die;
         my $to = sockaddr_in(53, inet_aton($ns));
-        my ($end, $i) = (time + 20, 0);
+        # two 60-byte labels: each logged line is ~200 bytes, so that the
+        # ~10,000 queries a slow machine answers in 20 s overflow 2 MiB
+        my ($end, $i, $pad) = (time + 20, 0, "p" x 60);
         while (time < $end) {
             for (1 .. 500) {
                 my $q = pack("n n n n n n", $i & 0xffff, 0x0100, 1, 0, 0, 0);
-                $q .= pack("C/a*", "flood" . $i++) . pack("C/a*", "example") . pack("C/a*", "test") . "\0";
+                $q .= pack("C/a*", "flood" . $i++) . pack("C/a*", $pad) . pack("C/a*", $pad)
+                    . pack("C/a*", "example") . pack("C/a*", "test") . "\0";
                 send($s, $q . pack("n n", 1, 1), 0, $to);
             }
         }

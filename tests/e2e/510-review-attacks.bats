@@ -108,7 +108,7 @@ echo planted'
     assert "$output" contains "refused   .venv/bin/activate: an activate script of a virtual environment"
     assert "$output" contains "refused   tools/.npmrc: a protected path (.npmrc)"
     assert "$output" contains "refused   sub/.envrc: a protected path (.envrc)"
-    assert "$output" contains "refused   notes.md: a link that leads out of the tree (to $MARK)"
+    assert "$output" contains "refused   notes.md: a link that leads out of the tree (to $MARK.link)"
     assert "$output" contains "changed   a.txt"
     assert "$(cat a.txt)" == $'one\ntwo' "the ordinary edit landed"
     assert "$(protected_state)" == "$before" "the host tree's protected files"

@@ -356,6 +356,11 @@ _all_session_ids() {
 # waited for them one by one (about a second a test, ~270 tests).
 _labelled_all() {
     local tmp kind jobs=()
+    # the suite's own service answers in milliseconds (setup_suite.bash)
+    if [ -n "${AS_SUITE_PODMAN_SOCK:-}" ]; then
+        "$AS_TOP/tests/e2e/podman-labelled" "$AS_SUITE_PODMAN_SOCK" "$AS_LABEL"
+        return
+    fi
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/as-e2e-leaks-XXXXXX") || return 1
     _labelled ps -a >"$tmp/containers" & jobs+=($!)
     _labelled pod ps >"$tmp/pods" & jobs+=($!)

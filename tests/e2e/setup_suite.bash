@@ -65,9 +65,40 @@ suite_xdg_setup() {
     export GIT_CONFIG_GLOBAL=$XDG_CONFIG_HOME/git/config
 }
 
+# The suite's own podman service, for the leak check after every test: one
+# question over its socket (tests/e2e/podman-labelled) costs milliseconds,
+# four podman commands more than a second each time. Without it the leak
+# check asks the podman CLI, as before. Its socket is outside the sessions'
+# directory, so the leak check never takes it for a session's service.
+suite_service_start() {
+    local sock=$AS_E2E_ROOT/.suite-podman.sock n
+    pkill -u "$(id -u)" -f -- "system service --time 0 unix://$sock" 2>/dev/null || true   # an aborted run's
+    rm -f "$sock"
+    # its own session (a test's signals are not for it), fd 3 closed (bats
+    # waits for whatever holds it)
+    # shellcheck disable=SC2086  # $PODMAN splits, as make's $(PODMAN) does
+    setsid $PODMAN system service --time 0 "unix://$sock" </dev/null >/dev/null 2>&1 3>&- &
+    for ((n = 0; n < 150; n++)); do
+        if curl -sf --max-time 2 --unix-socket "$sock" http://podman/_ping >/dev/null 2>&1; then
+            export AS_SUITE_PODMAN_SOCK=$sock
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "# e2e: the suite's podman service did not answer within 15 s: the leak check asks the podman CLI" >&3
+}
+
+suite_service_stop() {
+    [ -n "${AS_SUITE_PODMAN_SOCK:-}" ] || return 0
+    pkill -u "$(id -u)" -f -- "system service --time 0 unix://$AS_SUITE_PODMAN_SOCK" 2>/dev/null || true
+    rm -f "$AS_SUITE_PODMAN_SOCK"
+    unset AS_SUITE_PODMAN_SOCK
+}
+
 setup_suite() {
     [ -n "${XDG_RUNTIME_DIR:-}" ] || { echo "XDG_RUNTIME_DIR is not set" >&2; return 1; }
     mkdir -p "$AS_E2E_ROOT"
+    suite_service_start
     # The suite's sessions are those launched under here (helpers.bash, "Leak
     # check"); the CLI's `ps` and `stop --all` see only them.
     AS_TEST_ROOT=$(cd "$AS_E2E_ROOT" && pwd -P) || return 1
@@ -113,6 +144,7 @@ setup_suite() {
 
 teardown_suite() {
     local rc=0 left
+    suite_service_stop
     if [ -n "${AS_SUITE_EGRESS_NETWORK:-}" ]; then
         $PODMAN network rm -f "$AS_SUITE_EGRESS_NETWORK" >/dev/null 2>&1
     fi
