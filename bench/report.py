@@ -33,6 +33,9 @@ def spread(values):
 def paired(figures, measure, a, b, kind):
     """Runs with both A and B, and the run-by-run ratios or differences."""
     fa, fb = figures.get((measure, a), {}), figures.get((measure, b), {})
+    if kind == "abs":                    # A alone, against a fixed limit
+        runs = sorted(fa, key=int)
+        return runs, [fa[r] for r in runs]
     runs = sorted(set(fa) & set(fb), key=int)
     if kind == "ratio":
         return runs, [fa[r] / fb[r] for r in runs if fb[r] != 0]
@@ -47,7 +50,8 @@ def print_goals(figures, units, goals):
     print("| --- | --- | --- |")
     for measure, a, b, kind, op, limit in goals:
         _, values = paired(figures, measure, a, b, kind)
-        what = "%s: %s %s %s" % (measure, a, "/" if kind == "ratio" else "−", b)
+        what = "%s: %s" % (measure, a) if kind == "abs" else \
+            "%s: %s %s %s" % (measure, a, "/" if kind == "ratio" else "−", b)
         unit = "×" if kind == "ratio" else " " + units.get(measure, "")
         if not values:
             print("| %s %s %s%s | not measured | – |" % (what, op, limit, unit))
@@ -91,6 +95,12 @@ def main():
         print("| %s | %s | %s %s | %s | %s %s | %s | %d |"
               % (measure, a, spread([fa[r] for r in runs]), unit, b,
                  spread([fb[r] for r in runs]), unit, pair_text, len(runs)))
+    # measures of one variant that no comparison shows
+    compared = {(m, v) for m, a, b, _ in comparisons for v in (a, b)}
+    for (measure, variant), fv in figures.items():
+        if (measure, variant) not in compared:
+            print("| %s | %s | %s %s | – | – | – | %d |"
+                  % (measure, variant, spread(list(fv.values())), units[measure], len(fv)))
     if goals:
         print_goals(figures, units, goals)
 
