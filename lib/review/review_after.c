@@ -88,7 +88,11 @@ static int entry_types(const review_after_t *a, const level_t *l, const char *na
         asprintf(&abs, "%s/%s", a->root, rel) < 0)
         return -ENOMEM;
     struct stat st;
-    *ret_host = l->host_dir && lstat(abs, &st) == 0 ? review_type_of(st.st_mode) : REVIEW_NONE;
+    *ret_host = REVIEW_NONE;
+    if (l->host_dir && lstat(abs, &st) == 0)
+        *ret_host = review_type_of(st.st_mode);
+    else if (l->host_dir && errno != ENOENT && errno != ENOTDIR)
+        *ret_host = REVIEW_FILE;   /* cannot be examined: counted as there, the stricter verdict */
     const review_change_t *ch = find(a, rel);
     if (ch != NULL)
         *ret_after = ch->kind == REVIEW_DELETED ? REVIEW_NONE : ch->type;

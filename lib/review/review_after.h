@@ -9,7 +9,9 @@
  * no change deletes it, it is on the host, and every directory above it is
  * a host directory the review kept as one (an opaque or replaced directory
  * lists the host entries it deletes, review_changes.h). The host is only
- * read (lstat of names below directories that are no links). */
+ * read (lstat of names below directories that are no links); a name that
+ * cannot be examined there counts as present, so that the verdict is the
+ * stricter one. */
 #ifndef AS_REVIEW_AFTER_H
 #define AS_REVIEW_AFTER_H
 

@@ -202,6 +202,28 @@ static void bare_shaped_with_the_host(void **state)
     review_verdicts_free(v);
 }
 
+/* A host directory that cannot be searched: its entries count as there,
+ * so a change in it is judged as in a repository and an environment. */
+static void unexaminable_host_counts_as_present(void **state)
+{
+    struct real *r = *state;
+    real_make(r, "closed/x", "1", false);
+    char p[PATH_MAX * 2];
+    snprintf(p, sizeof(p), "%s/closed", r->launch);
+    chmod(p, 0);
+    if (access(p, X_OK) == 0) {
+        chmod(p, 0755);
+        skip();   /* root searches it anyway */
+    }
+    review_change_t c[] = { added("closed/config", REVIEW_FILE, 0644),
+                            added("closed/bin/activate", REVIEW_FILE, 0644) };
+    review_verdicts_t *v = judge(r->launch, c, ARRAY_SIZE(c), NULL, 0);
+    chmod(p, 0755);
+    assert_string_equal(v->v[0].reason, REPO_WHY);
+    assert_true(v->v[1].refused);
+    review_verdicts_free(v);
+}
+
 static void venv_startup_files_need_include(void **state)
 {
     struct real *r = *state;
@@ -272,6 +294,7 @@ int main(void)
         cmocka_unit_test(nesting),
         cmocka_unit_test(bare_shaped_never_applied),
         cmocka_unit_test_setup_teardown(bare_shaped_with_the_host, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(unexaminable_host_counts_as_present, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(venv_startup_files_need_include, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(links_on_the_way_to_protected_paths, real_setup, real_teardown),
     };
