@@ -26,15 +26,20 @@ main() {
     bench_net_up
     trap 'bench_net_down' EXIT
     local d run name
+    # a directory per variant: one whose removals run after its prompt
+    # holds its tree's lock meanwhile, which a variant without that wait
+    # would take for a running session (exit 77)
+    local -A dirs=()
     d=$(bench_dir)
+    for name in $(variant_names); do dirs[$name]=$(bench_dir); done
     # warm-up, not recorded: the rootless network namespace, page cache
-    for name in $(variant_names); do session "$name" "$d" true; done
+    for name in $(variant_names); do session "$name" "${dirs[$name]}" true; done
     $PODMAN run --rm "$BENCH_IMAGE" true
     $PODMAN run --rm --network none "$BENCH_IMAGE" true
     [ -z "$have_srt" ] || env -C "$d" "$SRT_BIN" -s "$SRT_SETTINGS" -c true
     log "startup: $BENCH_RUNS rounds of: $(variant_names | xargs), podman run --rm${have_srt:+, srt -c true}"
     for ((run = 1; run <= BENCH_RUNS; run++)); do
-        for name in $(variant_names); do timed "$name" "$run" session "$name" "$d" true; done
+        for name in $(variant_names); do timed "$name" "$run" session "$name" "${dirs[$name]}" true; done
         # shellcheck disable=SC2086  # $PODMAN is a command line, split as make splits $(PODMAN)
         timed "podman run --rm" "$run" $PODMAN run --rm "$BENCH_IMAGE" true
         # shellcheck disable=SC2086  # as above
@@ -43,6 +48,7 @@ main() {
             timed "srt -c true" "$run" env -C "$d" "$SRT_BIN" -s "$SRT_SETTINGS" -c true
         fi
     done
+    for name in $(variant_names); do bench_rm "${dirs[$name]}"; done
     bench_rm "$d"
     local first
     first=$(first_variant)
