@@ -165,11 +165,14 @@ bool backend_usable(cli_backend_t *b)
     return ok;
 }
 
-int backend_restart(cli_backend_t *b, as_error_t **err)
+int backend_restart(cli_backend_t *b, bool inherited, as_error_t **err)
 {
     podman_api_free(b->api);
     b->api = NULL;
-    podman_service_stop(b->service, SERVICE_STOP_TIMEOUT_MS, NULL);
+    if (inherited)
+        podman_service_stop_inherited(b->service, SERVICE_STOP_TIMEOUT_MS, NULL);
+    else
+        podman_service_stop(b->service, SERVICE_STOP_TIMEOUT_MS, NULL);
     podman_service_free(b->service);
     b->service = NULL;
     unlink(b->dir->socket_path);
@@ -188,6 +191,16 @@ void backend_stop(cli_backend_t *b)
     if (b->dir != NULL && session_dir_remove(b->dir, &err) < 0)
         report_error(&err);
     session_dir_free(b->dir);
+    b->dir = NULL;
+}
+
+void backend_detach(cli_backend_t *b)
+{
+    podman_api_free(b->api);
+    b->api = NULL;
+    podman_service_free(b->service);
+    b->service = NULL;
+    session_dir_free(b->dir);      /* the lock stays the child's */
     b->dir = NULL;
 }
 

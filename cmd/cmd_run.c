@@ -17,6 +17,7 @@
 #include "run.h"
 #include "run_options.h"
 #include "review.h"
+#include "teardown.h"
 #include "workspace_check.h"
 #include "base/escape.h"
 #include "base/signal_source.h"
@@ -94,31 +95,6 @@ static void egress_lost(void *ctx)
     static const char msg[] = "\r\nagent-sandbox: the egress router stopped: the sandbox has no "
                               "network access now (it fails closed)\r\n";
     if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) { }
-}
-
-/* Teardown with the service we have, or with a new one when it died. */
-static int teardown(session_t *s, cli_backend_t *b)
-{
-    as_error_t *err = NULL;
-    if (!backend_usable(b)) {
-        if (backend_restart(b, &err) < 0) {
-            report_error(&err);
-            _cleanup_free_ char *left = session_leftovers(s);
-            report("error: could not remove this session's resources; the next start or "
-                   "`agent-sandbox cleanup` removes them:\n%s", left ? left : "");
-            return -1;
-        }
-        session_set_api(s, b->api);
-    }
-    if (session_teardown(s, &err) < 0) {
-        as_error_prefix(&err, "tearing down the session");
-        report_error(&err);
-        _cleanup_free_ char *left = session_leftovers(s);
-        report("left behind (the next start or `agent-sandbox cleanup` removes them):\n%s",
-               left ? left : "");
-        return -1;
-    }
-    return 0;
 }
 
 /* The init could not execute the command: say so, naming it, and return
@@ -414,6 +390,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     session_t *s = NULL;
     _cleanup_(review_info_clear) review_info_t review = { 0 };
     bool reviewing = o->review || ri->settings.review;
+    bool exited = false;     /* the agent's exit seen: its processes are gone */
     int rc;
     if ((rc = image_gate(b, ri)) != 0 || (rc = check_release(b, ri->image, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
         (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
@@ -421,7 +398,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     /* placeholders for protected paths that do not exist yet, and the
      * snapshot the end-of-session check compares with; the plan takes the
      * mounts as they are then */
-    rc = reviewing ? review_session_begin(b->dir->id, workdir, ri->image, &review) : workspace_check_begin(ws);
+    rc = reviewing ? review_session_begin(b->dir->id, workdir, ri->image, &review) : workspace_check_begin(ws, ri->signals);
     if (rc != 0 || (rc = plan_session(o, ri, b, workdir, ws, reviewing ? &review : NULL, &plan, &held)) != 0)
         goto out;
     if (o->on_plan != NULL)
@@ -446,7 +423,6 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
         .workdir = workdir, .tty = plan->tty, .publish = o->publish, .n_publish = o->n_publish });
     /* the first refusal of each name, on the desktop (settings) */
     egress_notices_t *notices = ri->settings.notifications && !o->no_notices ? egress_notices_start(b->dir) : NULL;
-    bool exited = false;
     rc = run_agent(o, b, s, plan, &exited);
     /* the tree as the agent left it, walked while the rest is torn down */
     if (exited && !reviewing)
@@ -454,7 +430,12 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     egress_notices_stop(notices);
 out:
     terminal_restore();
-    bool gone = s == NULL || teardown(s, b) == 0;
+    /* The agent's processes are gone once it has exited: the user's part
+     * ends with the workspace check and the egress lines, and the removals
+     * go on after the prompt (cmd/teardown.c). A review is summed up from
+     * an upper directory no container holds any more: removals first. */
+    bool later = exited && !reviewing;
+    bool gone = s == NULL || later || teardown_now(s, b) == 0;
     if (!gone && rc == 0)
         rc = EXIT_SETUP;
     if (!reviewing)
@@ -463,6 +444,8 @@ out:
         review_session_end(&review, ws);
     if (s != NULL)
         egress_report_end(b->dir);
+    if (s != NULL && later && !teardown_later(s, b) && teardown_now(s, b) < 0 && rc == 0)
+        rc = EXIT_SETUP;
     session_free(s);
     session_plan_free(plan);
     return rc;
@@ -532,6 +515,7 @@ int run_loaded(const run_options_t *o, const run_inputs_t *ri)
         if ((rc = plan_session(o, ri, &b, workdir, ws, NULL, &plan, &held)) == 0)
             rc = print_plan(plan, ri, ws);
     } else if (rc == 0) {
+        teardown_failures_tell();
         sweep_stale(&b, false);
         workspace_check_recover(b.api);
         register_session(o, ri, &b, workdir);

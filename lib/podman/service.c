@@ -228,6 +228,26 @@ int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
     return r;
 }
 
+int podman_service_stop_inherited(podman_service_t *s, long timeout_ms, as_error_t **err)
+{
+    if (s == NULL || s->reaped)
+        return 0;
+    int pidfd = pidfd_open(s->pid, 0);
+    if (pidfd < 0)
+        return errno == ESRCH ? 0 : as_error_errno(err, errno, "watching the podman service");
+    int r = 0;
+    kill(s->pid, SIGTERM);
+    if (!wait_readable(pidfd, timeout_ms)) {
+        kill(s->pid, SIGKILL);
+        wait_readable(pidfd, 2000);
+        r = as_error_make(err, ETIMEDOUT, "the podman service did not stop within %ld ms; killed it",
+                          timeout_ms);
+    }
+    close(pidfd);
+    s->reaped = true;          /* its parent's to reap, not ours */
+    return r;
+}
+
 void podman_service_free(podman_service_t *s)
 {
     if (s == NULL)

@@ -32,6 +32,9 @@ int podman_service_start(const char *socket_path, const char *log_path, long tim
 bool podman_service_alive(podman_service_t *s);
 /* SIGTERM, then SIGKILL after `timeout_ms`; reaps it. */
 int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err);
+/* The same from a child of the process that started it, which is ending:
+ * not this process's to reap, so its end is seen through a pidfd. */
+int podman_service_stop_inherited(podman_service_t *s, long timeout_ms, as_error_t **err);
 void podman_service_free(podman_service_t *s);
 DEFINE_CLEANUP_FUNC(podman_service_t, podman_service_free)
 

@@ -135,6 +135,16 @@ int session_registry_write(const char *dir, const session_entry_t *e, as_error_t
     return file_write_atomic(dir, REGISTRY_FILE, text, 0600, err);
 }
 
+int session_registry_end(const char *dir, as_error_t **err)
+{
+    _cleanup_free_ char *from = NULL, *to = NULL;
+    if (asprintf(&from, "%s/" REGISTRY_FILE, dir) < 0 || asprintf(&to, "%s/" REGISTRY_ENDED_FILE, dir) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    if (rename(from, to) < 0)
+        return as_error_errno(err, errno, "renaming %s", from);
+    return 0;
+}
+
 void session_entry_free(session_entry_t *e)
 {
     if (e == NULL)

@@ -20,6 +20,10 @@
 #include "base/util.h"
 
 #define REGISTRY_FILE "session.json"
+/* The entry of a session whose agent has ended and whose removals still
+ * run (after the prompt, cmd/teardown.c): not listed, not signalled; a
+ * session in its tree waits for its workspace lock instead of refusing. */
+#define REGISTRY_ENDED_FILE "session.ended"
 
 typedef struct session_entry {
     char id[SESSION_ID_LEN + 1];
@@ -36,6 +40,9 @@ typedef struct session_entry {
 
 /* Writes dir/REGISTRY_FILE (0600) through a temporary file and rename. */
 int session_registry_write(const char *dir, const session_entry_t *e, as_error_t **err);
+
+/* Renames dir/REGISTRY_FILE to REGISTRY_ENDED_FILE. */
+int session_registry_end(const char *dir, as_error_t **err);
 
 /* Reads dir/REGISTRY_FILE; -ENOENT when there is none. */
 int session_registry_read(const char *dir, session_entry_t **ret, as_error_t **err);

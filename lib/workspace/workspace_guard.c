@@ -14,6 +14,15 @@
 #include "base/util.h"
 /* ---- the lock ---------------------------------------------------------- */
 
+void ws_unlock_tree(workspace_t *ws)
+{
+    for (size_t i = 0; i < ws->n_lock_fds; i++)
+        close(ws->lock_fds[i]);
+    free(ws->lock_fds);
+    ws->lock_fds = NULL;
+    ws->n_lock_fds = 0;
+}
+
 /* Shared on every ancestor, exclusive on the launch directory: a session in
  * this directory, above it or below it makes the other fail. Directories we
  * cannot open or lock (permissions, a file system without flock) are
@@ -52,6 +61,7 @@ int ws_lock_tree(workspace_t *ws, as_error_t **err)
                     fprintf(m.f, " [rule: %s].\nSessions may not overlap: each one's protected paths are "
                             "host paths the other's agent could change. Wait for it to end, or launch "
                             "from a directory outside its tree.", RULE_BUSY);
+                    ws_unlock_tree(ws);      /* the caller may try again */
                     return msg_fail(&m, WORKSPACE_EBUSY, err);
                 }
             }

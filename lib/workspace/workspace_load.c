@@ -129,9 +129,7 @@ void workspace_free(workspace_t *ws)
     if (ws == NULL)
         return;
     ws_walks_cancel(ws);
-    for (size_t i = 0; i < ws->n_lock_fds; i++)
-        close(ws->lock_fds[i]);
-    free(ws->lock_fds);
+    ws_unlock_tree(ws);
     ws_mounts_clear(ws);
     ws_snapshot_free(ws->before);
     workspace_rules_free(ws->rules);

@@ -83,6 +83,7 @@ finish_five() {
 # own leak check): containers, pods, networks, directories, services.
 five_gone() {
     local i id left=
+    wait_teardowns
     for ((i = 0; i < N_SESSIONS; i++)); do
         id=${IDS[$i]}
         left+=$($PODMAN ps -a --filter "label=$AS_LABEL=$id" --format "container {{.Names}}")

@@ -413,11 +413,28 @@ service_pids() {
     done < <(_service_list)
 }
 
+# wait_teardowns: until the removals that the suite's ended sessions left
+# to a child after their prompt (session.ended, cmd/teardown.c) are done:
+# their directory's lock free (opened without creating it: a lock file made
+# anew would keep the directory from going).
+wait_teardowns() {
+    local d fd
+    for d in "$AS_SESSIONS_DIR"/*/; do
+        d=${d%/}
+        grep -qF "\"launch_dir\":\"$AS_TEST_ROOT/" "$d/session.ended" 2>/dev/null || continue
+        exec {fd}<"$d/lock" 2>/dev/null || continue
+        flock -w 60 "$fd" || echo "# the removals of ${d##*/} still run after 60 s" >&2
+        exec {fd}<&-
+    done
+}
+
 # leak_check [WHEN]: report and remove whatever a session of the suite
-# left; returns 1 if there was anything.
+# left (once the removals after their prompts are done); returns 1 if
+# there was anything.
 # shellcheck disable=SC2120  # WHEN is optional; the tests pass it
 leak_check() {
     local when=${1:-after the test} found=() x line pids=() others id kind
+    wait_teardowns
     others=" ${AS_BASELINE_IDS:-} $(_session_ids_elsewhere | xargs) "
     mapfile -t pids < <(service_pids)
     local -A rm_ids=()

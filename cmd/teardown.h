@@ -1,0 +1,33 @@
+/* A session's removals (cmd/teardown.c): in line, or after the prompt. */
+#ifndef AS_TEARDOWN_H
+#define AS_TEARDOWN_H
+
+#include <stdbool.h>
+
+#include "backend.h"
+#include "session/session.h"
+
+/* The removals now, with the service we have or a new one when it died;
+ * what fails is reported with what is left. 0 when all is gone. */
+int teardown_now(session_t *s, cli_backend_t *b);
+
+/* Once the user's part of the session is done (the agent has exited, the
+ * workspace checked, the egress told): the removals handed to a child that
+ * keeps the session's locks (its directory's: the stale sweep leaves its
+ * resources alone; the workspace's: a session in the tree waits for it,
+ * cmd/workspace_check.c), so that the prompt comes back at once. True in
+ * the CLI when the child took them (`b` is then detached: nothing to
+ * stop); false when it could not be started (do them now). The child
+ * never returns: it starts a service of its own (the CLI's dies with it),
+ * removes, writes what failed to the session's log directory
+ * (TEARDOWN_LOG) and marks it for the next start (teardown_failures_tell). */
+bool teardown_later(session_t *s, cli_backend_t *b);
+
+#define TEARDOWN_LOG "teardown.log"
+#define TEARDOWN_FAILED "teardown.failed"
+
+/* What the removals after earlier sessions' prompts could not do: told
+ * once (the sweep that follows removes what they left). */
+void teardown_failures_tell(void);
+
+#endif
