@@ -17,18 +17,16 @@ teardown() {
 # removals; sets SID and CHILD (0 when the removals were over before it
 # was found).
 ended_child() {
-    local f d pid n fd
+    local f d pid n
     SID='' CHILD=''
     for ((n = 0; n < 50; n++)); do
         for f in "$AS_SESSIONS_DIR"/*/session.ended; do
             grep -qF "\"launch_dir\":\"$AS_DIR\"" "$f" 2>/dev/null || continue
             d=${f%/session.ended}
             for pid in $(pgrep -u "$(id -u)" -x agent-sandbox); do
-                for fd in /proc/"$pid"/fd/*; do
-                    [ "$(readlink "$fd" 2>/dev/null)" = "$d/lock" ] || continue
-                    kill -STOP "$pid" && SID=${d##*/} CHILD=$pid
-                    break
-                done
+                [ -n "$(find /proc/"$pid"/fd -maxdepth 1 -lname "$d/lock" -print -quit 2>/dev/null)" ] ||
+                    continue
+                kill -STOP "$pid" && SID=${d##*/} CHILD=$pid
             done
         done
         [ -z "$CHILD" ] || break
@@ -41,7 +39,7 @@ ended_child() {
 # removals were over first.
 session_then_stopped_child() {
     local tries
-    for ((tries = 0; tries < 3; tries++)); do
+    for ((tries = 0; tries < 5; tries++)); do
         run_x 0 agent-sandbox --memory none --exec true
         ended_child
         [ "$CHILD" != 0 ] || continue
@@ -50,7 +48,7 @@ session_then_stopped_child() {
             return 0
         kill -CONT "$CHILD"
     done
-    die "the removals were over before the test could find their child, 3 times"
+    die "the removals were over before the test could find their child, 5 times"
 }
 
 @test "issue 28: the removals after the prompt: a session in the tree waits for them; killed, the next start's sweep removes what they left" {
