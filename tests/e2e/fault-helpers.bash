@@ -131,6 +131,7 @@ fh_assert_left() {
 # fh_assert_gone [WHEN]: nothing of the snapshot session is left.
 fh_assert_gone() {
     local left
+    wait_teardowns      # the removals run after the prompt (issue 28)
     left=$(fh_left)
     [ -z "$left" ] || die "left of session $FH_SNAP_ID ${1:-after the session}:"$'\n'"$left"
 }
