@@ -165,14 +165,11 @@ bool backend_usable(cli_backend_t *b)
     return ok;
 }
 
-int backend_restart(cli_backend_t *b, bool inherited, as_error_t **err)
+int backend_restart(cli_backend_t *b, as_error_t **err)
 {
     podman_api_free(b->api);
     b->api = NULL;
-    if (inherited)
-        podman_service_stop_inherited(b->service, SERVICE_STOP_TIMEOUT_MS, NULL);
-    else
-        podman_service_stop(b->service, SERVICE_STOP_TIMEOUT_MS, NULL);
+    podman_service_stop(b->service, SERVICE_STOP_TIMEOUT_MS, NULL);
     podman_service_free(b->service);
     b->service = NULL;
     unlink(b->dir->socket_path);

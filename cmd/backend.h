@@ -43,9 +43,8 @@ int backend_start_command(cli_backend_t *ret);
 int backend_run_once(cli_backend_t *b, const podman_container_spec_t *spec, int *ret_exit, as_error_t **err);
 /* Whether the service still answers (it may be dying unreaped). */
 bool backend_usable(cli_backend_t *b);
-/* Restart the service in the same directory (the first one died; or,
- * `inherited`, in a child of the CLI that started it: cmd/teardown.c). */
-int backend_restart(cli_backend_t *b, bool inherited, as_error_t **err);
+/* Restart the service in the same directory (the first one died). */
+int backend_restart(cli_backend_t *b, as_error_t **err);
 /* Stops the service and removes the directory; reports what it cannot do. */
 void backend_stop(cli_backend_t *b);
 /* Lets go of both without stopping or removing them: a child

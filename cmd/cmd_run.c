@@ -444,7 +444,7 @@ out:
         review_session_end(&review, ws);
     if (s != NULL)
         egress_report_end(b->dir);
-    if (s != NULL && later && !teardown_later(s, b) && teardown_now(s, b) < 0 && rc == 0)
+    if (s != NULL && later && !teardown_later(s, b, ws) && teardown_now(s, b) < 0 && rc == 0)
         rc = EXIT_SETUP;
     session_free(s);
     session_plan_free(plan);

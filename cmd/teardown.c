@@ -26,7 +26,7 @@ int teardown_now(session_t *s, cli_backend_t *b)
 {
     as_error_t *err = NULL;
     if (!backend_usable(b)) {
-        if (backend_restart(b, false, &err) < 0) {
+        if (backend_restart(b, &err) < 0) {
             report_error(&err);
             _cleanup_free_ char *left = session_leftovers(s);
             report("error: could not remove this session's resources; the next start or "
@@ -87,25 +87,39 @@ static void child_io(const char *log)
         closedir(d);
 }
 
-__attribute__((noreturn)) static void child(session_t *s, cli_backend_t *b)
+/* The CLI's connection is its own: the child asks on one of its own. */
+static int reconnect(session_t *s, cli_backend_t *b, as_error_t **err)
+{
+    podman_api_free(b->api);
+    b->api = NULL;
+    int r = podman_api_new(b->dir->socket_path, &b->api, err);
+    if (r == 0)
+        session_set_api(s, b->api);
+    return r;
+}
+
+__attribute__((noreturn)) static void child(session_t *s, cli_backend_t *b, workspace_t *ws)
 {
     setsid();                  /* no terminal: its hangup is not ours */
     signals_reset_for_child(); /* a SIGTERM ends it: the sweep removes the rest */
+    /* the tree is checked and no process of the agent is left: the next
+     * session in it need not wait for these removals */
+    workspace_unlock(ws);
     _cleanup_free_ char *dir = log_dir(b->dir->id), *log = NULL, *failed = NULL;
     if (dir != NULL && (asprintf(&log, "%s/" TEARDOWN_LOG, dir) < 0 ||
                         asprintf(&failed, "%s/" TEARDOWN_FAILED, dir) < 0))
         log = failed = NULL;
     child_io(log);
     as_error_t *err = NULL;
-    /* the CLI's service dies with the CLI (PR_SET_PDEATHSIG): its socket
-     * goes to a service of our own */
+    /* the CLI's service, warm: its keeper keeps it while this child holds
+     * its pipe (lib/podman/service_keeper.h); teardown_now starts another
+     * if it has died */
     b->signals = NULL;
-    int r = backend_restart(b, true, &err);
+    int r = reconnect(s, b, &err);
     if (r < 0) {
-        as_error_prefix(&err, "starting a podman service for the removals");
+        as_error_prefix(&err, "connecting to the podman service for the removals");
         report_error(&err);
     } else {
-        session_set_api(s, b->api);
         r = teardown_now(s, b);
     }
     backend_stop(b);
@@ -120,7 +134,7 @@ __attribute__((noreturn)) static void child(session_t *s, cli_backend_t *b)
     _exit(r < 0 ? EXIT_SETUP : 0);
 }
 
-bool teardown_later(session_t *s, cli_backend_t *b)
+bool teardown_later(session_t *s, cli_backend_t *b, workspace_t *ws)
 {
     as_error_t *err = NULL;
     if (b->service == NULL || session_registry_end(b->dir->path, &err) < 0) {
@@ -132,7 +146,7 @@ bool teardown_later(session_t *s, cli_backend_t *b)
     if (pid < 0)
         return false;
     if (pid == 0)
-        child(s, b);
+        child(s, b, ws);
     backend_detach(b);
     return true;
 }

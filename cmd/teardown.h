@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "session/session.h"
+#include "workspace/workspace.h"
 
 /* The removals now, with the service we have or a new one when it died;
  * what fails is reported with what is left. 0 when all is gone. */
@@ -13,15 +14,16 @@ int teardown_now(session_t *s, cli_backend_t *b);
 
 /* Once the user's part of the session is done (the agent has exited, the
  * workspace checked, the egress told): the removals handed to a child that
- * keeps the session's locks (its directory's: the stale sweep leaves its
- * resources alone; the workspace's: a session in the tree waits for it,
- * cmd/workspace_check.c), so that the prompt comes back at once. True in
- * the CLI when the child took them (`b` is then detached: nothing to
- * stop); false when it could not be started (do them now). The child
- * never returns: it starts a service of its own (the CLI's dies with it),
- * removes, writes what failed to the session's log directory
- * (TEARDOWN_LOG) and marks it for the next start (teardown_failures_tell). */
-bool teardown_later(session_t *s, cli_backend_t *b);
+ * keeps the session directory's lock (the stale sweep leaves its resources
+ * alone) and lets go of the tree's (the next session in the tree starts
+ * at once, cmd/workspace_check.c), so that the prompt comes back at once.
+ * True in the CLI when the child took them (`b` is then detached: nothing
+ * to stop); false when it could not be started (do them now). The child
+ * never returns: it removes through the CLI's service, which its keeper
+ * keeps for it (lib/podman/service_keeper.h), stops it, writes what failed
+ * to the session's log directory (TEARDOWN_LOG) and marks it for the next
+ * start (teardown_failures_tell). */
+bool teardown_later(session_t *s, cli_backend_t *b, workspace_t *ws);
 
 #define TEARDOWN_LOG "teardown.log"
 #define TEARDOWN_FAILED "teardown.failed"

@@ -141,8 +141,8 @@ static int journal_begin(const workspace_t *ws, const char *session_id)
     return 0;
 }
 
-/* Locked by a session that has ended (its removals run, cmd/teardown.c):
- * worth a wait. */
+/* Locked by a session that has ended (its removals' child lets go of it
+ * as it starts, cmd/teardown.c): worth a wait. */
 static bool ending_only(const workspace_t *ws, const signal_source_t *signals, long deadline)
 {
     return monotonic_ms() < deadline && signal_source_terminating(signals) == 0 &&

@@ -21,8 +21,9 @@ void workspace_check_describe(const workspace_t *ws, FILE *out);
 /* Locks the tree (EXIT_REFUSED while another session overlaps it), creates
  * the placeholders and starts recording the before-state, which goes on
  * during the sandbox's set-up. A lock held by no running session is an
- * ended session's whose removals still run (cmd/teardown.c): waited for,
- * up to TREE_WAIT_MS or a terminating signal from `signals`. */
+ * ended session's, let go of by its removals' child once it runs
+ * (cmd/teardown.c): waited for, up to TREE_WAIT_MS or a terminating
+ * signal from `signals`. */
 #define TREE_WAIT_MS 10000L
 int workspace_check_begin(workspace_t *ws, const signal_source_t *signals);
 

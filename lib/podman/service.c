@@ -10,13 +10,15 @@
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/pidfd.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "base/signals.h"
+#include "service_keeper.h"
 #include "base/util.h"
+
+/* How much longer than the service's stop deadline the keeper may take. */
+#define KEEPER_MARGIN_MS 2000L
 
 static void sleep_ms(long ms)
 {
@@ -39,49 +41,32 @@ static char *last_log_line(const char *log_path)
     return last[0] ? strdup(last) : NULL;
 }
 
-__attribute__((noreturn)) static void child(const char *socket_path, const char *log_path, pid_t parent)
+/* Until `fd` is readable or `ms` pass; without an fd (no inotify, no
+ * pidfd), 2 ms. True when readable. */
+static bool wait_readable(int fd, long ms)
 {
-    /* Own process group: the terminal's signals go to the CLI, which decides. */
-    setpgid(0, 0);
-    /* Die with the CLI, even when it is SIGKILLed. */
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent)
-        _exit(127);
-    signals_reset_for_child();
-    /* Not the launch directory: podman fails at start in one it cannot use
-     * (a path over PATH_MAX), and must not pin it. The CLI checks it. */
-    if (chdir("/") < 0)
-        _exit(127);
-    /* These would make the service a client of some other podman. */
-    unsetenv("CONTAINER_HOST");
-    unsetenv("CONTAINER_CONNECTION");
-
-    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int log = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (null < 0 || log < 0 || dup2(null, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
-        _exit(127);
-    closefrom(3);
-
-    char uri[256];
-    snprintf(uri, sizeof(uri), "unix://%s", socket_path);
-    char *argv[] = { "podman", "system", "service", "--time=0", uri, NULL };
-    execvp(argv[0], argv);
-    dprintf(2, "agent-sandbox: cannot run podman: %s\n", strerror(errno));
-    _exit(127);
+    if (fd < 0) {
+        sleep_ms(2);
+        return false;
+    }
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    return poll(&p, 1, (int)ms) > 0;
 }
 
 bool podman_service_alive(podman_service_t *s)
 {
     if (s == NULL || s->reaped)
         return false;
-    int status;
-    pid_t r = waitpid(s->pid, &status, WNOHANG);
-    if (r == s->pid || (r < 0 && errno == ECHILD)) {
-        s->reaped = true;
-        s->exit_status = r == s->pid ? status : 0;
-        return false;
-    }
-    return true;
+    if (!wait_readable(s->keeper_fd, 0))
+        return true;
+    /* ended: its status when it is this process's child (the CLI's; not
+     * in the child that removes after the prompt) */
+    s->reaped = true;
+    int status = 0;
+    if (getpid() == s->parent)
+        while (waitpid(s->keeper, &status, 0) < 0 && errno == EINTR) { }
+    s->exit_status = status;
+    return false;
 }
 
 /* A watch for what is created in the directory of the service's socket:
@@ -100,17 +85,6 @@ static int socket_dir_watch(const char *socket_path)
     return fd;
 }
 
-/* Until `fd` is readable or `ms` pass; without an fd (no inotify, no
- * pidfd), 2 ms. True when readable. */
-static bool wait_readable(int fd, long ms)
-{
-    if (fd < 0) {
-        sleep_ms(2);
-        return false;
-    }
-    struct pollfd p = { .fd = fd, .events = POLLIN };
-    return poll(&p, 1, (int)ms) > 0;
-}
 
 /* Until something is created in the watched directory or `ms` pass. */
 static void wait_created(int watch, long ms)
@@ -170,6 +144,45 @@ static int wait_answering(podman_service_t *s, podman_api_t *api, long timeout_m
     return r;
 }
 
+/* The keeper forked (lib/podman/service_keeper.h), and the service's pid
+ * it tells. */
+static int fork_keeper(podman_service_t *s, as_error_t **err)
+{
+    int hold[2], tell[2];
+    if (pipe2(hold, O_CLOEXEC) < 0)
+        return as_error_errno(err, errno, "starting the podman service");
+    if (pipe2(tell, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(hold[0]);
+        close(hold[1]);
+        return as_error_errno(err, e, "starting the podman service");
+    }
+    s->parent = getpid();
+    s->keeper = fork();
+    if (s->keeper == 0)
+        service_keeper_run(hold[0], tell[1], s->socket_path, s->log_path);
+    int e = errno;
+    close(hold[0]);
+    close(tell[1]);
+    s->hold_fd = hold[1];
+    if (s->keeper < 0) {
+        close(tell[0]);
+        return as_error_errno(err, e, "starting the podman service");
+    }
+    s->keeper_fd = pidfd_open(s->keeper, 0);
+    ssize_t n;
+    while ((n = read(tell[0], &s->pid, sizeof(s->pid))) < 0 && errno == EINTR) { }
+    close(tell[0]);
+    if (s->keeper_fd < 0)
+        return as_error_errno(err, errno, "watching the podman service");
+    if (n != (ssize_t)sizeof(s->pid)) {
+        wait_readable(s->keeper_fd, 2000);
+        podman_service_alive(s);
+        return start_failed(s, err);
+    }
+    return 0;
+}
+
 int podman_service_start(const char *socket_path, const char *log_path, long timeout_ms,
                          const signal_source_t *signals, podman_service_t **ret,
                          podman_api_t **ret_api, as_error_t **err)
@@ -177,20 +190,19 @@ int podman_service_start(const char *socket_path, const char *log_path, long tim
     _cleanup_(podman_service_freep) podman_service_t *s = calloc(1, sizeof(*s));
     if (s == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
+    s->hold_fd = s->keeper_fd = -1;
     s->socket_path = strdup(socket_path);
     s->log_path = strdup(log_path);
     if (s->socket_path == NULL || s->log_path == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
 
-    pid_t parent = getpid();
-    s->pid = fork();
-    if (s->pid < 0)
-        return as_error_errno(err, errno, "starting the podman service");
-    if (s->pid == 0)
-        child(socket_path, log_path, parent);
-
+    int r = fork_keeper(s, err);
+    if (r < 0) {
+        podman_service_stop(s, 2000, NULL);
+        return r;
+    }
     _cleanup_(podman_api_freep) podman_api_t *api = NULL;
-    int r = podman_api_new(socket_path, &api, err);
+    r = podman_api_new(socket_path, &api, err);
     if (r >= 0)
         r = wait_answering(s, api, timeout_ms, signals, err);
     if (r < 0) {
@@ -206,52 +218,27 @@ int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
 {
     if (s == NULL || !podman_service_alive(s))
         return 0;
-    int pidfd = pidfd_open(s->pid, 0), r = 0;
-    kill(s->pid, SIGTERM);
-    long deadline = monotonic_ms() + timeout_ms;
-    while (podman_service_alive(s)) {
-        long left = deadline - monotonic_ms();
-        if (left <= 0) {
-            kill(s->pid, SIGKILL);
-            int status;
-            while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) { }
-            s->reaped = true;
-            s->exit_status = status;
-            r = as_error_make(err, ETIMEDOUT, "the podman service did not stop within %ld ms; killed it",
-                              timeout_ms);
-            break;
-        }
-        wait_readable(pidfd, left < 50 ? left : 50);    /* its exit wakes the pidfd */
+    /* the keeper: SIGTERM, and SIGKILL after the deadline */
+    if (write(s->hold_fd, &timeout_ms, sizeof(timeout_ms)) < 0) { }
+    if (!wait_readable(s->keeper_fd, timeout_ms + KEEPER_MARGIN_MS)) {
+        kill(s->keeper, SIGKILL);       /* the service: SIGTERM, its death signal */
+        wait_readable(s->keeper_fd, KEEPER_MARGIN_MS);
     }
-    if (pidfd >= 0)
-        close(pidfd);
-    return r;
-}
-
-int podman_service_stop_inherited(podman_service_t *s, long timeout_ms, as_error_t **err)
-{
-    if (s == NULL || s->reaped)
-        return 0;
-    int pidfd = pidfd_open(s->pid, 0);
-    if (pidfd < 0)
-        return errno == ESRCH ? 0 : as_error_errno(err, errno, "watching the podman service");
-    int r = 0;
-    kill(s->pid, SIGTERM);
-    if (!wait_readable(pidfd, timeout_ms)) {
-        kill(s->pid, SIGKILL);
-        wait_readable(pidfd, 2000);
-        r = as_error_make(err, ETIMEDOUT, "the podman service did not stop within %ld ms; killed it",
-                          timeout_ms);
-    }
-    close(pidfd);
-    s->reaped = true;          /* its parent's to reap, not ours */
-    return r;
+    podman_service_alive(s);
+    if (s->reaped && WIFSIGNALED(s->exit_status) && WTERMSIG(s->exit_status) == SIGKILL)
+        return as_error_make(err, ETIMEDOUT, "the podman service did not stop within %ld ms; killed it",
+                             timeout_ms);
+    return 0;
 }
 
 void podman_service_free(podman_service_t *s)
 {
     if (s == NULL)
         return;
+    if (s->hold_fd >= 0)
+        close(s->hold_fd);
+    if (s->keeper_fd >= 0)
+        close(s->keeper_fd);
     free(s->socket_path);
     free(s->log_path);
     free(s);

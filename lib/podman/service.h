@@ -1,7 +1,9 @@
 /* The private `podman system service`: the one podman process the CLI ever
- * starts. It listens on the session directory's socket, dies with the CLI
- * (PR_SET_PDEATHSIG) and sits in its own process group, so the terminal's
- * Ctrl-C reaches the CLI only. */
+ * starts. It listens on the session directory's socket and is started and
+ * stopped by a keeper (lib/podman/service_keeper.h), which stops it when
+ * the CLI is gone, however it ended, or when a child of the CLI that
+ * still uses it after the prompt (cmd/teardown.c) is gone. Both sit in
+ * their own process group, so the terminal's Ctrl-C reaches the CLI only. */
 #ifndef AS_SERVICE_H
 #define AS_SERVICE_H
 
@@ -14,11 +16,15 @@
 #include "base/util.h"
 
 typedef struct podman_service {
-    pid_t pid;
+    pid_t pid;           /* podman's */
+    pid_t keeper;        /* its parent, our child */
+    pid_t parent;        /* the keeper's: it alone reads its status */
+    int keeper_fd;       /* a pidfd: readable once the keeper has ended */
+    int hold_fd;         /* the keeper's pipe (close-on-exec, kept by fork) */
     char *socket_path;
     char *log_path;
-    int exit_status;     /* waitpid status once reaped */
-    bool reaped;
+    int exit_status;     /* the service's waitpid status, through the keeper's */
+    bool reaped;         /* ended (seen by any holder) */
 } podman_service_t;
 
 /* Starts `podman` (found on PATH) and waits, until `timeout_ms` has passed,
@@ -28,13 +34,12 @@ typedef struct podman_service {
 int podman_service_start(const char *socket_path, const char *log_path, long timeout_ms,
                          const signal_source_t *signals, podman_service_t **ret,
                          podman_api_t **ret_api, as_error_t **err);
-/* False once the process has exited (it is then reaped). */
+/* False once the service has exited (reaped, in the process that
+ * started it; in its forked children too). */
 bool podman_service_alive(podman_service_t *s);
-/* SIGTERM, then SIGKILL after `timeout_ms`; reaps it. */
+/* SIGTERM, then SIGKILL after `timeout_ms`; waits for the keeper's end
+ * (from a forked child of the CLI too). -ETIMEDOUT when it was killed. */
 int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err);
-/* The same from a child of the process that started it, which is ending:
- * not this process's to reap, so its end is seen through a pidfd. */
-int podman_service_stop_inherited(podman_service_t *s, long timeout_ms, as_error_t **err);
 void podman_service_free(podman_service_t *s);
 DEFINE_CLEANUP_FUNC(podman_service_t, podman_service_free)
 

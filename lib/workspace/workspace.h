@@ -195,6 +195,11 @@ typedef struct workspace_recovery {
  * dead and gone. A tree another session holds now is left for later. */
 int workspace_journal_recover(const char *dir, const workspace_recovery_t *rc, as_error_t **err);
 
+/* Releases the tree's lock (workspace_begin_start; a busy tree: taken
+ * again later; a child of the CLI that outlives it once the end-of-session
+ * check is done: cmd/teardown.c), nothing else. */
+void workspace_unlock(workspace_t *ws);
+
 /* Unlocks; removes nothing. */
 void workspace_free(workspace_t *ws);
 DEFINE_CLEANUP_FUNC(workspace_t, workspace_free)

@@ -14,7 +14,7 @@
 #include "base/util.h"
 /* ---- the lock ---------------------------------------------------------- */
 
-void ws_unlock_tree(workspace_t *ws)
+void workspace_unlock(workspace_t *ws)
 {
     for (size_t i = 0; i < ws->n_lock_fds; i++)
         close(ws->lock_fds[i]);
@@ -61,7 +61,7 @@ int ws_lock_tree(workspace_t *ws, as_error_t **err)
                     fprintf(m.f, " [rule: %s].\nSessions may not overlap: each one's protected paths are "
                             "host paths the other's agent could change. Wait for it to end, or launch "
                             "from a directory outside its tree.", RULE_BUSY);
-                    ws_unlock_tree(ws);      /* the caller may try again */
+                    workspace_unlock(ws);      /* the caller may try again */
                     return msg_fail(&m, WORKSPACE_EBUSY, err);
                 }
             }

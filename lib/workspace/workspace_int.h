@@ -56,8 +56,6 @@ static inline size_t ws_depth(const char *path)
 /* ---- lock and placeholders (workspace_guard.c) ---- */
 
 int ws_lock_tree(workspace_t *ws, as_error_t **err);
-/* Releases what ws_lock_tree took (a busy tree: taken again later). */
-void ws_unlock_tree(workspace_t *ws);
 void ws_remove_stale_placeholders(workspace_t *ws);
 int ws_create_placeholder(workspace_mount_t *m, as_error_t **err);
 bool ws_remove_placeholder(workspace_mount_t *m);

@@ -129,7 +129,7 @@ void workspace_free(workspace_t *ws)
     if (ws == NULL)
         return;
     ws_walks_cancel(ws);
-    ws_unlock_tree(ws);
+    workspace_unlock(ws);
     ws_mounts_clear(ws);
     ws_snapshot_free(ws->before);
     workspace_rules_free(ws->rules);

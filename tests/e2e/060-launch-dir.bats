@@ -23,8 +23,9 @@ teardown() {
 @test "bug 9: the private podman service runs from /, not from the launch directory" {
     bg_start agent-sandbox --memory none --exec sh -c 'touch .running; exec sleep 100000'
     wait_for_file "$AS_DIR/.running" 120
-    local svc cwd
-    svc=$(pgrep -P "$AS_BG_PID" -f 'podman system service') || die "no service under CLI $AS_BG_PID"
+    local keeper svc cwd
+    keeper=$(pgrep -P "$AS_BG_PID" -x as-keeper) || die "no service keeper under CLI $AS_BG_PID"
+    svc=$(pgrep -P "$keeper" -f 'podman system service') || die "no service under its keeper $keeper"
     cwd=$(readlink "/proc/$svc/cwd")
     kill -TERM "$AS_BG_PID"
     bg_wait 60

@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # The prompt back before the removals (issue 28, cmd/teardown.c): once the
 # agent has exited and the workspace is checked, a child that keeps the
-# session's locks removes the router, the pod and the networks. A session
-# in the same tree waits for that lock instead of refusing (exit 77);
-# `ps` no longer lists the ended session; a killed child leaves its
-# resources to the next start's sweep.
+# session directory's lock removes the router, the pod and the networks
+# through the CLI's service, which its keeper keeps for it
+# (lib/podman/service_keeper.h). The tree's lock is the child's no more:
+# a session in the same tree starts at once; `ps` no longer lists the
+# ended session; a killed child leaves its resources to the next start's
+# sweep, and its service is stopped.
 
 load helpers
 
@@ -51,21 +53,33 @@ session_then_stopped_child() {
     die "the removals were over before the test could find their child, 5 times"
 }
 
-@test "issue 28: the removals after the prompt: a session in the tree waits for them; killed, the next start's sweep removes what they left" {
+@test "issue 28: the removals after the prompt: a session in the tree starts beside them; killed, the service stops and the next start's sweep removes what they left" {
     session_then_stopped_child
     run_x 0 agent-sandbox ps -q
     assert "$output" !contains "$SID" "ps lists the ended session"
-    # the next session waits for the lock (here, until the child goes on)
-    (sleep 1 && kill -CONT "$CHILD") &
+    # the next session starts while they are stopped, and leaves them alone
     run_x 0 agent-sandbox --memory none --exec true
     # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
     assert "$stderr" !contains "rule: one-session-per-tree" "the next session was refused"
-    wait
+    pgrep -u "$(id -u)" -f -- "$AS_SESSIONS_DIR/$SID/podman.sock" >/dev/null ||
+        die "the stopped removals' service is gone"
+    $PODMAN pod exists "agent-sandbox-$SID" || $PODMAN network exists "agent-sandbox-$SID-net" ||
+        die "the next session's sweep removed what the stopped removals hold"
+    kill -CONT "$CHILD"
+    CHILD=
+    wait_teardowns
+    ! $PODMAN pod exists "agent-sandbox-$SID" || die "the pod is left after the removals went on"
 
-    # killed: nothing is lost, the next start removes what it left
+    # killed: nothing is lost; its service stops, the next start removes what it left
     session_then_stopped_child
     kill -KILL "$CHILD"
     CHILD=
+    local n
+    for ((n = 0; n < 100; n++)); do
+        pgrep -u "$(id -u)" -f -- "$AS_SESSIONS_DIR/$SID/podman.sock" >/dev/null || break
+        sleep 0.1
+    done
+    [ "$n" -lt 100 ] || die "the killed removals' service still runs after 10 s"
     run_x 0 agent-sandbox --memory none --exec true
     assert "$stderr" =~ "removed [0-9]+ leftover resources? and 1 directory of 1 earlier session " \
         "what the next start says it removed"

@@ -74,15 +74,22 @@ static int fake_off_path(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static void start(const char *mode, const signal_source_t *signals, int expect, podman_service_t **ret,
-                  podman_api_t **ret_api, as_error_t **err)
+/* The fake service's start, as `mode` says; its result. */
+static int start_fake(const char *mode, const signal_source_t *signals, podman_service_t **ret,
+                      podman_api_t **ret_api, as_error_t **err)
 {
     char sock[128], log[128];
     snprintf(sock, sizeof(sock), "%s/podman.sock", bin_dir);
     snprintf(log, sizeof(log), "%s/service.log", bin_dir);
     unlink(sock);
     setenv("FAKE_PODMAN", mode, 1);
-    assert_int_equal(podman_service_start(sock, log, 3000, signals, ret, ret_api, err), expect);
+    return podman_service_start(sock, log, 3000, signals, ret, ret_api, err);
+}
+
+static void start(const char *mode, const signal_source_t *signals, int expect, podman_service_t **ret,
+                  podman_api_t **ret_api, as_error_t **err)
+{
+    assert_int_equal(start_fake(mode, signals, ret, ret_api, err), expect);
 }
 
 static void service_starts_answers_and_stops(void **state)
@@ -99,6 +106,70 @@ static void service_starts_answers_and_stops(void **state)
     assert_true(WIFSIGNALED(svc->exit_status) && WTERMSIG(svc->exit_status) == SIGTERM);
     podman_api_free(api);
     podman_service_free(svc);
+}
+
+/* A forked holder (cmd/teardown.c's child) keeps the service answering
+ * after its starter has let go; the last holder's end stops it. */
+static void service_outlives_its_starter_while_a_child_holds_it(void **state)
+{
+    (void)state;
+    podman_service_t *svc = NULL;
+    podman_api_t *api = NULL;
+    as_error_t *err = NULL;
+    start("serve", NULL, 0, &svc, &api, &err);
+    pid_t service = svc->pid, keeper = svc->keeper;
+    char sock[128];
+    snprintf(sock, sizeof(sock), "%s", svc->socket_path);
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    pid_t holder = fork();
+    if (holder == 0) {
+        char c;
+        close(go[1]);
+        if (read(go[0], &c, 1) != 0)           /* until the starter has let go */
+            _exit(2);
+        podman_api_t *own = NULL;
+        _exit(podman_api_new(sock, &own, NULL) == 0 && podman_ping(own, 2000, NULL) == 0 ? 0 : 1);
+    }
+    close(go[0]);
+    podman_api_free(api);
+    podman_service_free(svc);                  /* let go without stopping it */
+    assert_int_equal(kill(service, 0), 0);
+    close(go[1]);
+    int status;
+    assert_int_equal(waitpid(holder, &status, 0), holder);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(waitpid(keeper, &status, 0), keeper);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    assert_true(kill(service, 0) < 0 && errno == ESRCH);
+}
+
+/* The starter killed: the service stops all the same. */
+static void service_stops_when_its_starter_is_killed(void **state)
+{
+    (void)state;
+    int tell[2];
+    assert_int_equal(pipe(tell), 0);
+    pid_t starter = fork();
+    if (starter == 0) {
+        podman_service_t *svc = NULL;
+        podman_api_t *api = NULL;
+        if (start_fake("serve", NULL, &svc, &api, NULL) < 0)
+            _exit(1);
+        if (write(tell[1], &svc->pid, sizeof(svc->pid)) < 0)
+            _exit(1);
+        pause();
+    }
+    close(tell[1]);
+    pid_t service = 0;
+    assert_int_equal(read(tell[0], &service, sizeof(service)), sizeof(service));
+    close(tell[0]);
+    assert_int_equal(kill(service, 0), 0);
+    kill(starter, SIGKILL);
+    waitpid(starter, NULL, 0);
+    for (int i = 0; i < 500 && kill(service, 0) == 0; i++)
+        usleep(10000);
+    assert_true(kill(service, 0) < 0 && errno == ESRCH);
 }
 
 static void service_that_exits_is_quoted(void **state)
@@ -239,6 +310,8 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(service_starts_answers_and_stops),
+        cmocka_unit_test(service_outlives_its_starter_while_a_child_holds_it),
+        cmocka_unit_test(service_stops_when_its_starter_is_killed),
         cmocka_unit_test(service_that_exits_is_quoted),
         cmocka_unit_test(service_start_is_interruptible),
         cmocka_unit_test(stubborn_service_is_killed),
