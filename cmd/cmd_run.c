@@ -432,9 +432,12 @@ out:
     terminal_restore();
     /* The agent's processes are gone once it has exited: the user's part
      * ends with the workspace check and the egress lines, and the removals
-     * go on after the prompt (cmd/teardown.c). A review is summed up from
-     * an upper directory no container holds any more: removals first. */
-    bool later = exited && !reviewing;
+     * go on after the prompt (cmd/teardown.c). Before it, though, when the
+     * prompt's next command needs them done: a review is summed up from an
+     * upper directory no container holds any more (and `apply` refuses it
+     * while they exist), and a published host port stays bound until the
+     * pod goes (the next session's --publish of it would be refused). */
+    bool later = exited && !reviewing && o->n_publish == 0;
     bool gone = s == NULL || later || teardown_now(s, b) == 0;
     if (!gone && rc == 0)
         rc = EXIT_SETUP;
