@@ -55,16 +55,17 @@ static bool wait_readable(int fd, long ms)
 
 bool podman_service_alive(podman_service_t *s)
 {
-    if (s == NULL || s->reaped)
+    if (s == NULL || s->reaped || s->keeper <= 0)
         return false;
-    if (!wait_readable(s->keeper_fd, 0))
-        return true;
-    /* ended: its status when it is this process's child (the CLI's; not
-     * in the child that removes after the prompt) */
-    s->reaped = true;
     int status = 0;
-    if (getpid() == s->parent)
-        while (waitpid(s->keeper, &status, 0) < 0 && errno == EINTR) { }
+    if (getpid() == s->parent) {
+        /* ours: its status (ECHILD: reaped elsewhere, ended all the same) */
+        if (waitpid(s->keeper, &status, WNOHANG) == 0)
+            return true;
+    } else if (!wait_readable(s->keeper_fd, 0)) {
+        return true;           /* a forked child of the CLI (cmd/teardown.c) */
+    }
+    s->reaped = true;
     s->exit_status = status;
     return false;
 }
