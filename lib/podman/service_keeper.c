@@ -19,6 +19,11 @@
 /* The descriptors the keeper keeps, all others closed. */
 enum { KEEP_HOLD = 3, KEEP_TELL = 4 };
 
+/* What the keeper ignores (only its pipe ends it), and the service must
+ * not: an ignored signal stays ignored across exec. */
+static const int keeper_ignores[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2 };
+#define N_KEEPER_IGNORES (sizeof(keeper_ignores) / sizeof(keeper_ignores[0]))
+
 __attribute__((noreturn)) static void service_exec(const char *socket_path, const char *log_path,
                                                    pid_t keeper)
 {
@@ -28,6 +33,8 @@ __attribute__((noreturn)) static void service_exec(const char *socket_path, cons
     if (getppid() != keeper)
         _exit(127);
     signals_reset_for_child();
+    for (size_t i = 0; i < N_KEEPER_IGNORES; i++)
+        signal(keeper_ignores[i], SIG_DFL);
     /* Not the launch directory: podman fails at start in one it cannot use
      * (a path over PATH_MAX), and must not pin it. The CLI checks it. */
     if (chdir("/") < 0)
@@ -109,9 +116,8 @@ __attribute__((noreturn)) void service_keeper_run(int hold_fd, int tell_fd, cons
     setpgid(0, 0);
     prctl(PR_SET_NAME, "as-keeper");
     signals_reset_for_child();
-    int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2 };
-    for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
-        signal(ignored[i], SIG_IGN);
+    for (size_t i = 0; i < N_KEEPER_IGNORES; i++)
+        signal(keeper_ignores[i], SIG_IGN);
     /* above both first: either may be 3 or 4 */
     int hold = fcntl(hold_fd, F_DUPFD, KEEP_TELL + 1), tell = fcntl(tell_fd, F_DUPFD, KEEP_TELL + 1);
     if (hold < 0 || tell < 0 || dup2(hold, KEEP_HOLD) < 0 || dup2(tell, KEEP_TELL) < 0)

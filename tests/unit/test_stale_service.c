@@ -40,6 +40,12 @@ static int fake_podman(int argc, char **argv)
         fprintf(stderr, "Error: fake podman refuses\n");
         return 125;
     }
+    /* the keeper's ignored signals are not the service's */
+    struct sigaction quit;
+    if (sigaction(SIGQUIT, NULL, &quit) == 0 && quit.sa_handler == SIG_IGN) {
+        fprintf(stderr, "Error: fake podman started with SIGQUIT ignored\n");
+        return 125;
+    }
     if (strcmp(mode, "stubborn") == 0)
         signal(SIGTERM, SIG_IGN);
     stub_libpod_t *stub = NULL;
