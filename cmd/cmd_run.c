@@ -398,7 +398,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     /* placeholders for protected paths that do not exist yet, and the
      * snapshot the end-of-session check compares with; the plan takes the
      * mounts as they are then */
-    rc = reviewing ? review_session_begin(b->dir->id, workdir, ri->image, &review) : workspace_check_begin(ws, ri->signals);
+    rc = reviewing ? review_session_begin(b->dir->id, workdir, ri->image, &review) : workspace_check_begin(ws);
     if (rc != 0 || (rc = plan_session(o, ri, b, workdir, ws, reviewing ? &review : NULL, &plan, &held)) != 0)
         goto out;
     if (o->on_plan != NULL)

@@ -98,13 +98,10 @@ static int reconnect(session_t *s, cli_backend_t *b, as_error_t **err)
     return r;
 }
 
-__attribute__((noreturn)) static void child(session_t *s, cli_backend_t *b, workspace_t *ws)
+__attribute__((noreturn)) static void child(session_t *s, cli_backend_t *b)
 {
     setsid();                  /* no terminal: its hangup is not ours */
     signals_reset_for_child(); /* a SIGTERM ends it: the sweep removes the rest */
-    /* the tree is checked and no process of the agent is left: the next
-     * session in it need not wait for these removals */
-    workspace_unlock(ws);
     _cleanup_free_ char *dir = log_dir(b->dir->id), *log = NULL, *failed = NULL;
     if (dir != NULL && (asprintf(&log, "%s/" TEARDOWN_LOG, dir) < 0 ||
                         asprintf(&failed, "%s/" TEARDOWN_FAILED, dir) < 0))
@@ -141,12 +138,16 @@ bool teardown_later(session_t *s, cli_backend_t *b, workspace_t *ws)
         as_error_free(&err);
         return false;
     }
+    /* the tree is checked and no process of the agent is left: the next
+     * session in it need not wait for these removals (let go of before
+     * the fork: the child holds no copy of the lock) */
+    workspace_unlock(ws);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
         return false;
     if (pid == 0)
-        child(s, b, ws);
+        child(s, b);
     backend_detach(b);
     return true;
 }

@@ -15,8 +15,8 @@ int teardown_now(session_t *s, cli_backend_t *b);
 /* Once the user's part of the session is done (the agent has exited, the
  * workspace checked, the egress told): the removals handed to a child that
  * keeps the session directory's lock (the stale sweep leaves its resources
- * alone) and lets go of the tree's (the next session in the tree starts
- * at once, cmd/workspace_check.c), so that the prompt comes back at once.
+ * alone); the tree's lock is let go of first (the next session in the
+ * tree starts at once), so that the prompt comes back at once.
  * True in the CLI when the child took them (`b` is then detached: nothing
  * to stop); false when it could not be started (do them now). The child
  * never returns: it removes through the CLI's service, which its keeper

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -85,30 +84,25 @@ static int refuse_unwritable(const char *dir, as_error_t **err)
     return EXIT_REFUSED;
 }
 
-/* The running sessions whose tree overlaps `dir` (lib/session/session_registry.h):
- * the one holding the lock that refused this one is among them, unless it
- * has ended and only its removals run. Named when `tell`; counted. */
-static size_t busy_sessions(const char *dir, bool tell)
+/* The sessions whose tree overlaps `dir` (lib/session/session_registry.h): the
+ * one holding the lock that refused this one is among them. */
+static void name_busy_sessions(const char *dir)
 {
     session_entry_t **v = NULL;
-    size_t n = 0, busy = 0;
+    size_t n = 0;
     as_error_t *err = NULL;
     _cleanup_free_ char *base = NULL;
     if (session_base_dir(&base, &err) < 0 || session_registry_list(base, &v, &n, &err) < 0) {
         as_error_free(&err);
-        return 1;                   /* cannot tell: no wait */
+        return;
     }
     for (size_t i = 0; i < n; i++) {
         if (v[i]->pid == getpid() || path_relation(dir, v[i]->launch_dir) == PATH_UNRELATED)
-            continue;
-        busy++;
-        if (!tell)
             continue;
         _cleanup_free_ char *what = session_describe(v[i]);
         report("it is %s; `agent-sandbox stop %s` ends it", what != NULL ? what : v[i]->id, v[i]->id);
     }
     session_entries_free(v, n);
-    return busy;
 }
 
 static int journal_dir(char **ret, as_error_t **err)
@@ -141,30 +135,15 @@ static int journal_begin(const workspace_t *ws, const char *session_id)
     return 0;
 }
 
-/* Locked by a session that has ended (its removals' child lets go of it
- * as it starts, cmd/teardown.c): worth a wait. */
-static bool ending_only(const workspace_t *ws, const signal_source_t *signals, long deadline)
-{
-    return monotonic_ms() < deadline && signal_source_terminating(signals) == 0 &&
-           busy_sessions(ws->launch_dir, false) == 0;
-}
-
-int workspace_check_begin(workspace_t *ws, const signal_source_t *signals)
+int workspace_check_begin(workspace_t *ws)
 {
     as_error_t *err = NULL;
-    long deadline = monotonic_ms() + TREE_WAIT_MS;
-    int r;
-    while ((r = workspace_begin_start(ws, &err)) < 0 && err->code == WORKSPACE_EBUSY &&
-           ending_only(ws, signals, deadline)) {
-        as_error_free(&err);
-        nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000L }, NULL);
-    }
-    if (r < 0) {
+    if (workspace_begin_start(ws, &err) < 0) {
         int code = err->code;
         if (code == WORKSPACE_EBUSY) {
             report("%s", err->msg);
             as_error_free(&err);
-            busy_sessions(ws->launch_dir, true);
+            name_busy_sessions(ws->launch_dir);
             return EXIT_REFUSED;
         }
         if ((code == EACCES || code == EPERM || code == EROFS) &&

@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "base/signal_source.h"
 #include "workspace/workspace.h"
 
 /* Reads the config files and plans the mounts; a malformed or unreadable
@@ -20,12 +19,8 @@ void workspace_check_describe(const workspace_t *ws, FILE *out);
 
 /* Locks the tree (EXIT_REFUSED while another session overlaps it), creates
  * the placeholders and starts recording the before-state, which goes on
- * during the sandbox's set-up. A lock held by no running session is an
- * ended session's, let go of by its removals' child once it runs
- * (cmd/teardown.c): waited for, up to TREE_WAIT_MS or a terminating
- * signal from `signals`. */
-#define TREE_WAIT_MS 10000L
-int workspace_check_begin(workspace_t *ws, const signal_source_t *signals);
+ * during the sandbox's set-up. */
+int workspace_check_begin(workspace_t *ws);
 
 /* Before the agent starts: waits for the before-state and writes the
  * session's journal (lib/workspace/workspace.h), so that the check runs even if this
