@@ -177,10 +177,14 @@ const char *json_get_str(const json_t *v, const char *key)
 
 bool json_get_bool(const json_t *v, const char *key, bool *ret)
 {
-    yajl_val m = val(json_get(v, key));
-    if (m == NULL || !(YAJL_IS_TRUE(m) || YAJL_IS_FALSE(m)))
+    return json_as_bool(json_get(v, key), ret);
+}
+
+bool json_as_bool(const json_t *v, bool *ret)
+{
+    if (v == NULL || !(YAJL_IS_TRUE(val(v)) || YAJL_IS_FALSE(val(v))))
         return false;
-    *ret = YAJL_IS_TRUE(m);
+    *ret = YAJL_IS_TRUE(val(v));
     return true;
 }
 
@@ -192,6 +196,19 @@ size_t json_array_len(const json_t *v)
 const json_t *json_array_at(const json_t *v, size_t i)
 {
     return i < json_array_len(v) ? wrap(val(v)->u.array.values[i]) : NULL;
+}
+
+size_t json_object_len(const json_t *v)
+{
+    return json_is_object(v) ? val(v)->u.object.len : 0;
+}
+
+const json_t *json_object_at(const json_t *v, size_t i, const char **ret_key)
+{
+    if (i >= json_object_len(v))
+        return NULL;
+    *ret_key = val(v)->u.object.keys[i];
+    return wrap(val(v)->u.object.values[i]);
 }
 
 const char *json_as_str(const json_t *v)
@@ -210,6 +227,11 @@ bool json_as_int(const json_t *v, long long *ret)
 bool json_is_array(const json_t *v)
 {
     return v != NULL && YAJL_IS_ARRAY(val(v));
+}
+
+bool json_is_object(const json_t *v)
+{
+    return v != NULL && YAJL_IS_OBJECT(val(v));
 }
 
 bool json_is_null(const json_t *v)

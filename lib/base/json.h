@@ -53,9 +53,14 @@ bool json_get_bool(const json_t *v, const char *key, bool *ret);
 
 size_t json_array_len(const json_t *v);             /* 0 when not an array */
 const json_t *json_array_at(const json_t *v, size_t i);
+/* An object's members in document order: 0 / NULL when not an object. */
+size_t json_object_len(const json_t *v);
+const json_t *json_object_at(const json_t *v, size_t i, const char **ret_key);
+bool json_as_bool(const json_t *v, bool *ret);      /* false when not true or false */
 const char *json_as_str(const json_t *v);           /* NULL when not a string */
 bool json_as_int(const json_t *v, long long *ret);  /* false when not an integer */
 bool json_is_array(const json_t *v);
+bool json_is_object(const json_t *v);
 bool json_is_null(const json_t *v);                 /* JSON's null (not a NULL pointer) */
 
 #endif

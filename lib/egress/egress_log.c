@@ -131,6 +131,22 @@ int egress_dns_line(dns_pending_t *pending, const char *line, time_t now, egress
 
 /* ---- nginx's lines ----------------------------------------------------- */
 
+/* The byte of a \u00XX escape at s ("\u" and exactly four hex digits, as
+ * nginx writes them), or -1. Not sscanf's %4x: it takes fewer digits, a
+ * sign and blanks, and the caller would then step past the string's end. */
+static int escaped_byte(const char *s)
+{
+    if (s[0] != '\\' || s[1] != 'u')
+        return -1;
+    unsigned v = 0;
+    for (size_t i = 2; i < 6; i++) {
+        if (!isxdigit((unsigned char)s[i]))
+            return -1;
+        v = v * 16 + (unsigned)(isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower((unsigned char)s[i]) - 'a' + 10);
+    }
+    return v < 0x100 ? (int)v : -1;
+}
+
 /* A string of a line nginx wrote with escape=json, from after its opening
  * quote: \" \\ and \u00XX decoded, every other byte as it is. */
 static char *json_string(const char **p)
@@ -140,8 +156,8 @@ static char *json_string(const char **p)
     if (out == NULL)
         return NULL;
     for (; *s != '\0' && *s != '"'; s++) {
-        unsigned v;
-        if (s[0] == '\\' && s[1] == 'u' && sscanf(s + 2, "%4x", &v) == 1 && v < 0x100) {
+        int v = escaped_byte(s);
+        if (v >= 0) {
             *o++ = (char)v;
             s += 5;
         } else if (s[0] == '\\' && s[1] != '\0') {

@@ -3,11 +3,9 @@
  * "file:line: " message or yields only canonical names that every renderer
  * accepts. Built and run by `make fuzz` (mk/fuzz.mk). */
 #include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "config/allowlist.h"
 #include "egress/router_render.h"
 
@@ -22,15 +20,6 @@ static const router_layout_t layout = {
     .dnsmasq_servers = "/etc/agent-sandbox-router/wildcards",
     .session_id = "0123456789ab",
 };
-
-#define CHECK(cond)                                                              \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, \
-                    #cond);                                                      \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
 
 /* Nothing but the characters a rendered config is made of. */
 static void check_text(const char *text)
@@ -86,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         as_error_free(&err);
     }
-    CHECK(router_render_hosts(al, &text, &err) == 0);
+    CHECK(router_render_hosts(al, "sandbox", &text, &err) == 0);
     check_text(text);
     free(text);
     CHECK(router_render_dns_hosts(al, &text, &err) == 0);

@@ -152,6 +152,26 @@ static void test_connection_lines(void **state)
         "\"verdict\":\"deny\",\"upstream\":\"\",\"upstream_addr\":\"\"}", &e), 0);
 }
 
+/* A \u escape cut short at the line's end ("\u1", found by fuzzing) is
+ * taken as it is, and nothing past the line is read: here the bytes after
+ * its NUL would finish the escape and the line. */
+static void test_short_escape_stays_in_the_line(void **state)
+{
+    (void)state;
+    static const char buf[] = "{\"time\":\"2026-12-01T00:10:15+00:00\",\"proto\":\"tls\",\"verdict\":\"deny\","
+                              "\"upstream\":\"\",\"upstream_addr\":\"\",\"name\":\"\\u1\0AB\"}";
+    egress_event_t e;
+    assert_int_equal(egress_conn_line(buf, &e), 1);
+    assert_string_equal(e.name, "u1");
+    egress_event_clear(&e);
+    /* a blank is no hex digit: \u 1b is no escape (sscanf took it, and
+     * stepped over the closing quote) */
+    assert_int_equal(egress_conn_line("{\"time\":\"2026-12-01T00:10:15+00:00\",\"proto\":\"tls\","
+        "\"verdict\":\"deny\",\"upstream\":\"\",\"upstream_addr\":\"\",\"name\":\"a\\u 1b\"}", &e), 1);
+    assert_string_equal(e.name, "au 1b");
+    egress_event_clear(&e);
+}
+
 /* ---- the reader, the summary ---- */
 
 static char dir[] = "/tmp/test_egress_log.XXXXXX";
@@ -390,6 +410,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dns_lines),
         cmocka_unit_test(test_connection_lines),
+        cmocka_unit_test(test_short_escape_stays_in_the_line),
         cmocka_unit_test(test_reader_and_summary),
         cmocka_unit_test(test_whose_events),
         cmocka_unit_test(test_keep_and_prune),

@@ -89,6 +89,31 @@ static void typed_reads_check_types(void **state)
     json_free(doc);
 }
 
+static void objects_are_walked_in_document_order(void **state)
+{
+    (void)state;
+    json_t *doc = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(json_parse("{\"z\":false,\"a\":[true]}", "test", &doc, &err), 0);
+    assert_int_equal(json_object_len(doc), 2);
+    const char *key = NULL;
+    bool b = true;
+    assert_true(json_as_bool(json_object_at(doc, 0, &key), &b));
+    assert_string_equal(key, "z");
+    assert_false(b);
+    const json_t *a = json_object_at(doc, 1, &key);
+    assert_string_equal(key, "a");
+    assert_true(json_as_bool(json_array_at(a, 0), &b));
+    assert_true(b);
+    assert_false(json_as_bool(a, &b));            /* an array is no bool */
+    assert_null(json_object_at(doc, 2, &key));
+    assert_true(json_is_object(doc));
+    assert_false(json_is_object(a));
+    assert_int_equal(json_object_len(a), 0);      /* not an object */
+    assert_null(json_object_at(a, 0, &key));
+    json_free(doc);
+}
+
 static void malformed_input_names_the_document(void **state)
 {
     (void)state;
@@ -109,6 +134,7 @@ int main(void)
         cmocka_unit_test(invalid_utf8_is_reported_once_at_the_end),
         cmocka_unit_test(unbalanced_document_fails),
         cmocka_unit_test(typed_reads_check_types),
+        cmocka_unit_test(objects_are_walked_in_document_order),
         cmocka_unit_test(malformed_input_names_the_document),
     };
     return cmocka_run_group_tests_name("json", tests, NULL, NULL);
