@@ -7,22 +7,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_env.h"
 #include "review.h"
 #include "base/escape.h"
+#include "base/spawn.h"
 #include "base/util.h"
 #include "review/review_changes.h"
-
-extern char **environ;
 
 typedef struct diff_args {
     const char *id;
@@ -61,19 +58,10 @@ static int unified(FILE *out, const review_change_t *c, int old_fd, int new_fd, 
     fflush(out);
     char *argv[] = { "diff", "-u", "--label", old_fd >= 0 ? la : "/dev/null", "--label",
                      new_fd >= 0 ? lb : "/dev/null", a, b, NULL };
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fileno(out), STDOUT_FILENO);
-    pid_t pid;
-    int r = posix_spawnp(&pid, "diff", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (r != 0)
-        return -r;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
+    int r = spawn_and_wait(argv, NULL, &(spawn_io_t){ .stdout_fd = fileno(out) }, NULL);
     (void)c;
-    /* diff: 0 same, 1 different, 2 trouble */
-    return WIFEXITED(status) && WEXITSTATUS(status) <= 1 ? 0 : -EIO;
+    /* diff: 0 same, 1 different, 2 trouble; a failed start or wait is trouble too */
+    return r < 0 ? r : r <= 1 ? 0 : -EIO;
 }
 
 static void name_link(FILE *out, const review_change_t *c, const char *shown)

@@ -7,18 +7,16 @@
  * the agent never wrote: its writes are in the upper), verifies the bundle
  * and fetches its HEAD into a new branch. */
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
 #include "review.h"
+#include "base/spawn.h"
 #include "base/strv.h"
 #include "base/util.h"
 #include "review/review_git.h"
@@ -26,8 +24,9 @@
 
 extern char **environ;
 
-/* Host git: `host_argv` + args, its stdout into *ret_out (trimmed; may be
- * NULL), its stderr the user's. The exit status, or -errno. */
+/* Host git: `host_argv` + args, its stdout's first line into *ret_out
+ * (may be NULL), its stderr the user's (or none, quiet). The exit status,
+ * or -errno (a wait that failed too: never taken for success). */
 static int host_git(char *const *host_argv, const char *const *args, bool quiet, char **ret_out)
 {
     _cleanup_(strv_freep) char **argv = strv_copy(host_argv), **env = review_git_host_env(environ);
@@ -36,38 +35,8 @@ static int host_git(char *const *host_argv, const char *const *args, bool quiet,
             return -ENOMEM;
     if (argv == NULL || env == NULL)
         return -ENOMEM;
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0)
-        return -errno;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    if (quiet)
-        posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int r = posix_spawnp(&pid, "git", &fa, NULL, argv, env);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (r != 0) {
-        close(fds[0]);
-        return -r;
-    }
-    char buf[256] = "";
-    size_t len = 0;
-    for (ssize_t n; (n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) != 0;)
-        if (n > 0 && (len += (size_t)n) == sizeof(buf) - 1)
-            len = 0;                  /* only a short answer is wanted: keep reading to drain */
-        else if (n < 0 && errno != EINTR)
-            break;
-    close(fds[0]);
-    buf[len] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
-    if (ret_out != NULL && (*ret_out = strdup(buf)) == NULL)
-        return -ENOMEM;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    const spawn_io_t io = { .capture = true, .stdin_null = true, .quiet = quiet };
+    return spawn_and_wait(argv, env, &io, ret_out);
 }
 
 typedef struct bundle_job {

@@ -11,37 +11,45 @@
 
 #include "util.h"
 
-int file_write_atomic(const char *dir, const char *name, const char *text, mode_t mode,
-                      as_error_t **err)
+static int write_all(int fd, const char *text)
 {
-    _cleanup_free_ char *path = NULL, *tmp = NULL;
-    if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s.tmp", path) < 0)
-        return as_error_make(err, ENOMEM, "out of memory");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-    if (fd < 0)
-        return as_error_errno(err, errno, "creating %s", tmp);
     size_t len = strlen(text), off = 0;
     while (off < len) {
         ssize_t n = write(fd, text + off, len - off);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            return as_error_errno(err, e, "writing %s", tmp);
-        }
+        if (n < 0)
+            return -errno;
         off += (size_t)n;
     }
-    /* the umask may have narrowed the mode; the reader needs it exactly */
-    int mode_rc = fchmod(fd, mode);
-    if (close(fd) < 0 || mode_rc < 0) {
+    return 0;
+}
+
+/* The temporary file is new and of this writer alone (mkostemp: a unique
+ * name, O_EXCL): two writers of the same file, say two sessions checking
+ * one image at once, never share one, so neither renames the other's
+ * away nor writes into it. */
+int file_write_atomic(const char *dir, const char *name, const char *text, mode_t mode,
+                      as_error_t **err)
+{
+    _cleanup_free_ char *path = NULL, *tmp = NULL;
+    if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s.XXXXXX", path) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return as_error_errno(err, errno, "creating a temporary file for %s", path);
+    /* mkostemp's 0600, made exactly `mode` whatever the umask: the reader needs it */
+    int r = fchmod(fd, mode) < 0 ? -errno : write_all(fd, text);
+    if (close(fd) < 0 && r == 0)
+        r = -errno;
+    if (r < 0) {
         unlink(tmp);
-        return as_error_errno(err, errno, "writing %s", tmp);
+        return as_error_errno(err, -r, "writing %s", tmp);
     }
     if (rename(tmp, path) < 0) {
+        int e = errno;
         unlink(tmp);
-        return as_error_errno(err, errno, "renaming %s", tmp);
+        return as_error_errno(err, e, "renaming %s", tmp);
     }
     return 0;
 }

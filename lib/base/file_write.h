@@ -10,9 +10,11 @@
 #include "error.h"
 
 /* Writes `text` to dir/name with exactly `mode` (umask or not: the router
- * reads its files as another uid), through dir/name.tmp and a rename, so a
- * reader sees the old file or the new one, never half of one. `name` may
- * have one directory level ("router/nginx.conf"). */
+ * reads its files as another uid), through a temporary file of its own
+ * (dir/name.XXXXXX) and a rename, so a reader sees the old file or the
+ * new one, never half of one, and of writers at once each succeeds and
+ * the last one's whole text stays. `name` may have one directory level
+ * ("router/nginx.conf"). */
 int file_write_atomic(const char *dir, const char *name, const char *text, mode_t mode,
                       as_error_t **err);
 

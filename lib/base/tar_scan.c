@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
+
 #define BLOCK 512
 #define RECORD_MAX (256 * 1024)     /* a pax or long-name record: far more than any path */
 
@@ -90,21 +92,34 @@ static bool checksum_ok(const char *b)
     return want >= 0 && (unsigned long long)want == sum;
 }
 
+/* A pax record's length at rec, of which avail bytes are left: decimal
+ * digits only, then a space (strtoul would take blanks, newlines and a
+ * sign before them); 0 when malformed or longer than what is left. */
+static size_t record_length(const char *rec, size_t avail, size_t *ret_digits)
+{
+    const char *space = memchr(rec, ' ', avail < 8 ? avail : 8);    /* RECORD_MAX: 6 digits */
+    unsigned len = 0;
+    if (space == NULL || !decimal_parse(rec, (size_t)(space - rec), (unsigned)avail, &len))
+        return 0;
+    *ret_digits = (size_t)(space - rec);
+    return len;
+}
+
 /* pax records, "LEN KEY=VALUE\n" each: the path, the size and the
- * capability attribute. */
+ * capability attribute. Every pointer stays inside the record: the key
+ * starts after the length's space, the value ends at its newline. */
 static int pax_parse(tar_scan_t *t, as_error_t **err)
 {
     size_t pos = 0;
     while (pos < t->record_len) {
-        char *end = NULL;
-        unsigned long len = strtoul(t->record + pos, &end, 10);
-        if (end == t->record + pos || *end != ' ' || len == 0 || len > t->record_len - pos ||
-            t->record[pos + len - 1] != '\n')
+        const char *rec = t->record + pos;
+        size_t digits = 0, len = record_length(rec, t->record_len - pos, &digits);
+        if (len < digits + 3 || rec[len - 1] != '\n')     /* "N =\n" at the least */
             return as_error_make(err, EBADMSG, "a malformed pax record");
-        const char *kv = end + 1, *eq = memchr(kv, '=', (size_t)(t->record + pos + len - 1 - kv));
+        const char *kv = rec + digits + 1, *nl = rec + len - 1, *eq = memchr(kv, '=', (size_t)(nl - kv));
         if (eq == NULL)
             return as_error_make(err, EBADMSG, "a malformed pax record");
-        size_t klen = (size_t)(eq - kv), vlen = (size_t)(t->record + pos + len - 1 - eq - 1);
+        size_t klen = (size_t)(eq - kv), vlen = (size_t)(nl - eq - 1);
         if (klen == 4 && memcmp(kv, "path", 4) == 0) {
             free(t->long_path);
             if ((t->long_path = strndup(eq + 1, vlen)) == NULL)
@@ -115,6 +130,7 @@ static int pax_parse(tar_scan_t *t, as_error_t **err)
                 return as_error_make(err, EBADMSG, "a malformed pax size");
             memcpy(num, eq + 1, vlen);
             num[vlen] = '\0';
+            char *end = NULL;
             t->pax_size = strtoll(num, &end, 10);
             if (*end != '\0' || t->pax_size < 0)
                 return as_error_make(err, EBADMSG, "a malformed pax size");
@@ -153,8 +169,10 @@ static int entry(tar_scan_t *t, const char *b, unsigned long long size, as_error
 {
     char path[256 + 1];
     if (t->long_path == NULL) {
-        bool ustar = memcmp(b + 257, "ustar", 5) == 0;
-        size_t plen = ustar ? strnlen(b + 345, 155) : 0, nlen = strnlen(b, 100);
+        /* only POSIX ustar has the 155-byte prefix; GNU's "ustar  " header
+         * has its atime and ctime there */
+        bool posix = memcmp(b + 257, "ustar\0" "00", 8) == 0;
+        size_t plen = posix ? strnlen(b + 345, 155) : 0, nlen = strnlen(b, 100);
         snprintf(path, sizeof(path), "%.*s%s%.*s", (int)plen, b + 345, plen ? "/" : "", (int)nlen, b);
     }
     long long mode = number(b + 100, 8);

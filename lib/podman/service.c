@@ -215,6 +215,19 @@ int podman_service_start(const char *socket_path, const char *log_path, long tim
     return 0;
 }
 
+/* SIGKILL to the keeper through its pidfd, which names that process and
+ * no other: its pid alone may be a stranger's by now, once the keeper has
+ * been reaped (in a forked child, cmd/teardown.c, by the CLI that is not
+ * waiting for us). Only the keeper's parent, which alone reaps it, may
+ * fall back to its pid where there is no pidfd. */
+static void kill_keeper(podman_service_t *s)
+{
+    if (s->keeper_fd >= 0)
+        pidfd_send_signal(s->keeper_fd, SIGKILL, NULL, 0);
+    else if (getpid() == s->parent)
+        kill(s->keeper, SIGKILL);
+}
+
 int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
 {
     if (s == NULL || !podman_service_alive(s))
@@ -222,7 +235,7 @@ int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
     /* the keeper: SIGTERM, and SIGKILL after the deadline */
     if (write(s->hold_fd, &timeout_ms, sizeof(timeout_ms)) < 0) { }
     if (!wait_readable(s->keeper_fd, timeout_ms + KEEPER_MARGIN_MS)) {
-        kill(s->keeper, SIGKILL);       /* the service: SIGTERM, its death signal */
+        kill_keeper(s);                 /* the service: SIGTERM, its death signal */
         wait_readable(s->keeper_fd, KEEPER_MARGIN_MS);
     }
     podman_service_alive(s);

@@ -130,7 +130,7 @@ static int apply_one(apply_t *a, const review_change_t *c, const review_verdict_
 
 static bool wanted(const review_changes_t *c, const review_verdicts_t *v, const bool *chosen, size_t i)
 {
-    return !v->v[i].refused && chosen[i] && (i < c->n);
+    return i < c->n && !v->v[i].refused && chosen[i];
 }
 
 /* Deletions deepest first, then the rest parents first. */

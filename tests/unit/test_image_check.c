@@ -22,6 +22,15 @@ typedef struct archive {
     size_t len;
 } archive_t;
 
+static void checksum(char *h)
+{
+    memset(h + 148, ' ', 8);
+    unsigned sum = 0;
+    for (size_t i = 0; i < 512; i++)
+        sum += (unsigned char)h[i];
+    snprintf(h + 148, 8, "%06o", sum);
+}
+
 /* One ustar header (and `size` bytes of content), checksummed. */
 static void add(archive_t *a, char type, const char *name, unsigned mode, const char *content)
 {
@@ -33,11 +42,7 @@ static void add(archive_t *a, char type, const char *name, unsigned mode, const 
     snprintf(h + 124, 12, "%011o", (unsigned)size);
     h[156] = type;
     memcpy(h + 257, "ustar\0" "00", 8);
-    memset(h + 148, ' ', 8);
-    unsigned sum = 0;
-    for (size_t i = 0; i < 512; i++)
-        sum += (unsigned char)h[i];
-    snprintf(h + 148, 8, "%06o", sum);
+    checksum(h);
     a->len += 512;
     if (size > 0) {
         memcpy(a->data + a->len, content, size);
@@ -203,6 +208,61 @@ static void test_incomplete(void **state)
     as_error_free(&err);
 }
 
+/* A pax record's length is digits and a space, nothing else: strtoul took
+ * the newlines and the blank before "5", and the key's end was then looked
+ * for from past the record's end for nearly SIZE_MAX bytes. */
+static void test_pax_length_is_strict(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "\n\n\n\n\n 5 abc", " 12 path=abc\n", "+12 path=abc\n", "012 path=abc\n",
+        "12path=abc\n", "3 =\n", "13 path=abc\n", "12 pathabcde\n", "99999999 path=abc\n",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        archive_t *a = base_image();
+        add_pax(a, bad[i]);
+        add(a, '0', "./x", 0644, NULL);
+        end(a);
+        seen_t s;
+        as_error_t *err = NULL;
+        assert_int_equal(scan(a, 512, &s, &err), -EBADMSG);
+        assert_string_equal(err->msg, "a malformed pax record");
+        as_error_free(&err);
+        free(s.scan.problem);
+    }
+    archive_t *a = base_image();
+    add_pax(a, "12 path=abc\n4 =\n");
+    add(a, '0', "./x", 0644, NULL);
+    end(a);
+    seen_t s;
+    as_error_t *err = NULL;
+    assert_int_equal(scan(a, 512, &s, &err), 0);
+    assert_string_equal(s.paths[5], "abc 0644 0");
+}
+
+/* Only POSIX ustar ("ustar\0" "00") has the 155-byte path prefix; in a GNU
+ * header ("ustar  \0") the same bytes are its atime and ctime. */
+static void test_prefix_only_in_posix_headers(void **state)
+{
+    (void)state;
+    archive_t *a = base_image();
+    add(a, '0', "tool", 0755, NULL);
+    char *h = a->data + a->len - 512;
+    memcpy(h + 257, "ustar  \0", 8);
+    memcpy(h + 345, "14567012345 14567012346 ", 24);     /* atime, ctime */
+    checksum(h);
+    add(a, '0', "x", 0644, NULL);
+    h = a->data + a->len - 512;
+    memcpy(h + 345, "./usr/share", 11);
+    checksum(h);
+    end(a);
+    seen_t s;
+    as_error_t *err = NULL;
+    assert_int_equal(scan(a, 7, &s, &err), 0);
+    assert_string_equal(s.paths[5], "tool 0755 0");
+    assert_string_equal(s.paths[6], "./usr/share/x 0644 0");
+}
+
 static const char *from_check(const char *text)
 {
     static char buf[512];
@@ -272,6 +332,8 @@ int main(void)
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_problems),
         cmocka_unit_test(test_incomplete),
+        cmocka_unit_test(test_pax_length_is_strict),
+        cmocka_unit_test(test_prefix_only_in_posix_headers),
         cmocka_unit_test(test_from),
         cmocka_unit_test(test_names),
     };

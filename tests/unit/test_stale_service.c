@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -221,6 +223,54 @@ static void stubborn_service_is_killed(void **state)
     podman_service_free(svc);
 }
 
+/* A child that waits to be killed; dies with this test, should it fail,
+ * and holds none of its output open. */
+static pid_t sleeper(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        for (;;)
+            pause();
+    }
+    return pid;
+}
+
+/* In a forked child of the CLI (cmd/teardown.c), the keeper's pid may name
+ * a stranger once the CLI has reaped it: the kill after the deadline goes
+ * through the pidfd, never the pid. Here the pid names an innocent
+ * process and the pidfd a stubborn keeper that never answers the stop. */
+static void stop_kills_the_keeper_by_its_pidfd_not_its_pid(void **state)
+{
+    (void)state;
+    int probe = pidfd_open(getpid(), 0);
+    if (probe < 0 && errno == ENOSYS)
+        skip();                       /* valgrind knows no pidfd_open */
+    close(probe);
+    pid_t innocent = sleeper(), stubborn = sleeper();
+    int hold[2];
+    assert_int_equal(pipe2(hold, O_CLOEXEC), 0);
+    podman_service_t *svc = calloc(1, sizeof(*svc));
+    assert_non_null(svc);
+    *svc = (podman_service_t){ .keeper = innocent, .parent = getppid(), .hold_fd = hold[1],
+                               .keeper_fd = pidfd_open(stubborn, 0) };
+    assert_true(svc->keeper_fd >= 0);
+    assert_true(podman_service_alive(svc));
+    podman_service_stop(svc, 10, NULL);
+    int status = 0;
+    assert_int_equal(waitpid(innocent, &status, WNOHANG), 0);        /* untouched */
+    assert_int_equal(waitpid(stubborn, &status, 0), stubborn);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    kill(innocent, SIGKILL);
+    assert_int_equal(waitpid(innocent, &status, 0), innocent);
+    close(hold[0]);
+    podman_service_free(svc);
+}
+
 /* ---- the stale sweep ---------------------------------------------------- */
 
 #define DEAD "aaaaaaaaaaaa"
@@ -321,6 +371,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(service_that_exits_is_quoted),
         cmocka_unit_test(service_start_is_interruptible),
         cmocka_unit_test(stubborn_service_is_killed),
+        cmocka_unit_test(stop_kills_the_keeper_by_its_pidfd_not_its_pid),
         cmocka_unit_test(sweep_removes_the_dead_only_and_goes_past_failures),
         cmocka_unit_test(session_dir_refuses_a_long_socket_path),
     };
