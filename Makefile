@@ -83,6 +83,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBAS) $(UNIT_HELPERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -DAS_SOURCE_DIR='"$(CURDIR)"' -MMD -MP -o $@ $< $(UNIT_HELPERS) $(LIBAS) $(LDFLAGS) $(LDLIBS) -lcmocka
 
+# test_router_query evaluates the router's maps with PCRE2, as nginx does.
+$(BUILD)/tests/test_router_query: LDLIBS += $(shell pkg-config --libs libpcre2-8)
+# This test looks into every block freed (tests/unit/test_secret_wipe.c).
+$(BUILD)/tests/test_secret_wipe: LDFLAGS += -Wl,--wrap=free
+
 # Unit tests; VALGRIND=1 runs each under memcheck and fails on any leak.
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do \

@@ -139,6 +139,47 @@ static bool allowed(const allowlist_t *al, const char *host)
     return al != NULL && (allowlist_find(al, host, false) != NULL || allowlist_covering(al, host) != NULL);
 }
 
+/* Why the router terminates `host`: a held secret or a request rule. */
+static void why_terminated(const held_secrets_t *h, const request_rules_t *requests, const char *host,
+                           char *buf, size_t len)
+{
+    for (size_t i = 0; i < h->n_held; i++)
+        if (strcmp(h->held[i].host, host) == 0) {
+            snprintf(buf, len, "it holds --secret %s", h->held[i].var);
+            return;
+        }
+    for (size_t i = 0; i < requests->n; i++)
+        if (strcmp(requests->rules[i].host, host) == 0) {
+            snprintf(buf, len, "it has the rule of %s", requests->rules[i].origin);
+            return;
+        }
+    snprintf(buf, len, "it holds a secret");
+}
+
+/* A port of its own (NAME:PORT) would relay a terminated name's bytes as
+ * they are, past every check its HTTPS requests get: refused, naming the
+ * line (docs/secrets.md). */
+static int check_ports(const held_secrets_t *h, const request_rules_t *requests, const allowlist_t *al)
+{
+    for (size_t i = 0; al != NULL && i < h->n_hosts; i++) {
+        const allowlist_entry_t *e = allowlist_find(al, h->hosts[i], false);
+        if (e == NULL || e->n_ports == 0)
+            continue;
+        char why[256];
+        why_terminated(h, requests, h->hosts[i], why, sizeof(why));
+        const allowlist_port_t *p = &e->ports[0];
+        if (p->file != NULL)
+            report("error: %s:%u: %s:%u: the router checks every request to %s (%s) on HTTPS only; "
+                   "a port of its own would relay it unchecked: remove the line (docs/secrets.md)",
+                   p->file, p->line, e->name, p->port, e->name, why);
+        else
+            report("error: %s:%u: the router checks every request to %s (%s) on HTTPS only; a port of "
+                   "its own would relay it unchecked (docs/secrets.md)", e->name, p->port, e->name, why);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* Every terminated name must be one the allowlist lets through. */
 static int check_names(const held_secrets_t *h, const request_rules_t *requests, const allowlist_t *al)
 {
@@ -214,7 +255,8 @@ int secrets_config_load(char *const *names, char *const *env, const secret_rules
         report_error(&err);
         return EXIT_USAGE;
     }
-    if ((rc = check_names(h, &requests, al)) != 0 || (rc = bundles(h)) != 0 || (rc = session_env(env, h, ret_env)) != 0)
+    if ((rc = check_names(h, &requests, al)) != 0 || (rc = check_ports(h, &requests, al)) != 0 ||
+        (rc = bundles(h)) != 0 || (rc = session_env(env, h, ret_env)) != 0)
         return rc;
     *ret = steal_pointer(&h);
     return 0;

@@ -17,8 +17,9 @@
 #                                        sandbox-image/toolchains/*.toolchain;
 #                                        docs/images.md)
 #   make images SANDBOX_IMAGE=... ROUTER_IMAGE=...
-#   make images BASE_IMAGE=docker.io/library/debian:bookworm
-#                                        build on a registry image instead
+#   make images BASE_IMAGE=docker.io/library/debian:bookworm \
+#               ROUTER_BASE_FROM=docker.io/library/debian:trixie
+#                                        build on registry images instead
 #                                        of the local mmdebstrap bases
 #   make bump-agent NAME=x [VERSION=y]   pin agent x at version y (default: the
 #                                        npm registry's latest) in
@@ -56,11 +57,18 @@ COMMON_IMAGE       ?= localhost/agent-sandbox-common:$(or $(IMAGE_TAG),dev)
 AGENT_IMAGE_PREFIX ?= localhost/agent-sandbox
 AGENTS             ?= claude
 ROUTER_IMAGE       ?= localhost/agent-sandbox-router:$(or $(IMAGE_TAG),dev)
+# The sandbox image's Debian release, and the router's: the router needs
+# nginx 1.23 or later, whose $$http_NAME holds every copy of a header, so
+# that its request checks judge them all (docs/secrets.md); Debian 12 has
+# 1.22, Debian 13 has 1.26. The router image's build refuses an older one.
 DEBIAN_SUITE       ?= bookworm
+ROUTER_SUITE       ?= trixie
 SANDBOX_BASE_IMAGE ?= localhost/agent-sandbox-base:$(DEBIAN_SUITE)
-ROUTER_BASE_IMAGE  ?= localhost/agent-sandbox-router-base:$(DEBIAN_SUITE)
-# Empty: build the bases with mmdebstrap. Else: FROM this image for both.
+ROUTER_BASE_IMAGE  ?= localhost/agent-sandbox-router-base:$(ROUTER_SUITE)
+# Empty: build the bases with mmdebstrap. Else: FROM this image (the
+# sandbox image's; ROUTER_BASE_FROM: the router's).
 BASE_IMAGE         ?=
+ROUTER_BASE_FROM   ?=
 # Empty: mmdebstrap's default mirror (with -updates and -security).
 DEBIAN_MIRROR      ?=
 PODMAN             ?= podman
@@ -96,7 +104,11 @@ image_sandbox = $(COMMON_IMAGE)
 image_router  = $(ROUTER_IMAGE)
 base_sandbox  = $(SANDBOX_BASE_IMAGE)
 base_router   = $(ROUTER_BASE_IMAGE)
-from          = $(or $(BASE_IMAGE),$(base_$(1)))
+suite_sandbox = $(DEBIAN_SUITE)
+suite_router  = $(ROUTER_SUITE)
+from_sandbox  = $(BASE_IMAGE)
+from_router   = $(ROUTER_BASE_FROM)
+from          = $(or $(from_$(1)),$(base_$(1)))
 
 # Same documentation filter as the Containerfiles (and debian:*-slim); the
 # copyright files stay. The merged-usr hook sets up merged /usr the way
@@ -154,7 +166,7 @@ TC_IMAGES    := $(foreach a,$(AGENTS),$(foreach c,$(TC_CHAIN),$(call tc_image,$(
 TC_STAMPS    := $(foreach a,$(AGENTS),$(foreach c,$(TC_CHAIN),$(IMAGES_DIR)/toolchain-$(a)-$(c).stamp))
 
 # The parameters of each step, as written to its .args file.
-rootfs_args = suite=$(DEBIAN_SUITE) mirror=$(DEBIAN_MIRROR) opts=$(MMDEBSTRAP_OPTS)
+rootfs_args = suite=$(suite_$*) mirror=$(DEBIAN_MIRROR) opts=$(MMDEBSTRAP_OPTS)
 base_args   = base=$(base_$*)
 image_args  = image=$(image_$*) from=$(call from,$*) version=$(VERSION)
 agent_args  = images=$(call agent_images,$*) from=$(COMMON_IMAGE) version=$(VERSION)
@@ -186,10 +198,10 @@ $(AGENT_ARGS): $(IMAGES_DIR)/agent-%.args: images-force
 	@$(call update_args,$@,$(agent_args),$(call agent_images,$*))
 
 $(ROOTFS_TARS): $(IMAGES_DIR)/%-rootfs.tar: %-image/packages $(IMAGES_DIR)/%-rootfs.args
-	@$(IMAGE_STEP) "$* root file system (mmdebstrap $(DEBIAN_SUITE))" $(first_rootfs_$*) $(IMAGES_LOG)/$*-rootfs.log \
+	@$(IMAGE_STEP) "$* root file system (mmdebstrap $(suite_$*))" $(first_rootfs_$*) $(IMAGES_LOG)/$*-rootfs.log \
 	    $(MMDEBSTRAP) $(MMDEBSTRAP_OPTS) \
 	    --include="$$(sed -e 's/#.*//' $< | xargs | tr ' ' ,)" \
-	    $(DEBIAN_SUITE) $@.tmp $(DEBIAN_MIRROR)
+	    $(suite_$*) $@.tmp $(DEBIAN_MIRROR)
 	@mv $@.tmp $@
 
 $(BASE_STAMPS): $(IMAGES_DIR)/%-base.stamp: $(IMAGES_DIR)/%-rootfs.tar $(IMAGES_DIR)/%-base.args
@@ -200,13 +212,19 @@ $(BASE_STAMPS): $(IMAGES_DIR)/%-base.stamp: $(IMAGES_DIR)/%-rootfs.tar $(IMAGES_
 
 # Rebuilt when the Containerfile, anything else in the context, the base or
 # the names changed.
-$(IMAGE_STAMPS): $(IMAGES_DIR)/%.stamp: %-image/Containerfile $(IMAGES_DIR)/%.args \
-        $(if $(BASE_IMAGE),,$(IMAGES_DIR)/%-base.stamp)
+$(IMAGE_STAMPS): $(IMAGES_DIR)/%.stamp: %-image/Containerfile $(IMAGES_DIR)/%.args
 	@$(IMAGE_STEP) "$* image (podman build)" $(first_build_$*) $(IMAGES_LOG)/$*.log \
-	    $(PODMAN) build --layers=false $(if $(BASE_IMAGE),,--pull=never) \
+	    $(PODMAN) build --layers=false $(if $(from_$*),,--pull=never) \
 	    --build-arg BASE_IMAGE=$(call from,$*) --label $(IMAGE_LABEL)=$* --label agent-sandbox.version=$(VERSION) $(build_opts_$*) \
 	    -t $(image_$*) -f $*-image/Containerfile $*-image
 	@touch $@
+# Each image on its local base, unless it was given one to build FROM.
+ifeq ($(BASE_IMAGE),)
+$(IMAGES_DIR)/sandbox.stamp: $(IMAGES_DIR)/sandbox-base.stamp
+endif
+ifeq ($(ROUTER_BASE_FROM),)
+$(IMAGES_DIR)/router.stamp: $(IMAGES_DIR)/router-base.stamp
+endif
 # The shared image holds no agent: an agent's pin, its fetch and install do
 # not change it.
 $(IMAGES_DIR)/sandbox.stamp: $(shell find sandbox-image -type f ! -path '$(AGENT_DIR)/*' ! -path '$(TC_DIR)/*' ! -name 'agent-*' 2>/dev/null)

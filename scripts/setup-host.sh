@@ -18,6 +18,8 @@ PACKAGES=(
     podman runc crun uidmap slirp4netns fuse-overlayfs netavark aardvark-dns
     catatonit iptables dnsmasq-base nginx-light libnginx-mod-stream socat
     build-essential pkg-config libcurl4-openssl-dev libssl-dev libyajl-dev libsystemd-dev libcmocka-dev
+    # the unit test that runs the router's request checks with nginx's regex library
+    libpcre2-dev
     mmdebstrap mount bats openssl curl ca-certificates rpm valgrind tmux strace git
     clang libclang-rt-14-dev cpio rpmlint bc rsync
     python3 procps

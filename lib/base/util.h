@@ -4,6 +4,7 @@
 #define AS_UTIL_H
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +14,18 @@ static inline void freep(void *p) { free(*(void **)p); }
 static inline void closep(int *fd) { if (*fd >= 0) { int e = errno; close(*fd); errno = e; } }
 static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
 
+/* free() for a secret, or any copy or encoding of one: its bytes wiped
+ * first, so that no freed block still holds it. */
+static inline void free_wiped(char *s)
+{
+    if (s != NULL)
+        explicit_bzero(s, strlen(s));
+    free(s);
+}
+static inline void free_wipedp(char **p) { free_wiped(*p); }
+
 #define _cleanup_free_  __attribute__((cleanup(freep)))
+#define _cleanup_wipe_  __attribute__((cleanup(free_wipedp)))
 #define _cleanup_close_ __attribute__((cleanup(closep)))
 #define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
 #define _cleanup_(f) __attribute__((cleanup(f)))

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/msg.h"
+#include "base/strv.h"
 #include "base/util.h"
 
 #define DIRECTIVE_UPSTREAM_NET "allow-upstream-net"
@@ -337,7 +338,8 @@ static int add_entry(parser_t *p, const char *name, bool wildcard, unsigned port
     if (ports == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     e->ports = ports;
-    e->ports[e->n_ports++] = (allowlist_port_t){ .port = (uint16_t)port, .line = p->line };
+    e->ports[e->n_ports++] = (allowlist_port_t){ .port = (uint16_t)port, .line = p->line,
+                                                 .file = al->files != NULL ? al->files[0] : NULL };
     return 0;
 }
 
@@ -686,6 +688,8 @@ int allowlist_parse(const char *filename, const char *text, size_t len,
     _cleanup_(allowlist_freep) allowlist_t *al = calloc(1, sizeof(*al));
     if (al == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
+    if (strv_push(&al->files, filename) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
     parser_t p = { .file = filename, .al = al };
     int r = parse_all(&p, text, len, err);
     if (r == 0)
@@ -840,5 +844,6 @@ void allowlist_free(allowlist_t *al)
     for (size_t i = 0; i < al->n_warnings; i++)
         free(al->warnings[i]);
     free(al->warnings);
+    strv_free(al->files);
     free(al);
 }

@@ -28,6 +28,8 @@
 typedef struct allowlist_port {
     uint16_t port;     /* 1..65535, never 80 or 443 (always allowed) */
     unsigned line;
+    const char *file;  /* the file of that line, one of the list's `files`; NULL
+                        * for an entry from the command line (line 0) */
 } allowlist_port_t;
 
 typedef struct allowlist_entry {
@@ -50,6 +52,7 @@ typedef struct allowlist {
     size_t n_nets;
     char **warnings;              /* "file:line: ..." for duplicates and overlaps */
     size_t n_warnings;
+    char **files;                 /* the files its ports came from (NULL-terminated; may be NULL) */
     struct allowlist_index *index; /* allowlist.c's own: the entries by name, or NULL */
 } allowlist_t;
 

@@ -11,7 +11,6 @@
 
 #define VALUE_MIN 8
 #define VALUE_MAX 4096
-#define PREFIX_SCAN 16
 
 static bool var_valid(const char *s)
 {
@@ -216,30 +215,39 @@ int secret_rules_parse(secret_rules_t *rules, const char *file, const char *text
 
 /* ---- stand-ins ------------------------------------------------------------ */
 
-/* The vendor's prefix a client may check, and nothing of the secret: the
- * leading run, within PREFIX_SCAN bytes, of short segments (at most
- * SEGMENT_MAX bytes) of lower-case letters and digits, each ending in '-' or
- * '_' and holding a letter past 'f' ("sk-ant-api03-", "ghp_", "sk_live_",
- * "github_pat_"). A segment with an upper-case letter, only digits or only
- * hex letters (a UUID's), or a longer one, is the key's own. Google's keys
- * start with the fixed "AIza". */
-#define SEGMENT_MAX 6
+/* The vendors' prefixes a stand-in keeps, so that a client's format check
+ * passes; docs/secrets.md lists each with its vendor's source. The longest
+ * one the value starts with is kept, and nothing else of the value: a
+ * prefix that is not on this list is the key's own. */
+static const char *const vendor_prefixes[] = {
+    /* Anthropic: API keys, `claude setup-token`'s OAuth tokens, Admin API keys */
+    "sk-ant-api03-", "sk-ant-oat01-", "sk-ant-admin01-",
+    /* OpenAI: project, service-account and admin keys; "sk-" for the older ones */
+    "sk-proj-", "sk-svcacct-", "sk-admin-", "sk-",
+    /* Google Cloud API keys */
+    "AIza",
+    /* GitHub: personal, OAuth, app user-to-server, app server-to-server,
+     * refresh tokens; fine-grained personal tokens */
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+    /* GitLab's token prefixes */
+    "glpat-", "gloas-", "gldt-", "glrt-", "glcbt-", "glptt-", "glft-", "glimt-", "glagent-", "glsoat-", "glffct-",
+    /* Stripe: secret and restricted keys */
+    "sk_live_", "sk_test_", "rk_live_", "rk_test_",
+    /* Slack: bot, user, app-level and refresh tokens */
+    "xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxe-", "xapp-",
+    /* Hugging Face, npm, PyPI */
+    "hf_", "npm_", "pypi-",
+};
 
 static size_t kept_prefix(const char *v)
 {
     size_t keep = 0;
-    bool word = false;
-    for (size_t i = 0; v[i] != '\0' && i < PREFIX_SCAN && i - keep < SEGMENT_MAX + 1; i++) {
-        if ((v[i] == '-' || v[i] == '_') && word) {
-            keep = i + 1;
-            word = false;
-        } else if (v[i] >= 'a' && v[i] <= 'z') {
-            word |= v[i] > 'f';
-        } else if (!(v[i] >= '0' && v[i] <= '9')) {
-            break;
-        }
+    for (size_t i = 0; i < ARRAY_SIZE(vendor_prefixes); i++) {
+        size_t n = strlen(vendor_prefixes[i]);
+        if (n > keep && strncmp(v, vendor_prefixes[i], n) == 0)
+            keep = n;
     }
-    return keep == 0 && strncmp(v, "AIza", 4) == 0 ? 4 : keep;
+    return keep;
 }
 
 static char random_like(char c, unsigned char rnd)
@@ -258,7 +266,7 @@ int secret_standin(const char *value, char **ret, as_error_t **err)
     if (!secret_value_valid(value))
         return as_error_make(err, EINVAL, "a held secret must be 8 to 4096 letters, digits or -._+/=");
     size_t n = strlen(value), keep = kept_prefix(value);
-    _cleanup_free_ char *s = strdup(value);
+    _cleanup_wipe_ char *s = strdup(value);      /* the value itself until replaced */
     _cleanup_free_ unsigned char *rnd = malloc(n);
     if (s == NULL || rnd == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
@@ -305,15 +313,13 @@ int secret_header_value(const secret_rule_t *rule, const char *value, char **ret
     if (rule->place == SECRET_BEARER) {
         r = asprintf(&text, "Bearer %s", value);
     } else if (rule->place == SECRET_BASIC) {
-        _cleanup_free_ char *pair = NULL;
-        _cleanup_free_ char *enc = NULL;
+        _cleanup_wipe_ char *pair = NULL;    /* the secret, and its encoding */
+        _cleanup_wipe_ char *enc = NULL;
         r = asprintf(&pair, "%s:%s", rule->user, value);
         if (r >= 0 && (enc = base64(pair)) == NULL)
             r = -1;
         if (r >= 0)
             r = asprintf(&text, "Basic %s", enc);
-        if (pair != NULL)
-            explicit_bzero(pair, strlen(pair));
     } else {
         text = strdup(value);
         r = text == NULL ? -1 : 0;

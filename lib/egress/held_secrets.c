@@ -4,13 +4,7 @@
 #include <string.h>
 
 #include "base/strv.h"
-
-static void wipe(char *s)
-{
-    if (s != NULL)
-        explicit_bzero(s, strlen(s));
-    free(s);
-}
+#include "base/util.h"
 
 void held_secrets_free(held_secrets_t *h)
 {
@@ -23,13 +17,13 @@ void held_secrets_free(held_secrets_t *h)
         free((char *)h->held[i].var);
         free((char *)h->held[i].header);
         free((char *)h->held[i].standin);
-        wipe((char *)h->held[i].value);
+        free_wiped((char *)h->held[i].value);
     }
     free(h->held);
     strv_free(h->standin_env);
     strv_free(h->vars);
     for (size_t i = 0; h->values != NULL && h->values[i] != NULL; i++)
-        wipe(h->values[i]);
+        free_wiped(h->values[i]);
     free(h->values);
     session_tls_clear(&h->tls);
     free(h->upstream_ca);

@@ -453,6 +453,25 @@ static void put_refusal_hint(FILE *f, const layout_t *l)
     fputs("\";\n        default \"It is not a host name an allowlist can hold.\";\n    }\n\n", f);
 }
 
+/* Each request's verdict in the log. The names the router terminates have
+ * their request checks on the TLS path only (router_terminate.h): over
+ * plain HTTP they are refused, whichever entry allows them (an exact name,
+ * or a wildcard above it). */
+static void put_http_verdict(FILE *f, const router_terminate_t *term)
+{
+    if (term == NULL) {
+        fputs("    map $sandbox_http_upstream $sandbox_http_verdict {\n        \"\" deny;\n"
+              "        default allow;\n    }\n\n", f);
+        return;
+    }
+    fputs("    map $host $sandbox_http_terminated {\n        hostnames;\n", f);
+    for (size_t i = 0; i < term->n_hosts; i++)
+        fprintf(f, "        %s 1;\n", term->hosts[i]);
+    fputs("        default 0;\n    }\n", f);
+    fputs("    map \"$sandbox_http_terminated $sandbox_http_upstream\" $sandbox_http_verdict {\n"
+          "        \"~^1 \" refused;\n        \"0 \" deny;\n        default allow;\n    }\n\n", f);
+}
+
 /* http {}: plain HTTP by Host. */
 static void put_nginx_http(FILE *f, const allowlist_t *al, const layout_t *l)
 {
@@ -483,13 +502,18 @@ static void put_nginx_http(FILE *f, const allowlist_t *al, const layout_t *l)
     fputs("    }\n", f);
     fputs("    map $sandbox_host_consistent $sandbox_http_upstream {\n"
           "        1 $sandbox_http_name;\n        default \"\";\n    }\n", f);
-    fputs("    map $sandbox_http_upstream $sandbox_http_verdict {\n        \"\" deny;\n"
-          "        default allow;\n    }\n\n", f);
+    put_http_verdict(f, l->terminate);
 
     put_refusal_hint(f, l);
     fprintf(f, "    server {\n        listen %s:%u default_server;\n", l->router_ip, l->http_port);
-    fputs("        if ($request_method = CONNECT) {\n            return 405;\n        }\n"
-          "        if ($sandbox_http_upstream = \"\") {\n"
+    fputs("        if ($request_method = CONNECT) {\n            return 405;\n        }\n", f);
+    if (l->terminate != NULL)
+        fputs("        if ($sandbox_http_terminated) {\n"
+              "            return 403 \"blocked by agent-sandbox: plain HTTP to $host\\n"
+              "The router checks every request to this name (held secrets, request rules) on HTTPS "
+              "only, and never sends a held secret in clear text: use https://$host/ (docs/secrets.md).\\n\";\n"
+              "        }\n", f);
+    fputs("        if ($sandbox_http_upstream = \"\") {\n"
           "            return 403 \"blocked by agent-sandbox: $host\\n"
           "This sandbox reaches only the names in " ROUTER_AGENT_ALLOWLIST ".\\n"
           "$sandbox_allow_hint\\n\";\n        }\n"

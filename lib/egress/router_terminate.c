@@ -4,18 +4,26 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "router_query.h"
 #include "base/hostname.h"
 #include "base/msg.h"
 #include "base/util.h"
 
 /* Headers and query arguments that carry credentials: on a terminated
- * name, one no held secret of that name uses must be absent (or the
- * request is refused): an allowed API must not be usable with another
- * account's key (docs/secrets.md). Cookies are not among them. */
+ * name, one no held secret of that name uses must be absent, in every copy
+ * (or the request is refused), so that an allowed API cannot be used with
+ * another account's key (docs/secrets.md). nginx 1.23 and later (the
+ * router image's) give $http_NAME every copy of a header, joined with
+ * ", ": a second copy, even after an empty first one, is seen. Cookies are
+ * not among them. */
 static const char *const cred_headers[] = {
     "authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key", "x-auth-token",
 };
 static const char *const cred_args[] = { "key", "api_key", "access_token" };
+/* What asks a server to take a request for another method than its own:
+ * refused, in any copy, on a read-only name, and never passed upstream. */
+static const char *const override_headers[] = { "x-http-method-override", "x-http-method", "x-method-override" };
+static const char *const override_args[] = { "_method" };
 
 static bool token_valid(const char *s, size_t max)
 {
@@ -92,22 +100,6 @@ static bool read_only(const router_terminate_t *t, const char *name)
     return false;
 }
 
-/* The rule read-only: GET and HEAD anywhere, POST only to a path ending in
- * /git-upload-pack (git fetch and clone over HTTPS), nothing else. It looks
- * at the request line as sent ($request_uri, what the upstream gets): a
- * POST path with anything but plain characters (%-escapes, a query) is
- * refused rather than decoded. */
-static void put_read_only(FILE *f, const router_terminate_t *t)
-{
-    if (t->n_read_only == 0)
-        return;
-    fputs("    map \"$request_method $request_uri\" $sandbox_read_only {\n"
-          "        \"~^(GET|HEAD) \" \"\";\n"
-          "        \"~^POST /[A-Za-z0-9._~/+-]*/git-upload-pack$\" \"\";\n"
-          "        default \"the rule read-only allows only GET, HEAD and POST to "
-          ".../git-upload-pack (git fetch; a push or any other write is refused); \";\n    }\n", f);
-}
-
 /* Two secrets in one header of one name (two tokens of one account) share
  * one map: the first of them names it. */
 static bool same_place(const held_header_t *a, const held_header_t *b)
@@ -139,24 +131,103 @@ static bool host_places(const router_terminate_t *t, size_t host, const char *he
     return false;
 }
 
-/* Per held header: why it is refused ("" when it is absent or the stand-in);
- * per credential header and argument: that it is there. */
-static void put_checks(FILE *f, const router_terminate_t *t)
+/* Does the router hold a secret for host h (else only request rules
+ * terminate it)? */
+static bool holds_secrets(const router_terminate_t *t, const char *h)
+{
+    for (size_t k = 0; k < t->n_held; k++)
+        if (strcmp(t->held[k].host, h) == 0)
+            return true;
+    return false;
+}
+
+/* ---- the checks: one map per question, each "" when the answer is fine,
+ * else why the request is refused (the 403's text) ------------------------ */
+
+/* Per held header: its value must be the stand-in, once. An absent header
+ * stays absent; a second copy of it (joined: "STANDIN, X") or anything
+ * else is refused. Per credential header: present at all, in any copy. */
+static void put_header_checks(FILE *f, const router_terminate_t *t)
 {
     for (size_t k = 0; k < t->n_held; k++)
         if (first_in_place(t, k))
             fprintf(f, "    map $sandbox_held_%zu $sandbox_held_bad_%zu {\n        \"!\" \"%s in %s "
-                "carries a value other than the sandbox's stand-in; \";\n        default \"\";\n    }\n",
-                k, k, t->held[k].var, t->held[k].header);
+                "carries a value other than the sandbox's stand-in, or more than one copy; \";\n"
+                "        default \"\";\n    }\n", k, k, t->held[k].var, t->held[k].header);
     for (size_t i = 0; i < ARRAY_SIZE(cred_headers); i++) {
         fputs("    map ", f);
         put_header_var(f, cred_headers[i]);
         fprintf(f, " $sandbox_cred_%zu {\n        \"\" \"\";\n        default \"a credential in "
                 "%s, which no held secret of this name uses; \";\n    }\n", i, cred_headers[i]);
     }
-    for (size_t i = 0; i < ARRAY_SIZE(cred_args); i++)
-        fprintf(f, "    map $arg_%s $sandbox_cred_arg_%zu {\n        \"\" \"\";\n        default "
-                "\"a credential in the query argument %s; \";\n    }\n", cred_args[i], i, cred_args[i]);
+}
+
+/* The query, judged as the upstream will read it (router_query.h): every
+ * argument, its name decoded and compared case-insensitively; a name the
+ * router cannot read is refused. The override names count on read-only
+ * names only. */
+static void put_query_checks(FILE *f, const router_terminate_t *t)
+{
+    fputs("    map $request_uri $sandbox_cred_query {\n", f);
+    for (size_t i = 0; i < ARRAY_SIZE(cred_args); i++) {
+        fputs("        \"", f);
+        router_query_put_name(f, cred_args[i]);
+        fprintf(f, "\"\n            \"a credential in the query argument %s; \";\n", cred_args[i]);
+    }
+    fputs("        \"", f);
+    router_query_put_unreadable(f);
+    fputs("\"\n            \"a query argument whose name the router cannot read as every server "
+          "would (a bad %-escape, a control or non-ASCII byte); \";\n        default \"\";\n    }\n", f);
+    if (t->n_read_only == 0)
+        return;
+    fputs("    map $request_uri $sandbox_override_query {\n", f);
+    for (size_t i = 0; i < ARRAY_SIZE(override_args); i++) {
+        fputs("        \"", f);
+        router_query_put_name(f, override_args[i]);
+        fprintf(f, "\"\n            \"the rule read-only refuses the method-override argument %s; \";\n",
+                override_args[i]);
+    }
+    fputs("        default \"\";\n    }\n", f);
+}
+
+/* A form body (application/x-www-form-urlencoded, in any copy of
+ * Content-Type) is where RFC 6750 lets a client put an access_token: on a
+ * name with a held secret it is refused, as a credential argument is. */
+static void put_form_check(FILE *f, const router_terminate_t *t)
+{
+    if (t->n_held == 0)
+        return;
+    fputs("    map $http_content_type $sandbox_form_body {\n"
+          "        \"~*application/x-www-form-urlencoded\" \"a form body (application/x-www-form-urlencoded), "
+          "which can carry an access_token no held secret of this name uses; \";\n"
+          "        default \"\";\n    }\n", f);
+}
+
+/* The rule read-only: GET and HEAD anywhere, without a body; POST only to
+ * a path ending in /git-upload-pack (git fetch and clone over HTTPS),
+ * without a dot segment; no method-override header; nothing else. It looks
+ * at the request line as sent ($request_uri, what the upstream gets): a
+ * POST path with anything but plain characters (%-escapes, a query) is
+ * refused rather than decoded. */
+static void put_read_only(FILE *f, const router_terminate_t *t)
+{
+    if (t->n_read_only == 0)
+        return;
+    fputs("    map \"$request_method $request_uri\" $sandbox_read_only {\n"
+          "        \"~^(?:GET|HEAD) \" \"\";\n"
+          "        \"~^POST (?!.*/[.][.]?(?:/|\\z))/[A-Za-z0-9._~/+-]*/git-upload-pack\\z\" \"\";\n"
+          "        default \"the rule read-only allows only GET, HEAD and POST to "
+          ".../git-upload-pack (git fetch; a push or any other write is refused); \";\n    }\n", f);
+    fputs("    map \"$request_method:$http_content_length:$http_transfer_encoding\" $sandbox_read_only_body {\n"
+          "        \"~^(?:GET|HEAD):0?:\\z\" \"\";\n"
+          "        \"~^(?:GET|HEAD):\" \"the rule read-only refuses a GET or HEAD with a body; \";\n"
+          "        default \"\";\n    }\n", f);
+    fputs("    map \"", f);
+    for (size_t i = 0; i < ARRAY_SIZE(override_headers); i++)
+        put_header_var(f, override_headers[i]);
+    fputs("\" $sandbox_read_only_override {\n        \"\" \"\";\n        default \"the rule read-only "
+          "refuses a method-override header (X-HTTP-Method-Override, X-HTTP-Method, "
+          "X-Method-Override); \";\n    }\n", f);
 }
 
 /* The variables that say what is refused about a request to host i. */
@@ -168,10 +239,11 @@ static void put_refusal_vars(FILE *f, const router_terminate_t *t, size_t i)
     for (size_t c = 0; c < ARRAY_SIZE(cred_headers); c++)
         if (!host_places(t, i, cred_headers[c]))
             fprintf(f, "$sandbox_cred_%zu", c);
-    for (size_t c = 0; c < ARRAY_SIZE(cred_args); c++)
-        fprintf(f, "$sandbox_cred_arg_%zu", c);
+    fputs("$sandbox_cred_query", f);
+    if (holds_secrets(t, t->hosts[i]))
+        fputs("$sandbox_form_body", f);
     if (read_only(t, t->hosts[i]))
-        fputs("$sandbox_read_only", f);
+        fputs("$sandbox_read_only$sandbox_read_only_body$sandbox_read_only_override$sandbox_override_query", f);
 }
 
 /* Everything refused about a request to host i, as one string. */
@@ -184,14 +256,17 @@ static void put_refusal(FILE *f, const router_terminate_t *t, size_t i)
     fputs("\";\n    }\n", f);
 }
 
-/* Does the router hold a secret for host h (else only request rules
- * terminate it)? */
-static bool holds_secrets(const router_terminate_t *t, const char *h)
+/* What of the request never goes upstream, whatever the checks said: every
+ * copy of a credential header no held secret of host i uses, and on a
+ * read-only name every method-override header (a proxy_set_header of a
+ * header replaces all the client's copies of it). */
+static void put_dropped_headers(FILE *f, const router_terminate_t *t, size_t i)
 {
-    for (size_t k = 0; k < t->n_held; k++)
-        if (strcmp(t->held[k].host, h) == 0)
-            return true;
-    return false;
+    for (size_t c = 0; c < ARRAY_SIZE(cred_headers); c++)
+        if (!host_places(t, i, cred_headers[c]))
+            fprintf(f, "            proxy_set_header %s \"\";\n", cred_headers[c]);
+    for (size_t c = 0; read_only(t, t->hosts[i]) && c < ARRAY_SIZE(override_headers); c++)
+        fprintf(f, "            proxy_set_header %s \"\";\n", override_headers[c]);
 }
 
 static void put_server(FILE *f, const router_terminate_t *t, size_t i)
@@ -216,6 +291,7 @@ static void put_server(FILE *f, const router_terminate_t *t, size_t i)
     for (size_t k = 0; k < t->n_held; k++)
         if (strcmp(t->held[k].host, h) == 0 && first_in_place(t, k))
             fprintf(f, "            proxy_set_header %s $sandbox_held_%zu;\n", t->held[k].header, k);
+    put_dropped_headers(f, t, i);
     fputs("        }\n    }\n", f);
 }
 
@@ -231,7 +307,9 @@ void router_render_terminate(FILE *f, const router_terminate_t *t)
             "    ssl_protocols TLSv1.2 TLSv1.3;\n", t->cert);
     fputs("    # the value maps: only in the router's tmpfs, from its stdin\n", f);
     fputs("    include " ROUTER_HELD_VALUES ";\n", f);
-    put_checks(f, t);
+    put_header_checks(f, t);
+    put_query_checks(f, t);
+    put_form_check(f, t);
     put_read_only(f, t);
     for (size_t i = 0; i < t->n_hosts; i++)
         put_refusal(f, t, i);
@@ -250,7 +328,7 @@ int router_render_held_values(const router_terminate_t *t, char **ret_text, as_e
     if (r < 0)
         return r;
     msg_t o;
-    if ((r = msg_open(&o, err)) < 0)
+    if ((r = msg_open_secret(&o, err)) < 0)
         return r;
     /* "h:" in front: no key is ever empty, a special word or a regex */
     for (size_t k = 0; k < t->n_held; k++) {

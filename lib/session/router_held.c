@@ -17,7 +17,7 @@ int router_held_payload(const egress_spec_t *e, const char *key_pem, char **ret,
     if (r < 0)
         return r;
     msg_t o;
-    if ((r = msg_open(&o, err)) < 0) {
+    if ((r = msg_open_secret(&o, err)) < 0) {
         explicit_bzero(values, strlen(values));
         return r;
     }

@@ -201,7 +201,6 @@ spellings() {
 @test "threat 13: the agent cannot change routes, addresses, the firewall, /etc/hosts or /etc/resolv.conf" {
     fi_copy_net_tools
     run_x 0 agent-sandbox --exec bash -c "$R"'
-        export LD_LIBRARY_PATH=$PWD/tools/lib
         try() { local label=$1; shift; out=$("$@" 2>&1); echo "$label: $? $(echo "$out" | head -1)"; }
         try "ip route add" tools/ip route add default via $R
         try "ip route replace" tools/ip route replace '"$FI_SUBNET"' via $R

@@ -53,7 +53,8 @@ teardown() {
     touch "$AS_DIR/end"
     bg_wait 60
     assert "$status" == 0 "exit status of the session"
-    expect stand-in =~ "^tok-[A-Za-z0-9]{$((${#REAL} - 4))}$"
+    # no vendor's prefix: every letter and digit a random one of its kind
+    expect stand-in =~ "^[a-z]{3}-[A-Z][a-z]{3}[0-9][a-z]{5}[0-9][a-z]{2}[0-9][a-z]{3}[0-9][a-z]{4}[0-9][A-Z]{6}[0-9]{10}$"
     assert "$(grep '^stand-in: ' <<<"$output")" != "stand-in: $REAL" "the stand-in is not the value"
     expect held "origin tls sni=api.allowed.test host=api.allowed.test"
     expect absent "origin tls sni=api.allowed.test host=api.allowed.test"
@@ -63,10 +64,14 @@ teardown() {
     assert "$(fi_log headers | grep -c "x_token=\"$REAL\"")" == 1 "requests that reached the origin with the value"
     assert "$(fi_log headers | grep -c 'x_token="-"')" == 2 "requests without it (absent, and the unheld name)"
     assert "$in_dir" == "grep: 1" "files of the session directory with the value (1: none)"
+    # the positive control: the dump holds the stand-in, so it looked where
+    # the value would have been (taken before `run` replaces $output)
+    local standin
+    standin=$(grep '^stand-in: ' <<<"$output" | cut -c11-)
+    assert "${#standin}" == "${#REAL}" "the stand-in's length"
+    assert "$(grep -caF "$standin" "$AS_DIR/dump")" != 0 "the stand-in in the dump (it looked in the right places)"
     run grep -caF "$REAL" "$AS_DIR/dump"
     assert "$output" == 0 "the value in the sandbox's processes, files, home or /tmp"
-    assert "$(grep -caF "$(grep '^stand-in: ' <<<"$output" | cut -c11-)" "$AS_DIR/dump")" != 0 \
-        "the stand-in in the dump (it looked in the right places)"
     fi_assert_no_hit
 }
 
@@ -77,7 +82,7 @@ teardown() {
         echo "other header: $(curl -sS -w " %{http_code}" -H "x-token: $MY_TOKEN" -H "Authorization: Bearer '"$OTHER"'" https://api.allowed.test/ | tr "\n" " ")"
         echo "query key: $(curl -sS -o /dev/null -w "%{http_code}" "https://api.allowed.test/?key=x")"
         echo "wrong host: $(curl -sS -o /dev/null -w "%{http_code}" -H "Host: www.wild.test" https://api.allowed.test/)"'
-    expect "other key" =~ "^blocked by agent-sandbox: this request to api.allowed.test: MY_TOKEN in x-token carries a value other than the sandbox's stand-in; .* 403$"
+    expect "other key" =~ "^blocked by agent-sandbox: this request to api.allowed.test: MY_TOKEN in x-token carries a value other than the sandbox's stand-in, or more than one copy; .* 403$"
     expect "other header" =~ "a credential in authorization, which no held secret of this name uses; .* 403$"
     expect "query key" 403
     expect "wrong host" 421

@@ -133,7 +133,7 @@ R='R=$(awk "/^nameserver/ {print \$2; exit}" /etc/resolv.conf)'
     expect "sni wild" closed
     expect "http api" "blocked by agent-sandbox: api.allowed.test"
     expect db 127.0.0.3
-    expect "hosts file" 4        # db, internal, loop, meta: api.allowed.test is gone
+    expect "hosts file" 5        # raw, db, internal, loop, meta: api.allowed.test is gone
     expect view 0
 }
 

@@ -13,6 +13,12 @@
 #                        a tripwire (the same host on a port not allowed).
 #   P.13   canary        tripwire on many TCP and UDP ports, inside the
 #                        allowed upstream network (log/hits.log).
+#   P.14   raw origin    socat: HTTPS on 443 (the origin's certificate) and
+#                        HTTP on 80; logs every byte of every request it
+#                        gets, each header line as sent and the body
+#                        (log/raw.log), and answers 200 "raw origin": what
+#                        reached it, every copy of everything
+#                        (108-egress-checks.bats).
 #   P.200  private       the same tripwire, outside the allowed upstream
 #                        network but on the same L2 network as the routers:
 #                        only the routers' firewall keeps them away from it.
@@ -22,6 +28,7 @@
 #
 # Names (fake DNS):
 #   api.allowed.test -> origin        wild.test, *.wild.test -> origin
+#   raw.allowed.test, raw.wild.test -> raw origin
 #   db.allowed.test -> db             internal.allowed.test -> private
 #   loop.allowed.test -> 127.0.0.1    meta.allowed.test -> 169.254.169.254
 #   what fi_dns_add adds (a test, while its session runs)
@@ -29,8 +36,8 @@
 #   anything else (canary.test, evil.test, ...) -> canary, so a name that
 #   leaks also leads to a tripwire hit
 #
-# The allowlist ($FI_DIR/allowed-hosts): api.allowed.test, .wild.test,
-# db.allowed.test:5432, internal.allowed.test, loop.allowed.test,
+# The allowlist ($FI_DIR/allowed-hosts): api.allowed.test, raw.allowed.test,
+# .wild.test, db.allowed.test:5432, internal.allowed.test, loop.allowed.test,
 # meta.allowed.test, allow-upstream-net P.0/25.
 #
 # fi_up (setup_file) builds it and exports AGENT_SANDBOX_EGRESS_NETWORK,
@@ -47,7 +54,7 @@ FI_LABEL=agent-sandbox-e2e.fake-internet
 FI_ROUTER_IMAGE=${AGENT_SANDBOX_ROUTER_IMAGE:-localhost/agent-sandbox-router:dev}
 FI_TRIPWIRE_TCP="22 25 53 80 443 853 1080 3128 5432 5433 8080 8443 10000 10001"
 FI_TRIPWIRE_UDP="53 123 443 853"
-FI_LOGS="dns origin headers db hits"
+FI_LOGS="dns origin headers db hits raw"
 # Claude Code's real names, which the origin's certificate also covers: a
 # test maps them to the origin with fi_dns_add (230-agent-login.bats); the
 # fake DNS answers them with the canary otherwise, as any other name.
@@ -76,7 +83,7 @@ _fi_files() {
         openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
             -keyout origin.key -out origin.csr -subj /CN=api.allowed.test 2>/dev/null &&
         printf '%s\n' \
-            "subjectAltName=DNS:api.allowed.test,DNS:wild.test,DNS:*.wild.test,DNS:db.allowed.test,DNS:internal.allowed.test,DNS:loop.allowed.test,DNS:meta.allowed.test,DNS:canary.test,DNS:evil.test,DNS:*.evil.test$FI_CLAUDE_SANS" \
+            "subjectAltName=DNS:api.allowed.test,DNS:raw.allowed.test,DNS:wild.test,DNS:*.wild.test,DNS:db.allowed.test,DNS:internal.allowed.test,DNS:loop.allowed.test,DNS:meta.allowed.test,DNS:canary.test,DNS:evil.test,DNS:*.evil.test$FI_CLAUDE_SANS" \
             'basicConstraints=critical,CA:FALSE' 'extendedKeyUsage=serverAuth' >origin.ext &&
         openssl x509 -req -in origin.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
             -out origin.crt -days 2 -extfile origin.ext 2>/dev/null
@@ -93,6 +100,9 @@ log-queries
 log-facility=/log/dns.log
 host-record=api.allowed.test,$FI_ORIGIN_IP
 address=/wild.test/$FI_ORIGIN_IP
+# the raw origin; a host record wins over the wildcard above
+host-record=raw.allowed.test,$FI_RAW_IP
+host-record=raw.wild.test,$FI_RAW_IP
 host-record=db.allowed.test,$FI_DB_IP
 host-record=internal.allowed.test,$FI_PRIVATE_IP
 host-record=loop.allowed.test,127.0.0.1
@@ -166,11 +176,62 @@ socat TCP4-LISTEN:5432,reuseaddr,fork \
     SYSTEM:'echo "db tcp/5432 from $SOCAT_PEERADDR:$SOCAT_PEERPORT" >>/log/db.log; echo db-banner; exec cat' &
 exec /fi/bin/tripwire db 5433 ""
 EOF
-    chmod 0755 "$d/bin/tripwire" "$d/bin/db"
+    cat >"$d/bin/raw-origin" <<'EOF'
+#!/bin/bash
+# The raw origin: HTTPS on 443 and HTTP on 80, each connection one request,
+# logged whole into /log/raw.log before it is answered.
+socat OPENSSL-LISTEN:443,reuseaddr,fork,cert=/fi/origin.crt,key=/fi/origin.key,verify=0 \
+    EXEC:"/fi/bin/raw-request 443" &
+socat TCP4-LISTEN:80,reuseaddr,fork EXEC:"/fi/bin/raw-request 80" &
+wait
+EOF
+    cat >"$d/bin/raw-request" <<'EOF'
+#!/bin/bash
+# One request from stdin: the request line and every header line exactly as
+# they came (a CR shown as \r), then the body as it came (Content-Length, or
+# chunked with its chunk lines and trailers); logged as one block.
+port=$1 rec=$(mktemp) len=0 chunked=
+cr() { printf '%s\n' "${1//$'\r'/\\r}" >>"$rec"; }
+printf -- '--- request to port %s from %s\n' "$port" "$SOCAT_PEERADDR" >"$rec"
+while IFS= read -r line; do
+    cr "$line"
+    line=${line%$'\r'}
+    [ -z "$line" ] && break
+    shopt -s nocasematch
+    case $line in
+        content-length:*) len=${line#*:} len=${len//[!0-9]/} ;;
+        transfer-encoding:*chunked*) chunked=1 ;;
+    esac
+    shopt -u nocasematch
+done
+if [ -n "$chunked" ]; then
+    while IFS= read -r line; do
+        cr "$line"
+        size=$((16#${line%%[;$'\r']*}))
+        if [ "$size" = 0 ]; then
+            while IFS= read -r line; do cr "$line"; [ -z "${line%$'\r'}" ] && break; done
+            break
+        fi
+        head -c "$size" >>"$rec"
+        IFS= read -r line
+        cr "$line"
+    done
+elif [ "${len:-0}" -gt 0 ]; then
+    head -c "$len" >>"$rec"
+    echo >>"$rec"
+fi
+cat "$rec" >>/log/raw.log
+rm -f "$rec"
+body="raw origin port=$port"
+printf 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n' \
+    $((${#body} + 1)) "$body"
+EOF
+    chmod 0755 "$d/bin/tripwire" "$d/bin/db" "$d/bin/raw-origin" "$d/bin/raw-request"
 
     cat >"$d/allowed-hosts" <<EOF
 # The allowlist of the egress tests (tests/e2e/fake-internet.bash).
 api.allowed.test
+raw.allowed.test
 .wild.test
 db.allowed.test:5432
 internal.allowed.test
@@ -219,20 +280,21 @@ fi_up() {
     FI_P=${BASH_REMATCH[1]}
     FI_SUBNET=$subnet
     FI_DNS_IP=$FI_P.10 FI_ORIGIN_IP=$FI_P.11 FI_DB_IP=$FI_P.12 FI_CANARY_IP=$FI_P.13
-    FI_PRIVATE_IP=$FI_P.200
-    export FI_ID FI_NET FI_DIR FI_P FI_SUBNET FI_DNS_IP FI_ORIGIN_IP FI_DB_IP FI_CANARY_IP FI_PRIVATE_IP
+    FI_RAW_IP=$FI_P.14 FI_PRIVATE_IP=$FI_P.200
+    export FI_ID FI_NET FI_DIR FI_P FI_SUBNET FI_DNS_IP FI_ORIGIN_IP FI_DB_IP FI_CANARY_IP FI_RAW_IP FI_PRIVATE_IP
 
     _fi_files
     _fi_run dns "$FI_DNS_IP" dnsmasq --keep-in-foreground --conf-file=/fi/dnsmasq.conf
     _fi_run origin "$FI_ORIGIN_IP" nginx -c /fi/nginx.conf
     _fi_run db "$FI_DB_IP" /fi/bin/db
+    _fi_run raw "$FI_RAW_IP" /fi/bin/raw-origin
     _fi_run canary "$FI_CANARY_IP" /fi/bin/tripwire canary "$FI_TRIPWIRE_TCP" "$FI_TRIPWIRE_UDP"
     _fi_run private "$FI_PRIVATE_IP" /fi/bin/tripwire private "$FI_TRIPWIRE_TCP" "$FI_TRIPWIRE_UDP"
 
     local n ok=
     for ((n = 0; n < 100; n++)); do
         if _fi_listening dns 53 53 && _fi_listening origin "80 443" &&
-            _fi_listening db "5432 5433" &&
+            _fi_listening db "5432 5433" && _fi_listening raw "80 443" &&
             _fi_listening canary "$FI_TRIPWIRE_TCP" "$FI_TRIPWIRE_UDP" &&
             _fi_listening private "$FI_TRIPWIRE_TCP" "$FI_TRIPWIRE_UDP"; then
             ok=1
@@ -295,22 +357,33 @@ fi_setup() {
     fi_mark
 }
 
-# fi_copy_net_tools: ip and iptables (with their libraries) from the router
-# image into $AS_DIR/tools, to try them in the sandbox, whose image may not
-# have them: run as `LD_LIBRARY_PATH=tools/lib tools/ip ...`.
+# fi_copy_net_tools: ip and iptables (with their libraries and their
+# dynamic loader: the router image's libc is newer than the sandbox's) from
+# the router image into $AS_DIR/tools, to try them in the sandbox, whose
+# image may not have them: run as `tools/ip ...`, `tools/iptables ...`,
+# `tools/iptables-legacy ...` (scripts that start each through its own
+# loader).
 fi_copy_net_tools() {
     if [ ! -x "$FI_DIR/tools/ip" ]; then
-        mkdir -p "$FI_DIR/tools/lib"
+        mkdir -p "$FI_DIR/tools/lib" "$FI_DIR/tools/bin"
         $PODMAN run --rm --network none --user 0:0 --label "$FI_LABEL=$FI_ID" \
             -v "$FI_DIR/tools:/out" --entrypoint '[]' \
             "$FI_ROUTER_IMAGE" sh -c '
                 set -e
-                cp /usr/sbin/ip /usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi /out/
-                ln -sf xtables-nft-multi /out/iptables
-                ln -sf xtables-legacy-multi /out/iptables-legacy
-                for b in /usr/sbin/ip /usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi; do
+                bins="/usr/sbin/ip /usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi"
+                cp $bins /out/bin/
+                cp -L /lib64/ld-linux-x86-64.so.2 /out/lib/
+                for b in $bins; do
                     ldd "$b" | grep -o "=> /[^ ]*" | cut -c4-
-                done | sort -u | xargs -I{} cp -L {} /out/lib/' ||
+                done | sort -u | xargs -I{} cp -L {} /out/lib/
+                tool() {
+                    printf "%s\n" "#!/bin/sh" "d=\${0%/*}" \
+                        "exec \"\$d/lib/ld-linux-x86-64.so.2\" --library-path \"\$d/lib\" --argv0 $2 \"\$d/bin/$3\" \"\$@\"" >"/out/$1"
+                    chmod 0755 "/out/$1"
+                }
+                tool ip ip ip
+                tool iptables iptables xtables-nft-multi
+                tool iptables-legacy iptables-legacy xtables-legacy-multi' ||
             die "copying ip and iptables out of $FI_ROUTER_IMAGE failed"
     fi
     cp -a "$FI_DIR/tools" "$AS_DIR/tools"
@@ -398,7 +471,8 @@ fi_mark() {
     done
 }
 
-# fi_log NAME: what log NAME (dns, origin, db, hits) got since fi_mark.
+# fi_log NAME: what log NAME (dns, origin, headers, db, hits, raw) got since
+# fi_mark.
 fi_log() {
     local var=FI_MARK_$1
     tail -c +$((${!var:-0} + 1)) "$FI_DIR/log/$1.log"

@@ -172,7 +172,7 @@ extra=$(grep -vE '^(podman|(libc|libm|libcurl|libyajl|libsystemd|libcrypto)\.so\
 check "RPM requires nothing else (host tools, interpreters, ...)" test -z "$extra"
 [ -z "$extra" ] || echo "$extra" | diag
 rpm -qRp "$SRPM" 2>/dev/null >"$TMP/buildrequires"
-for dep in gcc make 'pkgconfig(libcurl)' 'pkgconfig(yajl)' 'pkgconfig(libcrypto)' 'pkgconfig(libsystemd)' libcmocka-devel; do
+for dep in gcc make 'pkgconfig(libcurl)' 'pkgconfig(yajl)' 'pkgconfig(libcrypto)' 'pkgconfig(libsystemd)' libcmocka-devel 'pkgconfig(libpcre2-8)'; do
     check "SRPM BuildRequires $dep" grep -qxF "$dep" "$TMP/buildrequires"
 done
 

@@ -376,23 +376,32 @@ static void allowlists_merge(void **state)
     (void)state;
     allowlist_t *user = allowlist_of("api.anthropic.com\nregistry.npmjs.org\ngit.example.com:2222\n"
                                      "allow-upstream-net 10.1.0.0/16\n");
-    allowlist_t *agent = allowlist_of("api.openai.com\napi.anthropic.com\n.openai.com\n"
-                                      "git.example.com:2222\ngit.example.com:8443\n"
-                                      "allow-upstream-net 10.1.0.0/16\nallow-upstream-net 10.2.0.0/16\n");
+    const char *agent_text = "api.openai.com\napi.anthropic.com\n.openai.com\n"
+                             "git.example.com:2222\ngit.example.com:8443\ndb.example.com:5432\n"
+                             "allow-upstream-net 10.1.0.0/16\nallow-upstream-net 10.2.0.0/16\n";
+    allowlist_t *agent = NULL;
     as_error_t *err = NULL;
+    assert_int_equal(allowlist_parse("/cfg/allowed-hosts.d/codex", agent_text, strlen(agent_text), &agent, &err), 0);
     assert_int_equal(allowlist_merge(user, agent, &err), 0);
+    allowlist_free(agent);      /* what was merged holds nothing of it */
     const char *want[] = { "api.anthropic.com", "registry.npmjs.org", "git.example.com", "api.openai.com",
-                           "openai.com" };
-    assert_int_equal(user->n_entries, 5);
-    for (size_t i = 0; i < 5; i++)
+                           "openai.com", "db.example.com" };
+    assert_int_equal(user->n_entries, 6);
+    for (size_t i = 0; i < 6; i++)
         assert_string_equal(user->entries[i].name, want[i]);
     assert_true(user->entries[4].wildcard);
     assert_int_equal(user->entries[2].n_ports, 2);     /* 2222 once, 8443 added */
     assert_int_equal(user->entries[2].ports[1].port, 8443);
+    /* each port keeps the file and line it came from (the errors name them) */
+    assert_string_equal(user->entries[2].ports[0].file, "list");
+    assert_int_equal(user->entries[2].ports[0].line, 3);
+    assert_string_equal(user->entries[2].ports[1].file, "/cfg/allowed-hosts.d/codex");
+    assert_int_equal(user->entries[2].ports[1].line, 5);
+    assert_string_equal(user->entries[5].ports[0].file, "/cfg/allowed-hosts.d/codex");
+    assert_int_equal(user->entries[5].ports[0].line, 6);
     assert_int_equal(user->n_nets, 2);
     assert_int_equal(user->n_warnings, 0);               /* a name in both is fine */
     allowlist_free(user);
-    allowlist_free(agent);
 }
 
 /* ---- the plan ---------------------------------------------------------- */

@@ -93,11 +93,20 @@ static void test_render(void **state)
     assert_non_null(strstr(conf, "git.example.test unix:" ROUTER_TLS_SOCKET ";"));
     assert_non_null(strstr(conf, "other.example.test other.example.test:443;"));
     assert_non_null(strstr(conf, "map \"$request_method $request_uri\" $sandbox_read_only {\n"
-                                 "        \"~^(GET|HEAD) \" \"\";\n"
-                                 "        \"~^POST /[A-Za-z0-9._~/+-]*/git-upload-pack$\" \"\";\n"
+                                 "        \"~^(?:GET|HEAD) \" \"\";\n"
+                                 "        \"~^POST (?!.*/[.][.]?(?:/|\\z))/[A-Za-z0-9._~/+-]*/git-upload-pack\\z\" \"\";\n"
                                  "        default \"the rule read-only allows only GET"));
-    /* the host's refusal has it, and the 403 is made of the refusal */
-    assert_non_null(strstr(conf, "$sandbox_cred_arg_2$sandbox_read_only\" $sandbox_refusal_0 {"));
+    /* the host's refusal has every read-only check, and the 403 is made of the refusal */
+    assert_non_null(strstr(conf, "$sandbox_cred_query$sandbox_read_only$sandbox_read_only_body"
+                                 "$sandbox_read_only_override$sandbox_override_query\" $sandbox_refusal_0 {"));
+    /* no form check: it holds no secret */
+    assert_null(strstr(conf, "$sandbox_form_body"));
+    /* the override headers never go upstream, nor an unused credential header */
+    assert_non_null(strstr(conf, "proxy_set_header x-http-method-override \"\";"));
+    assert_non_null(strstr(conf, "proxy_set_header authorization \"\";"));
+    /* plain HTTP to it is refused */
+    assert_non_null(strstr(conf, "map $host $sandbox_http_terminated {\n        hostnames;\n"
+                                 "        git.example.test 1;\n        default 0;\n    }"));
     assert_non_null(strstr(conf, "if ($sandbox_refusal_0) {"));
     assert_non_null(strstr(conf, "return 403 \"blocked by agent-sandbox: this request to "
                                  "git.example.test: $sandbox_refusal_0\\nYour request rules apply to this name"));

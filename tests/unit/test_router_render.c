@@ -17,6 +17,7 @@
 #include "config/allowlist.h"
 #include "egress/router_firewall.h"
 #include "egress/router_render.h"
+#include "egress/router_terminate.h"
 
 /* ---- golden files ---- */
 
@@ -277,6 +278,37 @@ static void test_golden_empty(void **state)
     render_all("empty", "# nothing allowed\n");
 }
 
+/* The router's termination of names with held secrets and request rules
+ * (router_terminate.h): the servers, every request check, the port-80
+ * refusal, and the value maps (fake values). One name holds a secret in a
+ * header, one in Authorization, and a read-only name under a wildcard. */
+static void test_golden_terminate(void **state)
+{
+    (void)state;
+    static const char *const hosts[] = { "api.anthropic.com", "code.wild.example", "git.example.com" };
+    static const char *const read_only[] = { "code.wild.example" };
+    static const held_header_t held[] = {
+        { "api.anthropic.com", "ANTHROPIC_API_KEY", "x-api-key", "sk-ant-api03-STANDIN0", "sk-ant-api03-VALUE00" },
+        { "git.example.com", "GIT_TOKEN", "authorization", "Basic eDpTVEFORElO", "Basic eDpWQUxVRQ==" },
+    };
+    router_terminate_t t = { .hosts = hosts, .n_hosts = 3, .held = held, .n_held = 2, .read_only = read_only,
+                             .n_read_only = 1, .cert = "/etc/agent-sandbox-router/tls-cert.pem",
+                             .upstream_ca = "/etc/agent-sandbox-router/upstream-ca.pem",
+                             .log = "/var/log/agent-sandbox/egress.log" };
+    router_layout_t l = sample_layout;
+    l.terminate = &t;
+    allowlist_t *al = allowlist_of("api.anthropic.com\n.wild.example\ngit.example.com\n");
+    as_error_t *err = NULL;
+    char *out = NULL;
+    assert_int_equal(router_render_nginx(al, &l, &out, &err), 0);
+    assert_golden("terminate.nginx.conf", out);
+    free(out);
+    assert_int_equal(router_render_held_values(&t, &out, &err), 0);
+    assert_golden("terminate.values.conf", out);
+    free(out);
+    allowlist_free(al);
+}
+
 static void test_golden_test_ports(void **state)
 {
     (void)state;
@@ -512,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_too_many_hosts_with_ports),
         cmocka_unit_test(test_golden_sample),
         cmocka_unit_test(test_golden_empty),
+        cmocka_unit_test(test_golden_terminate),
         cmocka_unit_test(test_golden_test_ports),
         cmocka_unit_test(test_config_properties),
         cmocka_unit_test(test_refuses_bad_allowlist),

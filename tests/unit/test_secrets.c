@@ -132,6 +132,10 @@ static void test_standin_shape(void **state)
         { "AIzaSyAb_cdEFgh-ijklmnop0123456789ABCDE", "AIza" }, { "ghp_ab-CD_ef0123456789", "ghp_" },
         { "github_pat_11AB_cd", "github_pat_" }, { "xoxb-1234-5678-abcdef", "xoxb-" }, { "sk_live_51Hab", "sk_live_" },
         { "3f9a2c1b-1d2e-4f5a-9b8c-7d6e5f4a3b2c", "" }, { "abcdefghijk-xyz", "" }, { "Ab_cdefghij", "" },
+        /* short lower-case segments that are no vendor's are the key's own (threat 53) */
+        { "glpat-k3x9_Zq8LmN0pQwErT", "glpat-" }, { "tok-abcd_efgh12345678", "" }, { "ab-cd-ef-0123456789", "" },
+        { "sk-ant-api99-abcdefghij", "sk-" }, { "sk-proj-abcdefghijkl", "sk-proj-" }, { "hf_abcdefghijklmn", "hf_" },
+        { "npm_abcdefghijklmn", "npm_" }, { "sk-ant-oat01-abcdefghij", "sk-ant-oat01-" },
     };
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
         assert_int_equal(secret_standin(prefixes[i][0], &s, &err), 0);
@@ -192,7 +196,9 @@ static void test_held_render(void **state)
     assert_int_equal(h->n_held, 2);
     assert_non_null(strstr(h->tls.ca_pem, "BEGIN CERTIFICATE"));
     assert_non_null(strstr(h->tls.key_pem, "PRIVATE KEY"));
-    assert_memory_equal(h->standin_env[0], "TOK=tok-", 8);
+    /* no vendor's prefix: nothing of the value is kept */
+    assert_memory_equal(h->standin_env[0], "TOK=", 4);
+    assert_true(strncmp(h->standin_env[0] + 4, "tok-Real", 8) != 0);
 
     router_terminate_t t = { .hosts = (const char *const *)h->hosts, .n_hosts = h->n_hosts,
                              .held = h->held, .n_held = h->n_held, .cert = "/c/cert.pem",
