@@ -30,7 +30,7 @@ BUILD   := build
 endif
 
 LIB_SRCS  := $(sort $(wildcard lib/*/*.c))
-CMD_SRCS  := $(sort $(wildcard cmd/*.c))
+CMD_SRCS  := $(sort $(wildcard cmd/*.c cmd/*/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -60,6 +60,10 @@ $(BUILD)/gen/toolchains.inc: scripts/gen-toolchains $(wildcard sandbox-image/too
 	scripts/gen-toolchains sandbox-image/toolchains >$@.tmp && mv $@.tmp $@
 $(BUILD)/obj/lib/config/toolchains.o: $(BUILD)/gen/toolchains.inc
 CFLAGS += -I$(BUILD)/gen
+
+# cmd/'s files spell the headers of another cmd/ folder from cmd/
+# ("shared/cli.h"), as lib/'s spell lib/'s.
+$(CMD_OBJS): CFLAGS += -Icmd
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)

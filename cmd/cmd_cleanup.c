@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "backend.h"
-#include "cli.h"
-#include "review.h"
-#include "workspace_check.h"
+#include "shared/backend.h"
+#include "shared/cli.h"
+#include "reviews/review.h"
+#include "shared/workspace_check.h"
 #include "base/escape.h"
 #include "base/util.h"
 #include "session/home_volume.h"

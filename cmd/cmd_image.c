@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "run.h"
-#include "run_options.h"
+#include "shared/cli.h"
+#include "run/run.h"
+#include "run/run_options.h"
 #include "base/file_read.h"
 #include "base/util.h"
 #include "config/build_context.h"

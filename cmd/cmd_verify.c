@@ -11,10 +11,10 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cli_env.h"
-#include "inputs.h"
-#include "run.h"
+#include "shared/cli.h"
+#include "shared/cli_env.h"
+#include "run/inputs.h"
+#include "run/run.h"
 #include "base/strv.h"
 #include "base/util.h"
 #include "config/agent_profile.h"

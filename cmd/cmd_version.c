@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "cli.h"
-#include "cli_env.h"
-#include "run_options.h"
+#include "shared/backend.h"
+#include "shared/cli.h"
+#include "shared/cli_env.h"
+#include "run/run_options.h"
 #include "base/util.h"
 #include "config/agent_pins.h"
 #include "config/user_dirs.h"

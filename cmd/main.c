@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cli_env.h"
+#include "shared/cli.h"
+#include "shared/cli_env.h"
 
 /* One row per subcommand: the dispatch, and each one's --help. */
 const cli_command_t cli_commands[] = {

@@ -1,12 +1,12 @@
 /* The tool's --help and each command's: the commands (cmd/main.c's
- * table), the session's options (cmd/run_options.c's table), the
+ * table), the session's options (cmd/run/run_options.c's table), the
  * environment and the exit codes. docs/usage.md and docs/agent-sandbox.1
  * carry the same tables; tests/e2e/010-cli.bats checks that they agree. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "run_options.h"
+#include "shared/cli.h"
+#include "run/run_options.h"
 #include "base/escape.h"
 #include "base/suggest.h"
 #include "base/util.h"

@@ -88,7 +88,7 @@ check-suites: all check-conventions unit e2e check-rpm check-host-packages
 # of each folder (scripts/check-architecture); no shellcheck finding, of any
 # severity, in any shell script (check-shell).
 check-conventions: check-shell
-	@scripts/check-function-length $(wildcard lib/*/*.c cmd/*.c tests/unit/*.c tests/fuzz/*.c)
+	@scripts/check-function-length $(wildcard lib/*/*.c cmd/*.c cmd/*/*.c tests/unit/*.c tests/fuzz/*.c)
 	@scripts/check-includes
 	@scripts/check-architecture
 

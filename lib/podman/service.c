@@ -63,7 +63,7 @@ bool podman_service_alive(podman_service_t *s)
         if (waitpid(s->keeper, &status, WNOHANG) == 0)
             return true;
     } else if (!wait_readable(s->keeper_fd, 0)) {
-        return true;           /* a forked child of the CLI (cmd/teardown.c) */
+        return true;           /* a forked child of the CLI (cmd/run/teardown.c) */
     }
     s->reaped = true;
     s->exit_status = status;
@@ -217,7 +217,7 @@ int podman_service_start(const char *socket_path, const char *log_path, long tim
 
 /* SIGKILL to the keeper through its pidfd, which names that process and
  * no other: its pid alone may be a stranger's by now, once the keeper has
- * been reaped (in a forked child, cmd/teardown.c, by the CLI that is not
+ * been reaped (in a forked child, cmd/run/teardown.c, by the CLI that is not
  * waiting for us). Only the keeper's parent, which alone reaps it, may
  * fall back to its pid where there is no pidfd. */
 static void kill_keeper(podman_service_t *s)

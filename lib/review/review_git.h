@@ -1,6 +1,6 @@
 /* The pure half of bringing a review's commits over (docs/review-apply.md,
  * "Git"): the command that makes the bundle inside the container, and the
- * settings and environment of host git that fetches it. cmd/review_git.c
+ * settings and environment of host git that fetches it. cmd/reviews/review_git.c
  * runs them. */
 #ifndef AS_REVIEW_GIT_H
 #define AS_REVIEW_GIT_H

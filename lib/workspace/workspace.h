@@ -197,7 +197,7 @@ int workspace_journal_recover(const char *dir, const workspace_recovery_t *rc, a
 
 /* Releases the tree's lock (workspace_begin_start; a busy tree: taken
  * again later; a child of the CLI that outlives it once the end-of-session
- * check is done: cmd/teardown.c), nothing else. */
+ * check is done: cmd/run/teardown.c), nothing else. */
 void workspace_unlock(workspace_t *ws);
 
 /* Unlocks; removes nothing. */

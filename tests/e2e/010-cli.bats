@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The CLI's own surface: version, usage and its errors, and how the options
-# of a session parse (one table, cmd/run_options.c). No sandbox is started:
+# of a session parse (one table, cmd/run/run_options.c). No sandbox is started:
 # --dry-run starts the private service and prints the plan, nothing more.
 
 load helpers

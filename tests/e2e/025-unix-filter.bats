@@ -102,12 +102,12 @@ run_redirected() {
     assert "$stderr" == "ERROR (catatonit:9): failed to exec pid1: No such file or directory"
 }
 
-@test "the exit codes in docs/usage.md, in --help and in cmd/cli.h are the same" {
+@test "the exit codes in docs/usage.md, in --help and in cmd/shared/cli.h are the same" {
     local readme help enum
     readme=$(sed -n '/^## Exit codes/,$p' "$AS_TOP/docs/usage.md" | grep -oE '^\| [0-9]+(\+N)? ' | tr -d '| ' | sort -u | xargs)
     run_x 0 agent-sandbox --help
     help=$(sed -n '/^exit status:/,$p' <<<"$output" | grep -oE '^ +[0-9]+(\+N)? ' | tr -d ' ' | sort -u | xargs)
-    enum=$(sed -n '/^enum {/,/^};/p' "$AS_TOP/cmd/cli.h" | grep -oE '= [0-9]+,' | tr -dc '0-9\n' | sort -u | xargs)
+    enum=$(sed -n '/^enum {/,/^};/p' "$AS_TOP/cmd/shared/cli.h" | grep -oE '= [0-9]+,' | tr -dc '0-9\n' | sort -u | xargs)
     assert "$readme" == "$help" "docs/usage.md's codes vs --help's"
     # shellcheck disable=SC2086  # the codes, one word each
     assert "$readme" == "$(echo $enum 128+N | tr ' ' '\n' | sort -u | xargs)" "docs/usage.md's codes vs the CLI's enum (and 128+N)"

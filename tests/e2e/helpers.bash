@@ -194,7 +194,7 @@ run_x() {
     fi
 }
 
-# The end-of-session check's warnings (cmd/workspace_check.c), for --warns.
+# The end-of-session check's warnings (cmd/shared/workspace_check.c), for --warns.
 WARN_DISABLED='for host tools to run was DISABLED:'
 WARN_EXECUTABLES='files that can run on this machine changed in'
 WARN_UNCHECKED='ended without its end-of-session check (its CLI was killed); checked now:'
@@ -414,7 +414,7 @@ service_pids() {
 }
 
 # wait_teardowns: until the removals that the suite's ended sessions left
-# to a child after their prompt (session.ended, cmd/teardown.c) are done:
+# to a child after their prompt (session.ended, cmd/run/teardown.c) are done:
 # their directory's lock free (opened without creating it: a lock file made
 # anew would keep the directory from going).
 wait_teardowns() {

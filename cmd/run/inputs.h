@@ -1,0 +1,84 @@
+/* Each input of a session, loaded and reported: the launch directory
+ * (launch_check.c), the agent (load_agent.c), the allowlist
+ * (load_allowlist.c), the limits (load_limits.c), the settings and the
+ * config directory (load_settings.c), the user's name and git identity
+ * (host_identity.c), the packaged defaults (packaged.c). Each loader returns
+ * 0, or an exit code after reporting. */
+#ifndef AS_INPUTS_H
+#define AS_INPUTS_H
+
+#include "shared/backend.h"
+#include "config/resource_limits.h"
+#include "config/user_settings.h"
+
+/* Applies the launch policy to the current directory, and checks that
+ * podman can mount it (a path within PATH_MAX, the same directory in
+ * podman's mount namespace). The private service is started only when the
+ * decision needs podman (no cached storage location, or a refusal that
+ * rests on the cached one) or once the launch is allowed: a refused launch
+ * the cache can answer starts no podman. 0 and the resolved directory (to
+ * mount) when allowed, with the service running; otherwise an exit code,
+ * reported. */
+int launch_check(cli_backend_t *b, char **ret_dir);
+
+/* A packaged default (DATADIR/REL, or config/REL of the source tree next to
+ * a development build), or NULL when there is none. */
+char *packaged_file(const char *rel);
+
+/* The session's agent: `requested` (--agent), else the settings file's
+ * (read at settings_path), else Claude Code; its profile read and checked.
+ * 0, or an exit code after reporting. */
+struct agent_profile;
+struct user_settings;
+int agent_config_load(const char *requested, const struct user_settings *settings, const char *settings_path,
+                      struct agent_profile **ret);
+
+/* The session's allowlist: AGENT_SANDBOX_ALLOWLIST as is, else the user's
+ * file with the agent's merged in (each copied into place from the
+ * packaged default on first use), and in ret_path (when not NULL) the file
+ * `allow --save` appends to. 0, or an exit code after reporting (every
+ * error of a file, one per line). */
+struct allowlist;
+int allowlist_config_load(const struct agent_profile *agent, struct allowlist **ret, char **ret_path);
+/* Only that file's path (the default copied into place on first run). */
+int allowlist_config_path(char **ret_path);
+/* Limits from the defaults, the limits file and the command line (NULL when
+ * not given); says which cannot be enforced here. 0 or an exit code. */
+int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
+                       cgroup_caps_t *ret_caps);
+
+/* The path of a file of the config directory. 0, or an exit code after
+ * reporting. */
+int user_config_path(const char *name, char **ret_path);
+
+/* The secrets the router holds for this session (docs/secrets.md): NULL
+ * without --secret and without a request rule (the `rules` file). The
+ * placements: the running agent's profile's (agent_rules), then the config
+ * directory's `secrets` file; the upstream CAs: the
+ * system's and AGENT_SANDBOX_UPSTREAM_CA's. *ret_env: env with each held
+ * variable's stand-in and the session CA's variables added (NULL when
+ * nothing is held). 0, or an exit code after reporting. */
+struct held_secrets;
+struct secret_rules;
+int secrets_config_load(char *const *names, char *const *env, const struct secret_rules *agent_rules,
+                        const struct allowlist *al, struct held_secrets **ret, char ***ret_env);
+
+/* What the sandbox gets of the host user: the name for the agent's passwd
+ * entry, and the git identity as git config text (or NULL: none, or turned
+ * off). 0 or an exit code, reported; an unreadable identity is a warning. */
+typedef struct host_identity {
+    char *user_name;
+    char *git_config;
+} host_identity_t;
+int host_identity_load(const struct user_settings *settings, const char *settings_path, host_identity_t *ret);
+void host_identity_clear(host_identity_t *h);
+
+/* The settings file (lib/config/user_settings.h), or its defaults when there is
+ * none, and its path. A session reads it once (run_inputs_load) and hands it
+ * on. settings_config_load: 0, or an exit code after reporting.
+ * settings_config_read: the same without a report, for doctor: -ENOENT
+ * (defaults filled in) when there is no file, ret_path set when known. */
+int settings_config_load(user_settings_t *ret, char **ret_path);
+int settings_config_read(user_settings_t *ret, char **ret_path, as_error_t **err);
+
+#endif
