@@ -45,20 +45,20 @@ BIN       := $(BUILD)/agent-sandbox
 all: $(BIN) $(UNIT_BINS)
 
 # The verify probe script, compiled into the CLI as a string.
-$(BUILD)/gen/verify_probe.inc: lib/session/verify_probe.sh
+$(BUILD)/gen/verify_probe.inc: lib/verify/verify_probe.sh
 	@mkdir -p $(@D)
 	sed -e 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< >$@
-$(BUILD)/obj/lib/session/verify.o: $(BUILD)/gen/verify_probe.inc
-# The agents' pins and images, compiled in (lib/config/agent_pins.h).
+$(BUILD)/obj/lib/verify/verify.o: $(BUILD)/gen/verify_probe.inc
+# The agents' pins and images, compiled in (lib/images/agent_pins.h).
 $(BUILD)/gen/agent_pins.inc: scripts/gen-agent-pins $(wildcard sandbox-image/agents/*.version) $(wildcard config/agents/*)
 	@mkdir -p $(@D)
 	scripts/gen-agent-pins sandbox-image/agents config/agents >$@.tmp && mv $@.tmp $@
-$(BUILD)/obj/lib/config/agent_pins.o: $(BUILD)/gen/agent_pins.inc
-# The toolchains' names, compiled in (lib/config/toolchains.h).
+$(BUILD)/obj/lib/images/agent_pins.o: $(BUILD)/gen/agent_pins.inc
+# The toolchains' names, compiled in (lib/images/toolchains.h).
 $(BUILD)/gen/toolchains.inc: scripts/gen-toolchains $(wildcard sandbox-image/toolchains/*.toolchain)
 	@mkdir -p $(@D)
 	scripts/gen-toolchains sandbox-image/toolchains >$@.tmp && mv $@.tmp $@
-$(BUILD)/obj/lib/config/toolchains.o: $(BUILD)/gen/toolchains.inc
+$(BUILD)/obj/lib/images/toolchains.o: $(BUILD)/gen/toolchains.inc
 CFLAGS += -I$(BUILD)/gen
 
 # cmd/'s files spell the headers of another cmd/ folder from cmd/

@@ -17,9 +17,9 @@
 #include "run/run_options.h"
 #include "base/file_read.h"
 #include "base/util.h"
-#include "config/build_context.h"
-#include "config/user_dirs.h"
-#include "config/user_image.h"
+#include "images/build_context.h"
+#include "base/user_dirs.h"
+#include "images/user_image.h"
 
 /* CONFIG/images, or NULL after reporting. */
 static char *images_dir(void)

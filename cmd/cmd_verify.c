@@ -20,7 +20,7 @@
 #include "config/agent_profile.h"
 #include "config/allowlist.h"
 #include "session/session_plan.h"
-#include "session/verify.h"
+#include "verify/verify.h"
 
 extern char **environ;
 

@@ -1,7 +1,7 @@
 /* `agent-sandbox --version`: the tool's version on the first line (scripts
  * read that one), then the images it would run, with the version each was
  * built for as podman's storage has it, and the agents' pins of this build
- * (lib/config/agent_pins.h). Asking podman takes its private service; when that
+ * (lib/images/agent_pins.h). Asking podman takes its private service; when that
  * cannot start, the lines say so and the exit status is still 0. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +13,8 @@
 #include "shared/cli_env.h"
 #include "run/run_options.h"
 #include "base/util.h"
-#include "config/agent_pins.h"
-#include "config/user_dirs.h"
+#include "images/agent_pins.h"
+#include "base/user_dirs.h"
 
 /* "(built for VERSION)", "(not built)", or why podman was not asked. */
 static void put_image_state(cli_backend_t *b, const char *why_not, const char *image)

@@ -46,9 +46,9 @@ FUZZ_LEN_tar_scan     := 16384
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(filter-out -Werror,$(FUZZ_CFLAGS)) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
-$(FUZZ_BUILD)/obj/lib/session/verify.o: $(BUILD)/gen/verify_probe.inc
-$(FUZZ_BUILD)/obj/lib/config/agent_pins.o: $(BUILD)/gen/agent_pins.inc
-$(FUZZ_BUILD)/obj/lib/config/toolchains.o: $(BUILD)/gen/toolchains.inc
+$(FUZZ_BUILD)/obj/lib/verify/verify.o: $(BUILD)/gen/verify_probe.inc
+$(FUZZ_BUILD)/obj/lib/images/agent_pins.o: $(BUILD)/gen/agent_pins.inc
+$(FUZZ_BUILD)/obj/lib/images/toolchains.o: $(BUILD)/gen/toolchains.inc
 
 $(FUZZ_LIBAS): $(FUZZ_LIB_OBJS)
 	rm -f $@

@@ -2,7 +2,7 @@
 # `runuser -l` and ssh without a systemd login leave it unset; podman 4.3
 # then uses /run/user/UID when that is the user's private directory, and
 # otherwise /tmp/podman-run-UID, which it records in its database for good.
-# The targets that run podman do what the CLI does (lib/config/user_dirs.h): the
+# The targets that run podman do what the CLI does (lib/base/user_dirs.h): the
 # same fallback, exported to their recipes and said in one line, or a stop
 # before anything runs.
 

@@ -18,9 +18,9 @@
 #include "base/escape.h"
 #include "base/strv.h"
 #include "base/util.h"
-#include "config/agent_pins.h"
+#include "images/agent_pins.h"
 #include "config/host_git.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "egress/resolv_conf.h"
 
 /* ~/.config/containers/NAME, as podman reads the user's own. */

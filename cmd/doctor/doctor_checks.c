@@ -18,7 +18,7 @@
 #include "config/allowlist.h"
 #include "config/launch_policy.h"
 #include "config/resource_limits.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "config/user_settings.h"
 #include "session/home_volume.h"
 #include "workspace/workspace.h"

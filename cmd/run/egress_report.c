@@ -12,7 +12,7 @@
 #include "base/msg.h"
 #include "base/util.h"
 #include "config/allowlist.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "egress/session_logs.h"
 
 #define NAMES_SHOWN 3

@@ -11,8 +11,8 @@
 #include "shared/cli.h"
 #include "run.h"
 #include "base/util.h"
-#include "config/user_dirs.h"
-#include "session/image_check.h"
+#include "base/user_dirs.h"
+#include "images/image_check.h"
 #include "session/labels.h"
 
 /* The image is missing: what builds it, by where it comes from. */

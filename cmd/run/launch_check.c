@@ -13,7 +13,7 @@
 #include "base/escape.h"
 #include "base/util.h"
 #include "config/launch_policy.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "podman/graphroot_cache.h"
 #include "podman/mount_view.h"
 

@@ -14,7 +14,7 @@
 #include "base/file_read.h"
 #include "base/util.h"
 #include "config/agent_profile.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "config/user_settings.h"
 
 static int only_agents(const struct dirent *d)

@@ -1,5 +1,5 @@
 /* Which allowlist a session uses: AGENT_SANDBOX_ALLOWLIST as is, else
- * allowed-hosts in the config directory (lib/config/user_dirs.h) with the agent's
+ * allowed-hosts in the config directory (lib/base/user_dirs.h) with the agent's
  * allowed-hosts.d/NAME merged in, each copied from the packaged default on
  * first use. A missing override or a bad file refuses the session. */
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "config/agent_profile.h"
 #include "config/allowlist.h"
 #include "config/allowlist_merge.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "session/session_dir.h"
 
 /* Copies the packaged `name` (allowed-hosts, allowed-hosts.d/AGENT) to

@@ -18,8 +18,8 @@
 #include "run.h"
 #include "base/strv.h"
 #include "base/util.h"
-#include "config/toolchains.h"
-#include "config/user_image.h"
+#include "images/toolchains.h"
+#include "images/user_image.h"
 
 static int choose_toolchains(run_inputs_t *ri, char *const *names, const char *why)
 {

@@ -1,5 +1,5 @@
 /* The session's resource limits: defaults, then the limits file in the config
- * directory (lib/config/user_dirs.h), then --memory/--pids/--cpus. A limit you set
+ * directory (lib/base/user_dirs.h), then --memory/--pids/--cpus. A limit you set
  * (on the command line or in the file) that this host cannot enforce
  * refuses the session (fail closed); a default it cannot enforce is noted
  * once per host (lib/config/host_note.h), and `doctor` repeats it. */
@@ -15,7 +15,7 @@
 #include "base/util.h"
 #include "config/host_note.h"
 #include "config/resource_limits.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 
 #define LIMITS_FILE_MAX (64 * 1024)
 #define UNSET (-1)

@@ -10,7 +10,7 @@
 #include "inputs.h"
 #include "base/file_read.h"
 #include "base/util.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "config/user_settings.h"
 
 int user_config_path(const char *name, char **ret_path)

@@ -12,7 +12,7 @@
 #include "base/suggest.h"
 #include "base/util.h"
 #include "config/agent_profile.h"
-#include "config/toolchains.h"
+#include "images/toolchains.h"
 
 typedef enum opt_id {
     OPT_EXEC, OPT_AGENT, OPT_ENV, OPT_DRY_RUN, OPT_MEMORY, OPT_PIDS, OPT_CPUS, OPT_PUBLISH, OPT_AUTONOMY,

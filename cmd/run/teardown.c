@@ -17,7 +17,7 @@
 #include "base/file_read.h"
 #include "base/signals.h"
 #include "base/util.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "session/session_registry.h"
 
 #define TEARDOWN_LOG_MAX_BYTES 65536

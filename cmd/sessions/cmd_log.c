@@ -17,7 +17,7 @@
 #include "base/json.h"
 #include "base/msg.h"
 #include "base/util.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "egress/egress_log.h"
 #include "session/session_find.h"
 

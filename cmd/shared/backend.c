@@ -11,7 +11,7 @@
 #include "base/escape.h"
 #include "base/terminal.h"
 #include "base/util.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "session/labels.h"
 #include "session/stale.h"
 

@@ -15,7 +15,7 @@
 #include "base/file_write.h"
 #include "base/paths.h"
 #include "base/util.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 #include "podman/podman_api.h"
 #include "session/labels.h"
 #include "session/session_dir.h"

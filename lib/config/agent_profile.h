@@ -14,7 +14,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
-#include "config/secret_rules.h"
+#include "secret_rules.h"
 
 #define AGENT_PROFILE_MAX (64 * 1024)   /* bytes of a profile file */
 #define AGENT_NAME_MAX 32

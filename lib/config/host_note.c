@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "user_dirs.h"
+#include "base/user_dirs.h"
 #include "base/file_read.h"
 #include "base/file_write.h"
 #include "base/util.h"

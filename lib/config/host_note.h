@@ -1,6 +1,6 @@
 /* Notes worth seeing once on a host, not on every call (the limits this
  * host cannot enforce): remembered in the state directory
- * (lib/config/user_dirs.h), in notes/NAME.<machine id>, with their text, so a
+ * (lib/base/user_dirs.h), in notes/NAME.<machine id>, with their text, so a
  * note is shown again when its text changes or on another host that
  * shares the home directory. */
 #ifndef AS_HOST_NOTE_H

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "agent_profile.h"
-#include "toolchains.h"
+#include "images/toolchains.h"
 #include "base/config_lines.h"
 #include "base/strv.h"
 #include "base/util.h"

@@ -1,4 +1,4 @@
-/* The settings file, `settings` in the config directory (lib/config/user_dirs.h,
+/* The settings file, `settings` in the config directory (lib/base/user_dirs.h,
  * docs/config-files.md): one `KEY VALUE` per line in the one line syntax
  * (config_lines.h); a later line wins. Its keys:
  *   agent NAME              the agent a session runs when --agent is not given

@@ -15,7 +15,7 @@
 #include "base/file_write.h"
 #include "base/util.h"
 #include "config/allowlist.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 
 const char *const router_log_files[ROUTER_LOG_FILES] = { "dns.log", "egress.log", "nginx-error.log" };
 

@@ -2,7 +2,7 @@
  * router, a writer per log keeps at most ROUTER_LOG_MAX_BYTES of each file
  * in the session directory (under $XDG_RUNTIME_DIR) and counts the lines
  * past that in "<file>.dropped". After the session they are kept under
- * <state dir>/logs/<id>/ (lib/config/user_dirs.h):
+ * <state dir>/logs/<id>/ (lib/base/user_dirs.h):
  * the newest LOGS_KEPT sessions, fewer when together they would pass
  * LOGS_TOTAL_MAX_BYTES, and none older than LOGS_MAX_AGE_DAYS (the newest
  * is always kept). */

@@ -15,7 +15,7 @@
 #include "base/file_read.h"
 #include "base/file_write.h"
 #include "base/util.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 
 #define REVIEW_ID_LEN 12
 #define META_MAX (64 * 1024)

@@ -13,7 +13,7 @@
 
 #include "base/file_write.h"
 #include "base/util.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 
 int session_id_generate(char ret[SESSION_ID_LEN + 1], as_error_t **err)
 {

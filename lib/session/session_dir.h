@@ -1,5 +1,5 @@
 /* The per-session directory under <runtime dir>/agent-sandbox/ (the runtime
- * directory is $XDG_RUNTIME_DIR or its fallback, lib/config/user_dirs.h): private
+ * directory is $XDG_RUNTIME_DIR or its fallback, lib/base/user_dirs.h): private
  * (0700, never mounted anywhere), holding the service socket and a lock that
  * the CLI keeps for its whole life. A directory whose lock nobody holds
  * belongs to a session whose CLI is gone. */

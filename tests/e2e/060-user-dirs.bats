@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The CLI's own files live where the XDG Base Directory rules say
-# (lib/config/user_dirs.h): config in $XDG_CONFIG_HOME/agent-sandbox, the router's
+# (lib/base/user_dirs.h): config in $XDG_CONFIG_HOME/agent-sandbox, the router's
 # logs in $XDG_STATE_HOME/agent-sandbox/logs. Each test here has XDG
 # directories of its own, fresh, so the first run's copy of the allowlist
 # happens in it.

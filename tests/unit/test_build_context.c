@@ -1,4 +1,4 @@
-/* A derived image's build context (lib/config/build_context.h): the same
+/* A derived image's build context (lib/images/build_context.h): the same
  * bytes and hash for the same content, a new hash for a new base; links,
  * hard links and special files refused, naming them; and SHA-256 against
  * the FIPS 180-2 examples. */
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "base/sha256.h"
-#include "config/build_context.h"
+#include "images/build_context.h"
 
 static void test_sha256(void **state)
 {

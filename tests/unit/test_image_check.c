@@ -1,7 +1,7 @@
 /* The image check's pure parts: the tar stream reader (lib/base/tar_scan.h)
  * on archives made here, in any pieces, and refusing what is incomplete
- * or corrupt; the file-system verdicts (lib/session/image_check.h); the
- * Containerfile's FROM (lib/config/user_image.h). */
+ * or corrupt; the file-system verdicts (lib/images/image_check.h); the
+ * Containerfile's FROM (lib/images/user_image.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "base/tar_scan.h"
-#include "config/user_image.h"
-#include "session/image_check.h"
+#include "images/user_image.h"
+#include "images/image_check.h"
 
 typedef struct archive {
     char data[64 * 1024];

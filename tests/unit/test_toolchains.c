@@ -1,4 +1,4 @@
-/* The toolchains' set and image names (lib/config/toolchains.h): the rule
+/* The toolchains' set and image names (lib/images/toolchains.h): the rule
  * CONTRACTS and `make images` share. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/strv.h"
-#include "config/toolchains.h"
+#include "images/toolchains.h"
 
 static void check_image(const char *agent, char **names, const char *image, const char *command)
 {

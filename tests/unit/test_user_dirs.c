@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 
 #define assert_contains(s, sub) do { \
         if (strstr((s), (sub)) == NULL) fail_msg("\"%s\" does not contain \"%s\"", (s), (sub)); \

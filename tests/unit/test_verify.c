@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "session/verify.h"
+#include "verify/verify.h"
 
 /* What the probe prints in a well-confined session. */
 static const char confined[] =

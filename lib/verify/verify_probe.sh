@@ -1,5 +1,5 @@
 # Collects the evidence for `agent-sandbox verify` from inside the sandbox.
-# It only reports; the CLI judges (lib/session/verify.c). One record per line:
+# It only reports; the CLI judges (lib/verify/verify.c). One record per line:
 #   KIND<TAB>FIELD<TAB>FIELD...
 # Runs under bash, with an empty home of its own and a fixed PATH; curl -q
 # reads no config file. Arguments: FIRST_ALLOWED_NAME (or -), HOST_HOME, NONCE,

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/util.h"
+#include "util.h"
 
 #define APP_NAME "agent-sandbox"
 

@@ -12,7 +12,7 @@
 #include "base/file_write.h"
 #include "base/tar_scan.h"
 #include "base/util.h"
-#include "config/user_dirs.h"
+#include "base/user_dirs.h"
 
 #define PASSED "passed\n"
 

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "base/error.h"
+#include "error.h"
 
 /* $XDG_CONFIG_HOME/agent-sandbox or ~/.config/agent-sandbox; -ENOENT when
  * neither that variable nor HOME is an absolute path. */
