@@ -150,7 +150,7 @@ static int print_plan(const session_plan_t *plan, const run_inputs_t *ri, const 
         return EXIT_INTERNAL;
     }
     fputs(text, stdout);
-    printf("image %s, chosen by %s\n", ri->image, ri->image_reason);
+    printf("image %s, chosen by %s\n", ri->image.ref, ri->image.reason);
     workspace_check_describe(ws, stdout);
     return 0;
 }
@@ -312,10 +312,7 @@ void run_inputs_clear(run_inputs_t *ri)
     user_settings_clear(&ri->settings);
     free(ri->settings_path);
     agent_profile_free(ri->agent);
-    free(ri->agent_image);
-    free(ri->chosen_image);
-    free(ri->image_reason);
-    free(ri->image_build);
+    image_choice_clear(&ri->image);
     *ri = (run_inputs_t){0};
 }
 
@@ -358,7 +355,7 @@ static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cl
     if (held_rc != 0)
         return held_rc;
     session_inputs_t in = {
-        .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image,
+        .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image.ref,
         .agent = ri->agent, .agent_args = !o->exec, .autonomy = autonomy_on(o, ri), .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
         .env = held_env != NULL ? held_env : o->env, .session_dir = b->dir->path, .held = *ret_held,
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
@@ -392,13 +389,13 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     bool reviewing = o->review || ri->settings.review;
     bool exited = false;     /* the agent's exit seen: its processes are gone */
     int rc;
-    if ((rc = image_gate(b, ri)) != 0 || (rc = check_release(b, ri->image, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
+    if ((rc = image_gate(b, ri)) != 0 || (rc = check_release(b, ri->image.ref, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
         (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
         return rc;
     /* placeholders for protected paths that do not exist yet, and the
      * snapshot the end-of-session check compares with; the plan takes the
      * mounts as they are then */
-    rc = reviewing ? review_session_begin(b->dir->id, workdir, ri->image, &review) : workspace_check_begin(ws);
+    rc = reviewing ? review_session_begin(b->dir->id, workdir, ri->image.ref, &review) : workspace_check_begin(ws);
     if (rc != 0 || (rc = plan_session(o, ri, b, workdir, ws, reviewing ? &review : NULL, &plan, &held)) != 0)
         goto out;
     if (o->on_plan != NULL)
@@ -479,7 +476,7 @@ static void register_session(const run_options_t *o, const run_inputs_t *ri, con
     _cleanup_(strv_freep) char **shown = shown_command(o, ri);
     session_entry_t e = {
         .pid = getpid(), .launch_dir = (char *)workdir, .started = (long long)time(NULL),
-        .command = shown, .agent = o->exec ? NULL : ri->agent->name, .image = (char *)ri->image,
+        .command = shown, .agent = o->exec ? NULL : ri->agent->name, .image = ri->image.ref,
         .allowlist_entries = (long long)ri->allowlist->n_entries, .allowlist_path = ri->allowlist_path,
     };
     snprintf(e.id, sizeof(e.id), "%s", b->dir->id);

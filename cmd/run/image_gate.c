@@ -21,29 +21,29 @@ static void report_missing(const run_inputs_t *ri)
     char context[PATH_MAX];
     snprintf(context, sizeof(context), "%s/images/sandbox", AS_DATADIR);
     bool installed = access(context, R_OK) == 0;
-    switch (ri->image_kind) {
+    switch (ri->image.kind) {
     case IMAGE_DERIVED:
-        report("error: the image %s (%s) is missing; build it with:\n    %s", ri->image, ri->image_reason,
-               ri->image_build);
+        report("error: the image %s (%s) is missing; build it with:\n    %s", ri->image.ref, ri->image.reason,
+               ri->image.build);
         break;
     case IMAGE_TOOLCHAIN:
-        report("error: the image %s (%s) is missing; build it with `%s` in %s", ri->image, ri->image_reason,
-               ri->image_build, installed ? "a source tree of agent-sandbox " AS_VERSION : "the source tree");
+        report("error: the image %s (%s) is missing; build it with `%s` in %s", ri->image.ref, ri->image.reason,
+               ri->image.build, installed ? "a source tree of agent-sandbox " AS_VERSION : "the source tree");
         break;
     case IMAGE_ENV:
-        report("error: the image %s (AGENT_SANDBOX_IMAGE) is missing", ri->image);
+        report("error: the image %s (AGENT_SANDBOX_IMAGE) is missing", ri->image.ref);
         break;
     case IMAGE_AGENT: {
         bool claude = strcmp(ri->agent->name, "claude") == 0;
         if (installed)
             report("error: the sandbox image %s is missing; build it once with:\n"
                    "    podman build --build-arg NPM_REGISTRY=$(npm config get registry) %s%s%s-t %s %s\n"
-                   "(or set AGENT_SANDBOX_IMAGE to an image you have)", ri->image,
+                   "(or set AGENT_SANDBOX_IMAGE to an image you have)", ri->image.ref,
                    claude ? "" : "--build-arg AGENTS=", claude ? "" : ri->agent->name, claude ? "" : " ",
-                   ri->image, context);
+                   ri->image.ref, context);
         else
             report("error: the sandbox image %s is missing; build it with `make images%s%s` in the source tree "
-                   "(or set AGENT_SANDBOX_IMAGE to an image you have)", ri->image, claude ? "" : " AGENTS=",
+                   "(or set AGENT_SANDBOX_IMAGE to an image you have)", ri->image.ref, claude ? "" : " AGENTS=",
                    claude ? "" : ri->agent->name);
         break;
     }
@@ -91,7 +91,7 @@ int image_check_report(cli_backend_t *b, const char *image, const char *why, boo
 int image_gate(cli_backend_t *b, const run_inputs_t *ri)
 {
     bool missing = false;
-    int rc = image_check_report(b, ri->image, ri->image_reason, &missing);
+    int rc = image_check_report(b, ri->image.ref, ri->image.reason, &missing);
     if (missing)
         report_missing(ri);
     return rc;

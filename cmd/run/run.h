@@ -9,28 +9,17 @@
 #include "base/signal_source.h"
 #include "config/agent_profile.h"
 #include "config/allowlist.h"
+#include "config/image_choice.h"
 #include "config/resource_limits.h"
 #include "config/user_settings.h"
 #include "session/session.h"
-
-/* Where the session's image comes from (cmd/run/load_image.c). */
-typedef enum image_kind {
-    IMAGE_AGENT,             /* the agent's own */
-    IMAGE_TOOLCHAIN,         /* the agent's with toolchains */
-    IMAGE_DERIVED,           /* one the user derived (`image build`) */
-    IMAGE_ENV,               /* AGENT_SANDBOX_IMAGE */
-} image_kind_t;
 
 /* What a session is made of besides its options: read once, before the
  * service starts (run_inputs_load), by a session and by verify alike. */
 typedef struct run_inputs {
     agent_profile_t *agent;
-    char *agent_image;       /* the agent's image with this build's tag */
-    const char *image, *router_image, *egress;
-    char *chosen_image;      /* the image when it is neither the agent's nor the variable's */
-    image_kind_t image_kind;
-    char *image_reason;      /* why this image ("--toolchain go", "FILE:LINE: image", ...) */
-    char *image_build;       /* what builds it when it is missing, or NULL */
+    image_choice_t image;    /* the session's image, why, and what builds it */
+    const char *router_image, *egress;
     char resolver[16];
     allowlist_t *allowlist;
     char *allowlist_path;        /* where `allow --save` adds names */
