@@ -250,9 +250,9 @@ static int publish_ports_free(const run_options_t *o)
     return 0;
 }
 
-/* The agent, the images, the egress network, the host's resolver, the limits, the
- * allowlist, the user's identity and the ports to publish. 0 or an exit
- * code, reported. */
+/* The agent, the images, the egress network, the host's resolver, the
+ * limits, the allowlist, the user's identity, the held secrets and the
+ * ports to publish. 0 or an exit code, reported. */
 int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
 {
     as_error_t *err = NULL;
@@ -284,6 +284,9 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
         rc = allowlist_config_load(ri->agent, &ri->allowlist, &ri->allowlist_path);
     if (rc == 0)
         rc = host_identity_load(&ri->settings, ri->settings_path, &ri->identity);
+    /* the held secrets last: they need the agent's profile and the allowlist */
+    if (rc == 0)
+        rc = secrets_config_load(o->secrets, o->env, &ri->agent->secrets, ri->allowlist, &ri->held, &ri->held_env);
     return rc != 0 ? rc : publish_ports_free(o);
 }
 
@@ -313,6 +316,8 @@ void run_inputs_clear(run_inputs_t *ri)
     free(ri->settings_path);
     agent_profile_free(ri->agent);
     image_choice_clear(&ri->image);
+    held_secrets_free(ri->held);
+    strv_free(ri->held_env);
     *ri = (run_inputs_t){0};
 }
 
@@ -344,20 +349,16 @@ static bool autonomy_on(const run_options_t *o, const run_inputs_t *ri)
  * workspace's mounts, as they are now). 0 or an exit code, reported. */
 static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cli_backend_t *b,
                         const char *workdir, const workspace_t *ws, const review_info_t *review,
-                        session_plan_t **ret, held_secrets_t **ret_held)
+                        session_plan_t **ret)
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *work = NULL;
     if (review != NULL && asprintf(&work, "%s/work", review->dir) < 0)
         return EXIT_INTERNAL;
-    _cleanup_(strv_freep) char **held_env = NULL;
-    int held_rc = secrets_config_load(o->secrets, o->env, &ri->agent->secrets, ri->allowlist, ret_held, &held_env);
-    if (held_rc != 0)
-        return held_rc;
     session_inputs_t in = {
         .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image.ref,
         .agent = ri->agent, .agent_args = !o->exec, .autonomy = autonomy_on(o, ri), .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
-        .env = held_env != NULL ? held_env : o->env, .session_dir = b->dir->path, .held = *ret_held,
+        .env = ri->held_env != NULL ? ri->held_env : o->env, .session_dir = b->dir->path, .held = ri->held,
         .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
         .allowlist = ri->allowlist, .allowlist_path = ri->allowlist_path, .limits = ri->limits, .cgroups = ri->cgroups,
         .workspace = ws, .publish = o->publish, .n_publish = o->n_publish, .user_name = ri->identity.user_name,
@@ -383,7 +384,6 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
 {
     as_error_t *err = NULL;
     session_plan_t *plan = NULL;
-    _cleanup_(held_secrets_freep) held_secrets_t *held = NULL;
     session_t *s = NULL;
     _cleanup_(review_info_clear) review_info_t review = { 0 };
     bool reviewing = o->review || ri->settings.review;
@@ -396,7 +396,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
      * snapshot the end-of-session check compares with; the plan takes the
      * mounts as they are then */
     rc = reviewing ? review_session_begin(b->dir->id, workdir, ri->image.ref, &review) : workspace_check_begin(ws);
-    if (rc != 0 || (rc = plan_session(o, ri, b, workdir, ws, reviewing ? &review : NULL, &plan, &held)) != 0)
+    if (rc != 0 || (rc = plan_session(o, ri, b, workdir, ws, reviewing ? &review : NULL, &plan)) != 0)
         goto out;
     if (o->on_plan != NULL)
         o->on_plan(plan, o->on_plan_ctx);
@@ -488,6 +488,20 @@ static void register_session(const run_options_t *o, const run_inputs_t *ri, con
     }
 }
 
+/* The private service, started once the launch is decided: an
+ * interrupted start is the signal's exit. 0 or an exit code, reported. */
+static int service_start(cli_backend_t *b)
+{
+    as_error_t *err = NULL;
+    if (backend_service(b, &err) == 0)
+        return 0;
+    report_error(&err);
+    int sig = signal_source_terminating(b->signals);
+    if (sig == 0)
+        report_doctor_hint();
+    return sig != 0 ? 128 + sig : EXIT_NO_SERVICE;
+}
+
 int run_loaded(const run_options_t *o, const run_inputs_t *ri)
 {
     as_error_t *err = NULL;
@@ -503,16 +517,21 @@ int run_loaded(const run_options_t *o, const run_inputs_t *ri)
         return EXIT_NO_SERVICE;
     }
     /* The launch policy first: a refusal the cached storage location can
-     * answer starts no podman at all. */
+     * answer starts no podman at all. Every input is loaded by now
+     * (run_inputs_load), so this is the one place the service starts. */
     _cleanup_free_ char *workdir = NULL;
     _cleanup_(workspace_freep) workspace_t *ws = NULL;
-    int rc = launch_check(&b, &workdir);
+    _cleanup_(launch_clear) launch_t launch = { 0 };
+    int rc = launch_decide(&b, &launch);
+    if (rc == 0)
+        rc = service_start(&b);
+    if (rc == 0)
+        rc = launch_confirm(&b, &launch, &workdir);
     if (rc == 0)
         rc = workspace_check_load(workdir, &ws);
     if (rc == 0 && o->dry_run) {
-        _cleanup_(held_secrets_freep) held_secrets_t *held = NULL;
         _cleanup_(session_plan_freep) session_plan_t *plan = NULL;
-        if ((rc = plan_session(o, ri, &b, workdir, ws, NULL, &plan, &held)) == 0)
+        if ((rc = plan_session(o, ri, &b, workdir, ws, NULL, &plan)) == 0)
             rc = print_plan(plan, ri, ws);
     } else if (rc == 0) {
         teardown_failures_tell();

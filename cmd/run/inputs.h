@@ -11,15 +11,26 @@
 #include "config/resource_limits.h"
 #include "config/user_settings.h"
 
-/* Applies the launch policy to the current directory, and checks that
- * podman can mount it (a path within PATH_MAX, the same directory in
- * podman's mount namespace). The private service is started only when the
- * decision needs podman (no cached storage location, or a refusal that
- * rests on the cached one) or once the launch is allowed: a refused launch
- * the cache can answer starts no podman. 0 and the resolved directory (to
- * mount) when allowed, with the service running; otherwise an exit code,
- * reported. */
-int launch_check(cli_backend_t *b, char **ret_dir);
+/* The launch directory, in two steps around the private service's start
+ * (cmd/run/cmd_run.c starts it in one place, between them).
+ * launch_decide applies the launch policy to the current directory with no
+ * podman: with podman's storage location as cached by an earlier session,
+ * and the path within PATH_MAX. A refusal that needs no podman is final
+ * (reported, an exit code), so that it starts no podman at all.
+ * launch_confirm, with the service running, asks podman for its storage
+ * location where the decision rests on it (none cached, or a refusal as
+ * podman's storage by the cached one) and decides again, then checks that
+ * podman sees the same directory (its mount namespace); 0 and the
+ * resolved directory (to mount) when allowed, else an exit code, reported. */
+typedef struct launch {
+    char *cwd, *config_dir, *file_path, *runtime_dir;
+    struct launch_policy_file *file;
+    struct launch_policy_result *result;
+    bool storage_cached;       /* the decision used a cached storage location */
+} launch_t;
+int launch_decide(const cli_backend_t *b, launch_t *l);
+int launch_confirm(const cli_backend_t *b, launch_t *l, char **ret_dir);
+void launch_clear(launch_t *l);
 
 /* A packaged default (DATADIR/REL, or config/REL of the source tree next to
  * a development build), or NULL when there is none. */

@@ -17,17 +17,8 @@
 #include "podman/graphroot_cache.h"
 #include "podman/mount_view.h"
 
-/* The service failed to start: an interrupted start is the signal's exit. */
-static int service_failed(const cli_backend_t *b, as_error_t **err)
-{
-    report_error(err);
-    int sig = signal_source_terminating(b->signals);
-    if (sig == 0)
-        report_doctor_hint();
-    return sig != 0 ? 128 + sig : EXIT_NO_SERVICE;
-}
-
-/* podman's storage location, from podman; remembered for the next session. */
+/* podman's storage location as the service tells it, remembered for the
+ * next session's launch_decide. */
 static int storage_root_asked(const cli_backend_t *b, char **ret, as_error_t **err)
 {
     int r = podman_info_graphroot(b->api, ret, err);
@@ -39,52 +30,38 @@ static int storage_root_asked(const cli_backend_t *b, char **ret, as_error_t **e
     return 0;
 }
 
-/* podman's storage location: cached while no storage.conf changes, else
- * asked of the service (started for it). 0 or an exit code, reported. */
-static int storage_root(cli_backend_t *b, char **ret, bool *ret_cached)
+/* The policy's decision on `in`: 0 with *ret, or EXIT_REFUSED when the
+ * policy itself failed, reported. */
+static int launch_policy_apply(launch_policy_input_t *in, launch_policy_result_t **ret)
 {
     as_error_t *err = NULL;
-    *ret_cached = graphroot_cache_get(b->dir->base, ret, &err) == 0;
-    if (*ret_cached)
-        return 0;
-    as_error_free(&err);
-    if (backend_service(b, &err) < 0)
-        return service_failed(b, &err);
-    if (storage_root_asked(b, ret, &err) < 0) {
-        report_error(&err);
-        return EXIT_SETUP;
-    }
-    return 0;
-}
-
-/* The policy's decision. A refusal as podman's storage that rests on the
- * cached location is checked with podman itself first (its service started
- * for it): a wrong cached path must not refuse a legitimate launch. Any
- * other decision needs no podman. 0 or an exit code, reported. */
-static int decide(cli_backend_t *b, launch_policy_input_t *in, bool cached,
-                  launch_policy_result_t **ret)
-{
-    as_error_t *err = NULL;
-    _cleanup_(launch_policy_result_freep) launch_policy_result_t *res = NULL;
-    int r = launch_policy_decide(in, &res, &err);
-    if (r == 0 && cached && res->rule == LAUNCH_POLICY_RULE_PODMAN_STORAGE) {
-        _cleanup_free_ char *asked = NULL;
-        if (backend_service(b, &err) < 0)
-            return service_failed(b, &err);
-        if ((r = storage_root_asked(b, &asked, &err)) == 0 && strcmp(asked, in->graphroot) != 0) {
-            launch_policy_result_free(&res);        /* decided again, with podman's own answer */
-            in->graphroot = asked;
-            r = launch_policy_decide(in, &res, &err);
-            in->graphroot = NULL;
-        }
-    }
-    if (r < 0) {
+    if (launch_policy_decide(in, ret, &err) < 0) {
         as_error_prefix(&err, "checking the launch directory");
         report_error(&err);
         return EXIT_REFUSED;
     }
-    *ret = steal_pointer(&res);
     return 0;
+}
+
+/* A decision is final without podman unless it rests on a storage
+ * location podman has not confirmed: none was cached (the storage rule
+ * could not be applied, and it may be the one that decides), or the
+ * refusal is the storage rule on the cached one (a stale cache must not
+ * refuse a legitimate launch). */
+static bool needs_podman(const launch_t *l)
+{
+    return !l->storage_cached || l->result->rule == LAUNCH_POLICY_RULE_PODMAN_STORAGE;
+}
+
+/* Tells the warnings and, for a refusal, the refusal: 0 when allowed. */
+static int launch_verdict(const launch_t *l)
+{
+    for (size_t i = 0; i < l->result->n_warnings; i++)
+        report("warning: %s", l->result->warnings[i]);
+    if (launch_policy_allowed(l->result))
+        return 0;
+    report("%s", l->result->message);
+    return l->result->rule == LAUNCH_POLICY_RULE_BAD_CONFIG ? EXIT_CONFIG : EXIT_REFUSED;
 }
 
 /* Longer than PATH_MAX, a path cannot be mounted (nor resolved). */
@@ -116,7 +93,42 @@ static int check_reachable(const cli_backend_t *b, const char *dir)
     return EXIT_REFUSED;
 }
 
-int launch_check(cli_backend_t *b, char **ret_dir)
+/* The paths the policy reads besides the launch directory: 0 or an exit
+ * code, reported. */
+static int launch_paths(launch_t *l)
+{
+    as_error_t *err = NULL;
+    int r = user_config_dir(&l->config_dir, &err);
+    if (r == 0)
+        r = user_config_file("allowed-paths", &l->file_path, &err);
+    if (r == 0)
+        r = user_runtime_dir(&l->runtime_dir, NULL, &err);
+    if (r < 0) {
+        report_error(&err);
+        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
+    }
+    if (launch_policy_file_read(l->file_path, &l->file, &err) < 0) {
+        report_error(&err);
+        return EXIT_CONFIG;
+    }
+    return 0;
+}
+
+static launch_policy_input_t launch_input(const launch_t *l, const char *graphroot)
+{
+    return (launch_policy_input_t){
+        .launch_dir = l->cwd,
+        .home = cli_env()->home,
+        .xdg_runtime_dir = l->runtime_dir,
+        .path_env = cli_env()->path,
+        .graphroot = graphroot,
+        .config_dir = l->config_dir,
+        .allowed_paths_path = l->file_path,
+        .allowed_paths = l->file,
+    };
+}
+
+int launch_decide(const cli_backend_t *b, launch_t *l)
 {
     as_error_t *err = NULL;
     const char *home = cli_env()->home;
@@ -124,56 +136,52 @@ int launch_check(cli_backend_t *b, char **ret_dir)
         report("error: HOME is not set to an absolute path; the launch policy is relative to it");
         return EXIT_REFUSED;
     }
-    _cleanup_free_ char *cwd = getcwd(NULL, 0);
-    if (cwd == NULL) {
+    if ((l->cwd = getcwd(NULL, 0)) == NULL) {
         report("error: cannot read the current directory: %s", strerror(errno));
         return EXIT_SETUP;
     }
-    if (strlen(cwd) >= PATH_MAX)
-        return refuse_long(cwd);
-    _cleanup_free_ char *graphroot = NULL;
-    bool cached = false;
-    int rc = storage_root(b, &graphroot, &cached);
+    if (strlen(l->cwd) >= PATH_MAX)
+        return refuse_long(l->cwd);
+    int rc = launch_paths(l);
     if (rc != 0)
         return rc;
-    _cleanup_free_ char *config_dir = NULL, *file_path = NULL, *runtime_dir = NULL;
-    int r = user_config_dir(&config_dir, &err);
-    if (r == 0)
-        r = user_config_file("allowed-paths", &file_path, &err);
-    if (r == 0)
-        r = user_runtime_dir(&runtime_dir, NULL, &err);
-    if (r < 0) {
-        report_error(&err);
-        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
-    }
-    _cleanup_(launch_policy_file_freep) launch_policy_file_t *file = NULL;
-    if (launch_policy_file_read(file_path, &file, &err) < 0) {
-        report_error(&err);
-        return EXIT_CONFIG;
-    }
-    launch_policy_input_t in = {
-        .launch_dir = cwd,
-        .home = home,
-        .xdg_runtime_dir = runtime_dir,
-        .path_env = cli_env()->path,
-        .graphroot = graphroot,
-        .config_dir = config_dir,
-        .allowed_paths_path = file_path,
-        .allowed_paths = file,
-    };
-    _cleanup_(launch_policy_result_freep) launch_policy_result_t *res = NULL;
-    rc = decide(b, &in, cached, &res);
-    if (rc != 0)
+    _cleanup_free_ char *cached = NULL;
+    l->storage_cached = graphroot_cache_get(b->dir->base, &cached, &err) == 0;
+    as_error_free(&err);
+    launch_policy_input_t in = launch_input(l, cached);
+    if ((rc = launch_policy_apply(&in, &l->result)) != 0)
         return rc;
-    for (size_t i = 0; i < res->n_warnings; i++)
-        report("warning: %s", res->warnings[i]);
-    if (!launch_policy_allowed(res)) {
-        report("%s", res->message);
-        rc = res->rule == LAUNCH_POLICY_RULE_BAD_CONFIG ? EXIT_CONFIG : EXIT_REFUSED;
-    } else if (backend_service(b, &err) < 0) {
-        rc = service_failed(b, &err);
-    } else if ((rc = check_reachable(b, res->resolved_dir)) == 0) {
-        *ret_dir = steal_pointer(&res->resolved_dir);
+    return needs_podman(l) ? 0 : launch_verdict(l);
+}
+
+int launch_confirm(const cli_backend_t *b, launch_t *l, char **ret_dir)
+{
+    as_error_t *err = NULL;
+    if (needs_podman(l)) {
+        _cleanup_free_ char *asked = NULL;
+        if (storage_root_asked(b, &asked, &err) < 0) {
+            report_error(&err);
+            return EXIT_SETUP;
+        }
+        launch_policy_result_free(&l->result);     /* decided again, with podman's own answer */
+        launch_policy_input_t in = launch_input(l, asked);
+        int rc = launch_policy_apply(&in, &l->result);
+        if (rc != 0 || (rc = launch_verdict(l)) != 0)
+            return rc;
     }
+    int rc = check_reachable(b, l->result->resolved_dir);
+    if (rc == 0)
+        *ret_dir = steal_pointer(&l->result->resolved_dir);
     return rc;
+}
+
+void launch_clear(launch_t *l)
+{
+    free(l->cwd);
+    free(l->config_dir);
+    free(l->file_path);
+    free(l->runtime_dir);
+    launch_policy_file_free(&l->file);
+    launch_policy_result_free(&l->result);
+    *l = (launch_t){ 0 };
 }

@@ -28,6 +28,8 @@ typedef struct run_inputs {
     limits_t limits;
     cgroup_caps_t cgroups;
     host_identity_t identity;
+    struct held_secrets *held;   /* the session's held secrets, or NULL (docs/secrets.md) */
+    char **held_env;             /* the agent's environment with their stand-ins, or NULL */
     const signal_source_t *signals;
 } run_inputs_t;
 
@@ -46,8 +48,9 @@ int image_check_report(cli_backend_t *b, const char *image, const char *why, boo
  * handlers. 0 or an exit code, reported. */
 int run_prepare(void);
 /* The agent, the images, the egress network, the host's resolver, the
- * limits, the allowlist, the user's identity and the ports to publish: 0
- * or an exit code, reported; run_inputs_clear either way. */
+ * limits, the allowlist, the user's identity, the held secrets and the
+ * ports to publish: 0 or an exit code, reported; run_inputs_clear either
+ * way. */
 int run_inputs_load(const run_options_t *o, run_inputs_t *ri);
 void run_inputs_clear(run_inputs_t *ri);
 /* The session on those inputs, to its end: the agent's exit code or the
