@@ -258,11 +258,11 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
     as_error_t *err = NULL;
     ri->signals = signals_source();
     /* the settings file, read once: the agent, notifications, the identity */
-    int rc = settings_config_load(&ri->settings, &ri->settings_path);
+    int rc = load_settings(&ri->settings, &ri->settings_path);
     if (rc == 0)
-        rc = agent_config_load(o->agent, &ri->settings, ri->settings_path, &ri->agent);
+        rc = load_agent(o->agent, &ri->settings, ri->settings_path, &ri->agent);
     if (rc == 0)
-        rc = image_config_load(o, ri);
+        rc = load_image(o, ri);
     if (rc != 0)
         return rc;
     const cli_env_t *env = cli_env();
@@ -279,14 +279,14 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
         report_error(&err);
         return EXIT_CONFIG;
     }
-    rc = limits_config_load(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
+    rc = load_limits(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
     if (rc == 0)
-        rc = allowlist_config_load(ri->agent, &ri->allowlist, &ri->allowlist_path);
+        rc = load_allowlist(ri->agent, &ri->allowlist, &ri->allowlist_path);
     if (rc == 0)
         rc = host_identity_load(&ri->settings, ri->settings_path, &ri->identity);
     /* the held secrets last: they need the agent's profile and the allowlist */
     if (rc == 0)
-        rc = secrets_config_load(o->secrets, o->env, &ri->agent->secrets, ri->allowlist, &ri->held, &ri->held_env);
+        rc = load_secrets(o->secrets, o->env, &ri->agent->secrets, ri->allowlist, &ri->held, &ri->held_env);
     return rc != 0 ? rc : publish_ports_free(o);
 }
 

@@ -41,7 +41,7 @@ char *packaged_file(const char *rel);
  * 0, or an exit code after reporting. */
 struct agent_profile;
 struct user_settings;
-int agent_config_load(const char *requested, const struct user_settings *settings, const char *settings_path,
+int load_agent(const char *requested, const struct user_settings *settings, const char *settings_path,
                       struct agent_profile **ret);
 
 /* The session's allowlist: AGENT_SANDBOX_ALLOWLIST as is, else the user's
@@ -50,12 +50,12 @@ int agent_config_load(const char *requested, const struct user_settings *setting
  * `allow --save` appends to. 0, or an exit code after reporting (every
  * error of a file, one per line). */
 struct allowlist;
-int allowlist_config_load(const struct agent_profile *agent, struct allowlist **ret, char **ret_path);
+int load_allowlist(const struct agent_profile *agent, struct allowlist **ret, char **ret_path);
 /* Only that file's path (the default copied into place on first run). */
 int allowlist_config_path(char **ret_path);
 /* Limits from the defaults, the limits file and the command line (NULL when
  * not given); says which cannot be enforced here. 0 or an exit code. */
-int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
+int load_limits(const char *memory, const char *pids, const char *cpus, limits_t *ret,
                        cgroup_caps_t *ret_caps);
 
 /* The path of a file of the config directory. 0, or an exit code after
@@ -71,7 +71,7 @@ int user_config_path(const char *name, char **ret_path);
  * nothing is held). 0, or an exit code after reporting. */
 struct held_secrets;
 struct secret_rules;
-int secrets_config_load(char *const *names, char *const *env, const struct secret_rules *agent_rules,
+int load_secrets(char *const *names, char *const *env, const struct secret_rules *agent_rules,
                         const struct allowlist *al, struct held_secrets **ret, char ***ret_env);
 
 /* What the sandbox gets of the host user: the name for the agent's passwd
@@ -86,10 +86,10 @@ void host_identity_clear(host_identity_t *h);
 
 /* The settings file (lib/config/user_settings.h), or its defaults when there is
  * none, and its path. A session reads it once (run_inputs_load) and hands it
- * on. settings_config_load: 0, or an exit code after reporting.
+ * on. load_settings: 0, or an exit code after reporting.
  * settings_config_read: the same without a report, for doctor: -ENOENT
  * (defaults filled in) when there is no file, ret_path set when known. */
-int settings_config_load(user_settings_t *ret, char **ret_path);
+int load_settings(user_settings_t *ret, char **ret_path);
 int settings_config_read(user_settings_t *ret, char **ret_path, as_error_t **err);
 
 #endif

@@ -71,7 +71,7 @@ static int load_profile(const char *name, const char *where, int bad_name_rc, ag
     return 0;
 }
 
-int agent_config_load(const char *requested, const user_settings_t *settings, const char *settings_path,
+int load_agent(const char *requested, const user_settings_t *settings, const char *settings_path,
                       agent_profile_t **ret)
 {
     _cleanup_free_ char *where = NULL;

@@ -138,7 +138,7 @@ static int merge_agent(const agent_profile_t *agent, const char *path, allowlist
     return rc;
 }
 
-int allowlist_config_load(const agent_profile_t *agent, allowlist_t **ret, char **ret_path)
+int load_allowlist(const agent_profile_t *agent, allowlist_t **ret, char **ret_path)
 {
     _cleanup_free_ char *path = NULL;
     _cleanup_(allowlist_freep) allowlist_t *al = NULL;

@@ -10,7 +10,7 @@
 #include "inputs.h"
 #include "run.h"
 
-int image_config_load(const run_options_t *o, run_inputs_t *ri)
+int load_image(const run_options_t *o, run_inputs_t *ri)
 {
     const image_request_t req = {
         .agent = ri->agent->name,

@@ -77,7 +77,7 @@ static void note_unapplied(const limits_t *lim, const cgroup_caps_t *caps, const
         report("note: %s (Said once on this host; `agent-sandbox doctor` repeats it.)", note);
 }
 
-int limits_config_load(const char *memory, const char *pids, const char *cpus, limits_t *ret,
+int load_limits(const char *memory, const char *pids, const char *cpus, limits_t *ret,
                        cgroup_caps_t *ret_caps)
 {
     as_error_t *err = NULL;

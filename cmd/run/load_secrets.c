@@ -237,7 +237,7 @@ static int check_env(char *const *names, char *const *env)
     return 0;
 }
 
-int secrets_config_load(char *const *names, char *const *env, const secret_rules_t *agent_rules,
+int load_secrets(char *const *names, char *const *env, const secret_rules_t *agent_rules,
                         const allowlist_t *al, held_secrets_t **ret, char ***ret_env)
 {
     *ret = NULL;

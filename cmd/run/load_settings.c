@@ -45,7 +45,7 @@ int settings_config_read(user_settings_t *ret, char **ret_path, as_error_t **err
                                   ret, err);
 }
 
-int settings_config_load(user_settings_t *ret, char **ret_path)
+int load_settings(user_settings_t *ret, char **ret_path)
 {
     _cleanup_free_ char *path = NULL;
     as_error_t *err = NULL;

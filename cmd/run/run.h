@@ -35,7 +35,7 @@ typedef struct run_inputs {
 
 /* The session's image and why (cmd/run/load_image.c): 0 or an exit code,
  * reported. */
-int image_config_load(const run_options_t *o, run_inputs_t *ri);
+int load_image(const run_options_t *o, run_inputs_t *ri);
 /* That image there and passing the image check (cmd/run/image_gate.c): 0, or
  * EXIT_NO_IMAGE after reporting (missing: what builds it; refused: why). */
 int image_gate(cli_backend_t *b, const run_inputs_t *ri);
