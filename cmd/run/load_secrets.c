@@ -16,6 +16,7 @@
 #include "config/secret_rules.h"
 #include "egress/egress_state.h"
 #include "egress/held_secrets.h"
+#include "egress/held_secrets_check.h"
 
 #define SECRETS_FILE "secrets"
 #define RULES_FILE "rules"
@@ -134,71 +135,6 @@ static int bundles(held_secrets_t *h)
     return 0;
 }
 
-static bool allowed(const allowlist_t *al, const char *host)
-{
-    return al != NULL && (allowlist_find(al, host, false) != NULL || allowlist_covering(al, host) != NULL);
-}
-
-/* Why the router terminates `host`: a held secret or a request rule. */
-static void why_terminated(const held_secrets_t *h, const request_rules_t *requests, const char *host,
-                           char *buf, size_t len)
-{
-    for (size_t i = 0; i < h->n_held; i++)
-        if (strcmp(h->held[i].host, host) == 0) {
-            snprintf(buf, len, "it holds --secret %s", h->held[i].var);
-            return;
-        }
-    for (size_t i = 0; i < requests->n; i++)
-        if (strcmp(requests->rules[i].host, host) == 0) {
-            snprintf(buf, len, "it has the rule of %s", requests->rules[i].origin);
-            return;
-        }
-    snprintf(buf, len, "it holds a secret");
-}
-
-/* A port of its own (NAME:PORT) would relay a terminated name's bytes as
- * they are, past every check its HTTPS requests get: refused, naming the
- * line (docs/secrets.md). */
-static int check_ports(const held_secrets_t *h, const request_rules_t *requests, const allowlist_t *al)
-{
-    for (size_t i = 0; al != NULL && i < h->n_hosts; i++) {
-        const allowlist_entry_t *e = allowlist_find(al, h->hosts[i], false);
-        if (e == NULL || e->n_ports == 0)
-            continue;
-        char why[256];
-        why_terminated(h, requests, h->hosts[i], why, sizeof(why));
-        const allowlist_port_t *p = &e->ports[0];
-        if (p->file != NULL)
-            report("error: %s:%u: %s:%u: the router checks every request to %s (%s) on HTTPS only; "
-                   "a port of its own would relay it unchecked: remove the line (docs/secrets.md)",
-                   p->file, p->line, e->name, p->port, e->name, why);
-        else
-            report("error: %s:%u: the router checks every request to %s (%s) on HTTPS only; a port of "
-                   "its own would relay it unchecked (docs/secrets.md)", e->name, p->port, e->name, why);
-        return EXIT_USAGE;
-    }
-    return 0;
-}
-
-/* Every terminated name must be one the allowlist lets through. */
-static int check_names(const held_secrets_t *h, const request_rules_t *requests, const allowlist_t *al)
-{
-    for (size_t i = 0; i < h->n_held; i++)
-        if (!allowed(al, h->held[i].host)) {
-            report("error: --secret %s: its name %s is not in the allowlist (agent-sandbox allow "
-                   "%s --save)", h->held[i].var, h->held[i].host, h->held[i].host);
-            return EXIT_USAGE;
-        }
-    for (size_t i = 0; i < requests->n; i++)
-        if (!allowed(al, requests->rules[i].host)) {
-            report("error: %s: the rule's name %s is not in the allowlist (agent-sandbox allow "
-                   "%s --save)", requests->rules[i].origin, requests->rules[i].host,
-                   requests->rules[i].host);
-            return EXIT_USAGE;
-        }
-    return 0;
-}
-
 static int session_env(char *const *env, const held_secrets_t *h, char ***ret)
 {
     static const char *const ca_vars[] = {
@@ -222,21 +158,6 @@ static int session_env(char *const *env, const held_secrets_t *h, char ***ret)
     return 0;
 }
 
-/* A held variable also passed with --env would be inside after all. */
-static int check_env(char *const *names, char *const *env)
-{
-    for (size_t i = 0; names[i] != NULL; i++)
-        for (size_t j = 0; env != NULL && env[j] != NULL; j++) {
-            size_t n = strlen(names[i]);
-            if (strncmp(env[j], names[i], n) == 0 && env[j][n] == '=') {
-                report("error: --secret %s and --env %s: the router holds it, or the sandbox "
-                       "has it, not both", names[i], names[i]);
-                return EXIT_USAGE;
-            }
-        }
-    return 0;
-}
-
 int load_secrets(char *const *names, char *const *env, const secret_rules_t *agent_rules,
                         const allowlist_t *al, held_secrets_t **ret, char ***ret_env)
 {
@@ -249,14 +170,18 @@ int load_secrets(char *const *names, char *const *env, const secret_rules_t *age
     _cleanup_(secret_rules_clear) secret_rules_t rules = {0};
     _cleanup_(held_secrets_freep) held_secrets_t *h = NULL;
     as_error_t *err = NULL;
-    if ((names != NULL && (rc = check_env(names, env)) != 0) || (rc = load_rules(agent_rules, &rules)) != 0)
-        return rc;
-    if (held_secrets_build(&rules, &requests, names, value_of, &h, &err) < 0) {
+    if (held_secrets_check_env(names, env, &err) < 0) {
         report_error(&err);
         return EXIT_USAGE;
     }
-    if ((rc = check_names(h, &requests, al)) != 0 || (rc = check_ports(h, &requests, al)) != 0 ||
-        (rc = bundles(h)) != 0 || (rc = session_env(env, h, ret_env)) != 0)
+    if ((rc = load_rules(agent_rules, &rules)) != 0)
+        return rc;
+    if (held_secrets_build(&rules, &requests, names, value_of, &h, &err) < 0 ||
+        held_secrets_check_allowlist(h, &requests, al, &err) < 0) {
+        report_error(&err);
+        return EXIT_USAGE;
+    }
+    if ((rc = bundles(h)) != 0 || (rc = session_env(env, h, ret_env)) != 0)
         return rc;
     *ret = steal_pointer(&h);
     return 0;
