@@ -69,7 +69,7 @@ int ws_yarn_named_paths(const char *text, size_t len, bool yml, ws_named_fn fn, 
 /* The same for the launch directory's .yarnrc.yml and .yarnrc. */
 int ws_tool_named_files(const char *launch_dir, ws_named_fn fn, void *ctx);
 
-/* ---- the snapshot (workspace_scan.c) ---- */
+/* ---- the snapshot and the walk that takes it (workspace_scan.c) ---- */
 
 enum {
     W_PROTECTED = 1u << 0,   /* a protected path, or inside one */
@@ -84,6 +84,8 @@ enum {
 };
 /* What the change report is about; the rest is recorded for the checks. */
 #define W_REPORTED (W_PROTECTED | W_WATCHED | W_NESTED | W_EXEC)
+/* What the entries of a directory inherit from it. */
+#define W_INHERITED (W_PROTECTED | W_WATCHED | W_NESTED)
 
 typedef struct ws_item {
     char *rel;
@@ -152,12 +154,44 @@ void ws_walks_cancel(workspace_t *ws);
 /* Puts back the modes of the directories the walk opened up (children
  * first); one disabled meanwhile is left as it is. */
 void ws_snapshot_restore_modes(const workspace_t *ws, workspace_snapshot_t *s);
+
+/* ---- the record (workspace_snapshot.c) ---- */
+
 void ws_snapshot_free(workspace_snapshot_t *s);
 DEFINE_CLEANUP_FUNC(workspace_snapshot_t, ws_snapshot_free)
+/* Sorts the items by path, as ws_snapshot_find() needs them. */
+void ws_snapshot_sort(workspace_snapshot_t *s);
 /* The item recorded at rel ("." for the launch directory), or NULL. */
 const ws_item_t *ws_snapshot_find(const workspace_snapshot_t *s, const char *rel);
 /* The same file, unchanged: type, mode, size, inode, ctime, link target. */
 bool ws_item_same(const ws_item_t *a, const ws_item_t *b);
+
+/* ---- what the walk records of an entry (workspace_classify.c) ---- */
+
+/* The paths the walk looks for by name: the protected paths (and their
+ * copies deeper in the tree), the watched modules and the read-only
+ * mounts' targets at the top. */
+typedef struct ws_patterns {
+    struct ws_pattern *v;
+    size_t n;
+} ws_patterns_t;
+
+int ws_patterns_build(const workspace_t *ws, ws_patterns_t *ret, as_error_t **err);
+void ws_patterns_clear(ws_patterns_t *pats);
+/* Which of the W_* apply to the entry at path ("/a/b", len bytes) by its
+ * name, inside a directory that has the W_INHERITED bits `inherited`.
+ * Pure and cheap: the walk asks it of every entry, before any stat. */
+unsigned ws_classify_name(const ws_patterns_t *pats, const char *path, size_t len, unsigned inherited);
+/* What the entry's type and mode add: W_EXEC, W_LINK. */
+unsigned ws_classify_type(const struct stat *st);
+/* A directory of loose objects by its name (two hex digits), inside an
+ * object store. */
+bool ws_loose_objects_dir(const char *name);
+/* Was the object store at path ("/a/objects") there before the session,
+ * the same directory? Without a `before`, every store counts as old. */
+bool ws_store_existed(const workspace_snapshot_t *before, const char *path, const struct stat *st);
+/* A placeholder made for this session: not part of the user's tree. */
+bool ws_placeholder_ours(const workspace_t *ws, const struct stat *st);
 
 /* ---- what the end of the session disables (workspace_neutral.c) ---- */
 

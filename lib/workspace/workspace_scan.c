@@ -1,4 +1,6 @@
-/* The record of the tree before and after the session. */
+/* The record of the tree before and after the session: the walk of the
+ * launch directory, on threads, and what it opens up to look inside.
+ * Which entries it records, and as what, workspace_classify.c judges. */
 #include "workspace_int.h"
 
 #include <dirent.h>
@@ -13,26 +15,6 @@
 
 #include "git_repo.h"
 #include "base/util.h"
-
-/* Watched at the top of the tree, not frozen (that would break ordinary
- * work): modules that `python3 -m pip` (or -m venv, -m ensurepip...) run
- * from the launch directory imports instead of the tool's own, since -m puts
- * the current directory first on sys.path. Reported when created or changed. */
-static const char *const WATCHED[] = {
-    "pip", "pip.py", "setuptools", "setuptools.py", "pkg_resources", "pkg_resources.py", "_distutils_hack",
-    "distutils", "distutils.py", "wheel", "wheel.py", "venv", "venv.py", "ensurepip", "ensurepip.py",
-    "virtualenv", "virtualenv.py", "runpy.py", "sitecustomize.py", "usercustomize.py",
-};
-
-/* ---- the snapshot ------------------------------------------------------ */
-
-typedef struct pattern {
-    char *slashed;           /* "/" + relative path */
-    size_t len;
-    char last;               /* its last byte: a cheap first test */
-    bool protected;          /* else watched */
-    bool root_only;          /* a symlink's target: not looked for deeper */
-} pattern_t;
 
 /* The walk runs on several threads (a tree of a million files is a
  * million fstatat() calls, which a single thread makes no faster than
@@ -55,8 +37,7 @@ typedef struct dir_job {
 typedef struct shared {
     const workspace_t *ws;
     const workspace_snapshot_t *before;   /* at the end: what was there at the start */
-    pattern_t *pats;
-    size_t n_pats;
+    ws_patterns_t pats;
     int top_fd;
     pthread_mutex_t lock;    /* the rest */
     pthread_cond_t changed;
@@ -75,111 +56,6 @@ typedef struct worker {
 } worker_t;
 
 #define WALK_MAX_THREADS 8
-
-void ws_snapshot_free(workspace_snapshot_t *s)
-{
-    if (s == NULL)
-        return;
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->v[i].rel);
-        free(s->v[i].link);
-    }
-    for (size_t i = 0; i < s->n_unexamined; i++)
-        free(s->unexamined[i].rel);
-    for (size_t i = 0; i < s->n_opened; i++)
-        free(s->opened[i].rel);
-    free(s->v);
-    free(s->unexamined);
-    free(s->opened);
-    free(s);
-}
-
-static void patterns_free(pattern_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(p[i].slashed);
-    free(p);
-}
-
-static int patterns_build(const workspace_t *ws, pattern_t **ret, size_t *ret_n, as_error_t **err)
-{
-    size_t cap = ws->rules->n + ARRAY_SIZE(WATCHED) + ws->n_mounts, n = 0;
-    pattern_t *p = calloc(cap ? cap : 1, sizeof(*p));
-    if (p == NULL)
-        return ws_oom(err);
-    for (size_t i = 0; i < cap; i++) {
-        const char *rel;
-        bool prot = true, root_only = false;
-        if (i < ws->rules->n) {
-            rel = ws->rules->v[i].path;
-        } else if (i < ws->rules->n + ARRAY_SIZE(WATCHED)) {
-            rel = WATCHED[i - ws->rules->n];
-            prot = false;
-            root_only = true;
-        } else {
-            const workspace_mount_t *m = &ws->mounts[i - ws->rules->n - ARRAY_SIZE(WATCHED)];
-            if (m->kind != WORKSPACE_READ_ONLY)
-                continue;
-            rel = m->rel;
-            root_only = true;
-        }
-        if (asprintf(&p[n].slashed, "/%s", rel) < 0) {
-            patterns_free(p, n);
-            return ws_oom(err);
-        }
-        p[n].len = strlen(p[n].slashed);
-        p[n].last = p[n].slashed[p[n].len - 1];
-        p[n].protected = prot;
-        p[n].root_only = root_only;
-        n++;
-    }
-    *ret = p;
-    *ret_n = n;
-    return 0;
-}
-
-/* Names host git reads in a git directory, and what a hooks directory holds:
- * recorded so that the end of the session can tell new from old. */
-static bool git_relevant(const char *path)
-{
-    const char *base = strrchr(path, '/') + 1;
-    if (strcmp(base, ".git") == 0 || strcmp(base, "config") == 0 || strcmp(base, "config.worktree") == 0 ||
-        strcmp(base, "commondir") == 0 || strcmp(base, "objects") == 0)
-        return true;
-    size_t plen = (size_t)(base - 1 - path);
-    return plen >= 6 && strncmp(path + plen - 6, "/hooks", 6) == 0;
-}
-
-#define W_INHERITED (W_PROTECTED | W_WATCHED | W_NESTED)
-
-/* Which of the W_* apply to the entry at path ("/a/b", len bytes) by its
- * name, inside a directory that has the W_INHERITED bits `inherited`: what
- * is inside a protected (watched, nested) path is so too, so only the
- * patterns that end at this entry are compared. classify_type() adds what
- * its type and mode say. */
-static unsigned classify_name(const shared_t *sh, const char *path, size_t len, unsigned inherited)
-{
-    unsigned what = inherited;
-    if (git_relevant(path))
-        what |= W_GIT;
-    if (ws_python_relevant(path))
-        what |= W_PYTHON;
-    for (size_t i = 0; i < sh->n_pats; i++) {
-        const pattern_t *p = &sh->pats[i];
-        if (p->last != path[len - 1] || p->len > len || memcmp(path + len - p->len, p->slashed, p->len) != 0)
-            continue;
-        if (p->len == len)
-            what |= p->protected ? W_PROTECTED : W_WATCHED;
-        else if (!p->root_only)
-            what |= W_NESTED;
-    }
-    return what;
-}
-
-static unsigned classify_type(const struct stat *st)
-{
-    return (S_ISREG(st->st_mode) && (st->st_mode & 0111) != 0 ? W_EXEC : 0) | (S_ISLNK(st->st_mode) ? W_LINK : 0);
-}
 
 static int record(worker_t *w, int dirfd, const char *name, const char *path, const struct stat *st,
                   unsigned what)
@@ -220,19 +96,6 @@ static bool object_store(int dirfd, const char *name)
             fstatat(dirfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0);
 }
 
-static bool hex_pair(const char *name)
-{
-    return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
-}
-
-/* Was the store at path there before the session, the same directory? */
-static bool old_store(const shared_t *sh, const char *path, const struct stat *st)
-{
-    if (sh->before == NULL)
-        return true;
-    const ws_item_t *b = ws_snapshot_find(sh->before, path + 1);
-    return b != NULL && (b->what & W_OBJSTORE) && b->dev == st->st_dev && b->ino == st->st_ino;
-}
 
 /* path is left unexamined. */
 static int unexamined(shared_t *sh, const char *path, ws_unexamined_why_t why)
@@ -281,16 +144,6 @@ static int open_up(shared_t *sh, int dirfd, const char *name, const char *path, 
     return r;
 }
 
-/* A placeholder made for this session: not part of the user's tree. */
-static bool our_placeholder(const workspace_t *ws, const struct stat *st)
-{
-    if (!S_ISDIR(st->st_mode) && st->st_size != 0)
-        return false;
-    for (size_t i = 0; i < ws->n_mounts; i++)
-        if (ws->mounts[i].created && ws->mounts[i].dev == st->st_dev && ws->mounts[i].ino == st->st_ino)
-            return true;
-    return false;
-}
 
 static void job_free(dir_job_t *j)
 {
@@ -319,7 +172,7 @@ static int queue_dir(worker_t *w, const dir_job_t *parent, int dirfd, const char
     bool store = object_store(dirfd, name);
     /* Loose objects of a store that was there at the start: read-only
      * files, possibly many; the only place the walk does not look. */
-    if (parent->in_old_store && hex_pair(name))
+    if (parent->in_old_store && ws_loose_objects_dir(name))
         return what != 0 ? record(w, dirfd, name, w->path, st, what) : 0;
     int r = 0;
     if (parent->level >= WALK_MAX_DEPTH)
@@ -340,7 +193,7 @@ static int queue_dir(worker_t *w, const dir_job_t *parent, int dirfd, const char
     j->inherited = what & W_INHERITED;
     j->level = parent->level + 1;
     j->store = store;
-    j->in_old_store = store && old_store(sh, w->path, st);
+    j->in_old_store = store && ws_store_existed(sh->before, w->path, st);
     return push(sh, j);
 }
 
@@ -352,7 +205,7 @@ static int visit(worker_t *w, const dir_job_t *job, int dirfd, const struct dire
     w->path[dl] = '/';
     memcpy(w->path + dl + 1, name, nl + 1);   /* fits: queue_dir() kept WALK_PATH_ROOM */
     *git_flags |= git_dir_entry_flag(name);
-    unsigned what = classify_name(w->sh, w->path, len, job->inherited);
+    unsigned what = ws_classify_name(&w->sh->pats, w->path, len, job->inherited);
     /* at the start, a plain file of no interest by its name: nothing to
      * record (see `started`) */
     if (w->sh->before == NULL && e->d_type == DT_REG && what == 0)
@@ -361,9 +214,9 @@ static int visit(worker_t *w, const dir_job_t *job, int dirfd, const struct dire
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         /* gone meanwhile, or in a directory we may list but not search */
         return errno == ENOENT ? 0 : unexamined(w->sh, w->path, UNEX_CLOSED);
-    if (w->sh->before == NULL && our_placeholder(w->sh->ws, &st))
+    if (w->sh->before == NULL && ws_placeholder_ours(w->sh->ws, &st))
         return 0;
-    what |= classify_type(&st);
+    what |= ws_classify_type(&st);
     if (S_ISDIR(st.st_mode))
         return queue_dir(w, job, dirfd, name, len, &st, what);
     return what != 0 ? record(w, dirfd, name, w->path, &st, what) : 0;
@@ -511,10 +364,6 @@ static int walk_all(shared_t *sh, dir_job_t *top)
     return sh->error < 0 ? sh->error : m;
 }
 
-static int item_cmp(const void *a, const void *b)
-{
-    return strcmp(((const ws_item_t *)a)->rel, ((const ws_item_t *)b)->rel);
-}
 
 /* The launch directory itself: opened up like any other (the agent can
  * chmod the mount point), then walked. */
@@ -545,12 +394,12 @@ int ws_snapshot_take(const workspace_t *ws, const workspace_snapshot_t *before, 
                      as_error_t **err)
 {
     shared_t sh = { .ws = ws, .before = before, .top_fd = -1 };
-    int r = patterns_build(ws, &sh.pats, &sh.n_pats, err);
+    int r = ws_patterns_build(ws, &sh.pats, err);
     if (r < 0)
         return r;
     sh.snap = calloc(1, sizeof(*sh.snap));
     if (sh.snap == NULL) {
-        patterns_free(sh.pats, sh.n_pats);
+        ws_patterns_clear(&sh.pats);
         return ws_oom(err);
     }
     if (before == NULL)
@@ -560,15 +409,14 @@ int ws_snapshot_take(const workspace_t *ws, const workspace_snapshot_t *before, 
     r = walk_top(&sh);
     pthread_cond_destroy(&sh.changed);
     pthread_mutex_destroy(&sh.lock);
-    patterns_free(sh.pats, sh.n_pats);
+    ws_patterns_clear(&sh.pats);
     if (before == NULL || r < 0)
         ws_snapshot_restore_modes(ws, sh.snap);
     if (r < 0) {
         ws_snapshot_free(sh.snap);
         return r == -ENOMEM ? ws_oom(err) : as_error_errno(err, -r, "cannot read %s", ws->launch_dir);
     }
-    if (sh.snap->n > 0)
-        qsort(sh.snap->v, sh.snap->n, sizeof(ws_item_t), item_cmp);
+    ws_snapshot_sort(sh.snap);
     *ret = sh.snap;
     return 0;
 }
@@ -599,17 +447,3 @@ void ws_snapshot_restore_modes(const workspace_t *ws, workspace_snapshot_t *s)
     s->n_opened = 0;
 }
 
-const ws_item_t *ws_snapshot_find(const workspace_snapshot_t *s, const char *rel)
-{
-    if (s == NULL || s->n == 0)
-        return NULL;
-    ws_item_t key = { .rel = (char *)rel };
-    return bsearch(&key, s->v, s->n, sizeof(ws_item_t), item_cmp);
-}
-
-bool ws_item_same(const ws_item_t *a, const ws_item_t *b)
-{
-    return a->mode == b->mode && a->size == b->size && a->dev == b->dev && a->ino == b->ino &&
-           a->ctim.tv_sec == b->ctim.tv_sec && a->ctim.tv_nsec == b->ctim.tv_nsec &&
-           (a->link == NULL) == (b->link == NULL) && (a->link == NULL || strcmp(a->link, b->link) == 0);
-}
