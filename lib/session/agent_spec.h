@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "session_plan.h"
+#include "session_plan_data.h"
 #include "base/error.h"
 #include "config/agent_profile.h"
 #include "podman/podman_api.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_plan.h"
+#include "session_plan_data.h"
 #include "base/strv.h"
 #include "base/util.h"
 #include "egress/router_firewall.h"

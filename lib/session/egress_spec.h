@@ -12,14 +12,13 @@
 
 #include <stdbool.h>
 
+#include "session_plan_data.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "egress/egress_state.h"
 #include "egress/router_terminate.h"
 #include "egress/router_protocol.h"
 #include "podman/podman_api.h"
-
-struct session_plan;
 
 #define EGRESS_FILES 20
 
@@ -53,7 +52,7 @@ typedef struct egress_spec {
 
 /* The specs for plan p (its names, images, labels, session directory); the
  * strings point into p. */
-int egress_spec_build(const struct session_plan *p, egress_spec_t **ret, as_error_t **err);
+int egress_spec_build(const session_plan_t *p, egress_spec_t **ret, as_error_t **err);
 void egress_spec_free(egress_spec_t *e);
 DEFINE_CLEANUP_FUNC(egress_spec_t, egress_spec_free)
 
@@ -61,7 +60,7 @@ DEFINE_CLEANUP_FUNC(egress_spec_t, egress_spec_free)
  * there, the forwarder's arguments (its readiness probe and listeners,
  * docs/router-protocol.md) and every file the router and the agent read,
  * rendered in memory. */
-int egress_spec_bind(egress_spec_t *e, const struct session_plan *p, const char *subnet,
+int egress_spec_bind(egress_spec_t *e, const session_plan_t *p, const char *subnet,
                      as_error_t **err);
 
 /* The router's address in a session subnet: its last usable host address,
