@@ -18,7 +18,8 @@
 #include "session_inputs.h"
 #include "session_plan_data.h"
 
-/* In the session directory: the git identity's file (agent_spec.h mounts it). */
+/* The git identity's file in the session directory, which agent_spec.h
+ * mounts. */
 #define SESSION_GIT_CONFIG_FILE "gitconfig"
 
 int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err);
@@ -31,10 +32,11 @@ int session_plan_bind(session_plan_t *p, const char *subnet, as_error_t **err);
 
 /* The mount points in the agent of every host path it is given (bind
  * mounts: the launch directory, the workspace's own, the rendered name
- * files), NULL-terminated; the strings point into the plan. For verify. */
+ * files), NULL-terminated; the strings point into the plan. verify takes the
+ * host paths it expects in the agent from them. */
 int session_plan_host_mounts(const session_plan_t *p, const char ***ret, as_error_t **err);
 
-/* Human-readable description, for --dry-run. */
+/* Describes the plan in words, for --dry-run. */
 int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err);
 
 #endif
