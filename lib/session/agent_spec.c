@@ -12,8 +12,9 @@
 static char *const cap_drop_all[] = { "all", NULL };
 static char *const bind_rw[] = { "rw", "rbind", "rprivate", NULL };
 static char *const bind_ro[] = { "ro", "rbind", "rprivate", NULL };
-/* Nothing of the image is copied into the shared volume: another image's
- * files at AGENT_HOME must not land in every later session's home. */
+/* Podman copies nothing of the image into the shared volume (nocopy):
+ * otherwise one image's files at AGENT_HOME would land in every later
+ * session's home, whatever image that session runs. */
 static char *const home_options[] = { "rw", "nocopy", NULL };
 static char home_env[] = "HOME=" AGENT_HOME;
 
@@ -27,7 +28,8 @@ int agent_spec_add_mount(agent_spec_t *a, const podman_mount_t *m, as_error_t **
     return 0;
 }
 
-/* The plan's env, then HOME unless the plan sets it. */
+/* Sets the agent's environment: the plan's variables, then HOME unless the
+ * plan sets it itself, so that the agent's tools find the home it is given. */
 static int home_env_add(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
 {
     size_t n = 0;
@@ -50,11 +52,13 @@ static int home_env_add(const session_plan_t *p, agent_spec_t *a, as_error_t **e
     return 0;
 }
 
-/* The home (a volume, or an empty tmpfs of its own) and the login volume. */
+/* Mounts the agent's home (a volume, or an empty tmpfs of its own) and the
+ * login volume. */
 static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
 {
     if (p->private_home) {
-        /* U: owned by the agent's uid; nothing of any volume is seen */
+        /* "U" makes the tmpfs the agent's uid's, and no volume is mounted, so
+         * that a private home shows nothing any other session wrote. */
         static char *const opts[] = { "rw", "nosuid", "nodev", "mode=0700", "size=64m", "U", NULL };
         podman_mount_t home = { .destination = AGENT_HOME, .type = "tmpfs", .options = opts };
         int r = agent_spec_add_mount(a, &home, err);
@@ -62,9 +66,10 @@ static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **er
     }
     if (p->home_volume == NULL)
         return 0;
-    /* Claude's config and transcripts, shell files, nested podman's images.
-     * Podman's storage there is on a real file system, where native
-     * overlay works for nested containers. */
+    /* The home holds Claude's config and transcripts, the shell's files and
+     * nested podman's images. It is a volume because nested podman's
+     * storage must be on a real file system, where native overlay works
+     * for nested containers. */
     a->volumes[a->n_volumes++] = (podman_named_volume_t){
         .name = p->home_volume, .destination = AGENT_HOME, .options = home_options,
     };
@@ -77,10 +82,11 @@ static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **er
     return home_env_add(p, a, err);
 }
 
-/* The protected paths of the launch directory and the pins above them.
- * In review mode only the protected paths that exist, read-only: a pin
- * is the host's directory read-write and a placeholder a file made on the
- * host, and the host tree is never written during a review. */
+/* Mounts the protected paths of the launch directory and the pins above
+ * them. In review mode only the protected paths that exist are mounted,
+ * read-only, because the host tree is never written during a review: a pin
+ * is the host's directory mounted read-write, and a placeholder is a file
+ * made on the host. */
 static int workspace_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
 {
     podman_mount_t *v = NULL;
@@ -96,7 +102,8 @@ static int workspace_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t
     return r;
 }
 
-/* A user name every tool takes: [A-Za-z0-9_][A-Za-z0-9._-]*, at most 32. */
+/* Whether `name` is a user name every tool accepts:
+ * [A-Za-z0-9_][A-Za-z0-9._-]*, at most 32 bytes. */
 static bool user_name_portable(const char *name)
 {
     size_t len = strlen(name);
@@ -104,11 +111,12 @@ static bool user_name_portable(const char *name)
            strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == len;
 }
 
-/* The agent's passwd entry: the host user's name, its ids (keep-id maps
- * them as they are) and the HOME it gets, so that whoami, ~ and HOME agree.
- * Only when every field can be written as it is: podman appends the entry
- * to the image's /etc/passwd and expands $USERNAME and the like in it.
- * Otherwise podman's own entry (the uid as the name) stays. */
+/* Builds the agent's passwd entry from the host user's name, its ids
+ * (keep-id maps them as they are) and the HOME the agent gets, so that
+ * whoami, ~ and HOME agree. The entry is made only when every field can be
+ * written as it is, because podman appends it to the image's /etc/passwd
+ * and expands $USERNAME and the like in it; otherwise podman's own entry
+ * (the uid as the name) stays. */
 static void passwd_entry_build(const session_plan_t *p, agent_spec_t *a)
 {
     a->passwd_entry[0] = '\0';
@@ -129,8 +137,9 @@ static void passwd_entry_build(const session_plan_t *p, agent_spec_t *a)
     a->spec.passwd_entry = a->passwd_entry;
 }
 
-/* The git identity (git_identity.h), as git's system config: read-only, so
- * the agent's own global config and every repository's still override it. */
+/* Mounts the git identity (git_identity.h) as git's system config,
+ * read-only, so that the agent's own global config and every repository's
+ * still override it. */
 static int git_config_mount(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
 {
     if (p->git_config_path == NULL)
@@ -140,9 +149,11 @@ static int git_config_mount(const session_plan_t *p, agent_spec_t *a, as_error_t
     return agent_spec_add_mount(a, &m, err);
 }
 
-/* Only the allowed names, nothing of the host's (no host.containers.internal);
- * only the router as resolver; the allowlist in effect, to read. All
- * read-only, rendered by the CLI. */
+/* Mounts the name files the CLI renders, all read-only so that the agent
+ * cannot resolve around the router: a hosts file with only the allowed
+ * names and nothing of the host's (no host.containers.internal), a
+ * resolv.conf with only the router as resolver, and the allowlist in effect
+ * for the agent to read. */
 static int egress_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
 {
     if (p->egress == NULL)
@@ -177,9 +188,10 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
         .labels = p->labels,
         .n_labels = ARRAY_SIZE(p->labels),
     };
-    /* Limits the host can enforce. The process limit is also RLIMIT_NPROC,
-     * which the kernel counts per user namespace: it holds for nested
-     * containers and without cgroup controllers too. */
+    /* Only the limits the host can enforce are set. The process limit is
+     * also set as RLIMIT_NPROC, which the kernel counts per user namespace,
+     * so that it holds for nested containers and without cgroup
+     * controllers too. */
     if (p->limits.pids > 0) {
         ret->spec.nproc_rlimit = p->limits.pids;
         if (p->cgroups.pids)
@@ -188,7 +200,7 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     if (p->cgroups.memory)
         ret->spec.memory_limit = p->limits.memory_bytes;
     if (p->cgroups.cpu && p->limits.cpu_millis > 0)
-        ret->spec.cpu_quota_us = p->limits.cpu_millis * 100;   /* per 100 ms */
+        ret->spec.cpu_quota_us = p->limits.cpu_millis * 100;   /* microseconds per 100 ms period */
     int r;
     if ((r = home_mounts(p, ret, err)) < 0)
         return r;
@@ -198,12 +210,13 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     podman_mount_t workdir = {
         .source = p->workdir, .destination = p->workdir, .type = "bind", .options = bind_rw,
     };
-    /* Review mode: the same view, its writes kept in the review's upper
-     * layer (docs/review.md). */
+    /* In review mode the agent sees the same view, but its writes are kept
+     * in the review's upper layer (docs/review.md). */
     if (p->review_overlay[0] != NULL)
         workdir = (podman_mount_t){ .source = p->workdir, .destination = p->workdir, .type = "overlay",
                                     .options = p->review_overlay };
-    /* Its own /tmp: empty at the start, gone with the container. */
+    /* The agent gets a /tmp of its own, empty at the start and gone with the
+     * container, so that nothing of the host's /tmp is shared. */
     static char *const tmp_opts[] = { "rw", "nosuid", "nodev", "mode=1777", "size=1g", NULL };
     podman_mount_t tmp = { .destination = "/tmp", .type = "tmpfs", .options = tmp_opts };
     if ((r = agent_spec_add_mount(ret, &workdir, err)) < 0 || (r = agent_spec_add_mount(ret, &tmp, err)) < 0 ||

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session_plan.h"
+#include "session_plan_data.h"
 #include "base/strv.h"
 #include "base/util.h"
 #include "egress/router_firewall.h"
@@ -55,8 +55,9 @@ void egress_spec_free(egress_spec_t *e)
 }
 
 static char *const cap_drop_all[] = { "all", NULL };
-/* Only for the entry point: load the firewall, then drop to nobody with an
- * empty bounding set before any server starts. */
+/* The router's capabilities are only for its entry point, which loads the
+ * firewall and then drops to nobody with an empty bounding set before any
+ * server starts. */
 static char *const router_caps[] = { "NET_ADMIN", "SETUID", "SETGID", "SETPCAP", NULL };
 static char *const forwarder_caps[] = { "NET_BIND_SERVICE", NULL };
 #define STR_(x) #x
@@ -71,7 +72,8 @@ static char *const forwarder_tmpfs[] = { "rw", "nosuid", "nodev", "noexec", "mod
 static const podman_mount_t forwarder_mounts[] = {
     { .destination = FORWARDER_RUN_DIR, .type = "tmpfs", .options = forwarder_tmpfs },
 };
-/* nobody binds 53, 80 and 443 in the router's own network namespace */
+/* The router's servers run as nobody and must bind 53, 80 and 443; the
+ * sysctl holds only in the router's own network namespace. */
 static const podman_label_t router_sysctls[] = { { "net.ipv4.ip_unprivileged_port_start", "0" } };
 
 static void router_spec(const session_plan_t *p, egress_spec_t *e)
@@ -82,7 +84,7 @@ static void router_spec(const session_plan_t *p, egress_spec_t *e)
                                             .type = "bind", .options = rw_bind };
     e->router_mounts[2] = (podman_mount_t){ .destination = ROUTER_RUN_DIR, .type = "tmpfs",
                                             .options = run_tmpfs };
-    /* its address on the session network: bound from the subnet */
+    /* Its address on the session network is set when the subnet is bound. */
     e->router_networks[0] = (podman_network_attach_t){ .network = p->network };
     e->router_networks[1] = (podman_network_attach_t){ .network = p->egress_network };
     e->router = (podman_container_spec_t){
@@ -91,15 +93,18 @@ static void router_spec(const session_plan_t *p, egress_spec_t *e)
         .mounts = e->router_mounts, .n_mounts = ARRAY_SIZE(e->router_mounts),
         .sysctls = router_sysctls, .n_sysctls = ARRAY_SIZE(router_sysctls),
         .networks = e->router_networks, .n_networks = ARRAY_SIZE(e->router_networks),
-        /* held secrets come through its stdin (docs/secrets.md) */
+        /* The held secrets come through its stdin (docs/secrets.md), so it
+         * is kept open only when there are some. */
         .stdin_open = p->held != NULL && p->held->n_hosts > 0,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
 }
 
-/* Container root of the pod's keep-id namespace is a subordinate uid: with
- * NET_BIND_SERVICE it binds 80 and 443 on loopback, and nothing else. The
- * agent's own uid gets no capability at all. Its command: bound. */
+/* The forwarder runs as container root of the pod's keep-id namespace,
+ * which is a subordinate uid on the host: with NET_BIND_SERVICE it can bind
+ * 80 and 443 on loopback and nothing else, while the agent's own uid gets
+ * no capability at all. Its command is set when the subnet is bound
+ * (build_argv). */
 static void forwarder_spec(const session_plan_t *p, egress_spec_t *e)
 {
     e->forwarder = (podman_container_spec_t){
@@ -129,10 +134,10 @@ int egress_spec_build(const session_plan_t *p, egress_spec_t **ret, as_error_t *
     return 0;
 }
 
-/* The forwarder's argv (docs/router-protocol.md): its readiness probe,
- * then its listeners to the router, then the relays of published ports
- * (publish.h), each from the pod's every address to the agent's server on
- * the pod's loopback. */
+/* Builds the forwarder's argv (docs/router-protocol.md): its readiness
+ * probe, then its listeners to the router, then the relays of published
+ * ports (publish.h), each from every address of the pod to the agent's
+ * server on the pod's loopback. */
 static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_forward_t *fw,
                       size_t n, as_error_t **err)
 {
@@ -145,8 +150,8 @@ static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_fo
         (v[a++] = strdup(ROUTER_PROTO_PROBE_FLAG)) == NULL ||
         (v[a++] = strdup(ROUTER_PROTO_PROBE_DENIED)) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    /* the first allowed name must resolve to its address: any entry will do,
-     * a wildcard's apex answers too */
+    /* The probe checks that the first allowed name resolves to its address.
+     * Any entry will do, since a wildcard's apex answers too. */
     const allowlist_t *al = p->allowlist;
     if (al != NULL && al->n_entries > 0) {
         char ip[INET_ADDRSTRLEN];
@@ -172,12 +177,9 @@ static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_fo
     return 0;
 }
 
-/* Every file of the egress path: the router's (its configuration, and the
- * generation of the files, 0 at the start), the agent's name files, and
- * the state `allow` and `deny` change the session with. */
-/* The held secrets' termination: its files (no value among them: those
- * reach the router through its stdin, session.c) and what the renderers
- * take. */
+/* Sets up the termination of the names with held secrets: its files and
+ * what the renderers take. No secret value is among the files: values
+ * reach the router only through its stdin (router_held.h). */
 static size_t terminate_files(egress_spec_t *e, const session_plan_t *p, egress_file_t *f)
 {
     const held_secrets_t *h = p->held;
@@ -200,6 +202,10 @@ static size_t terminate_files(egress_spec_t *e, const session_plan_t *p, egress_
     return k;
 }
 
+/* Renders every file of the egress path in memory: the router's (its
+ * configuration, and the generation of the files, 0 at the start), the
+ * agent's name files, and the state that `allow` and `deny` change the
+ * session with. */
 static int render_files(egress_spec_t *e, const session_plan_t *p, as_error_t **err)
 {
     e->state = (egress_state_t){

@@ -3,23 +3,22 @@
  * outside the pod, on the session's internal network (at a fixed address)
  * and on the shared egress network; the forwarder sits in the pod and
  * relays the loopback addresses the allowed names resolve to onto the
- * router. Built with the rest of the plan; what depends on the subnet podman
- * assigns (the router's address, the forwarder's arguments, the rendered
- * files) is filled in by egress_spec_bind, also pure. Written to disk and
- * checked by lib/session_router. */
+ * router. It is built with the rest of the plan; what depends on the subnet
+ * podman assigns (the router's address, the forwarder's arguments, the
+ * rendered files) is filled in by egress_spec_bind, which is pure as well.
+ * session_router.h writes it to disk and checks the path at run time. */
 #ifndef AS_EGRESS_SPEC_H
 #define AS_EGRESS_SPEC_H
 
 #include <stdbool.h>
 
+#include "session_plan_data.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "egress/egress_state.h"
 #include "egress/router_terminate.h"
 #include "egress/router_protocol.h"
 #include "podman/podman_api.h"
-
-struct session_plan;
 
 #define EGRESS_FILES 20
 
@@ -51,21 +50,23 @@ typedef struct egress_spec {
     router_terminate_t terminate;    /* names with held secrets (p->held); n_hosts 0: none */
 } egress_spec_t;
 
-/* The specs for plan p (its names, images, labels, session directory); the
- * strings point into p. */
-int egress_spec_build(const struct session_plan *p, egress_spec_t **ret, as_error_t **err);
+/* Builds the router's and the forwarder's specs for plan p (its names,
+ * images, labels, session directory). Their strings point into p, which
+ * must outlive them. */
+int egress_spec_build(const session_plan_t *p, egress_spec_t **ret, as_error_t **err);
 void egress_spec_free(egress_spec_t *e);
 DEFINE_CLEANUP_FUNC(egress_spec_t, egress_spec_free)
 
-/* What follows from the session network's subnet: the router's address
- * there, the forwarder's arguments (its readiness probe and listeners,
- * docs/router-protocol.md) and every file the router and the agent read,
- * rendered in memory. */
-int egress_spec_bind(egress_spec_t *e, const struct session_plan *p, const char *subnet,
+/* Fills in what follows from the session network's subnet: the router's
+ * address there, the forwarder's arguments (its readiness probe and
+ * listeners, docs/router-protocol.md) and every file the router and the
+ * agent read, rendered in memory. */
+int egress_spec_bind(egress_spec_t *e, const session_plan_t *p, const char *subnet,
                      as_error_t **err);
 
-/* The router's address in a session subnet: its last usable host address,
- * away from the gateway (first) and the pod's addresses (allocated upwards). */
+/* Computes the router's address in a session subnet: its last usable host
+ * address, chosen to stay away from the gateway (the first) and the pod's
+ * addresses (allocated upwards). */
 int router_ip_for_subnet(const char *subnet, char ret[16], as_error_t **err);
 
 #endif

@@ -13,7 +13,8 @@
 
 #define CREDENTIALS_FILE ".credentials.json"
 
-/* FNV-1a, 64 bits: names a tree's home; the label check catches a clash. */
+/* FNV-1a, 64 bits, names a tree's home. It need not resist a clash on
+ * purpose: the label check (home_volume_ensure) catches one. */
 static uint64_t fnv1a64(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -98,7 +99,7 @@ static int check_owner(podman_api_t *api, const char *name, as_error_t **err)
     if (r < 0)
         return r;
     if (mountpoint[0] == '\0')
-        return 0;           /* a driver that keeps its data elsewhere: nothing to check */
+        return 0;           /* A driver that keeps its data elsewhere leaves nothing to check. */
     return home_volume_check_owner(name, mountpoint, getuid(), err);
 }
 
@@ -121,8 +122,10 @@ int home_volume_ensure(podman_api_t *api, const char *name, const char *project,
     return check_owner(api, name, err);
 }
 
-/* Copies the credentials file of the legacy home into the new login volume,
- * in a container of its own: no network, no capabilities. */
+/* Copies the credentials file of the legacy home into the new login volume.
+ * The copy runs in a container of its own with no network and no
+ * capabilities, so that a symlink the old home holds resolves inside that
+ * container, never on the host. */
 static int migrate_login(podman_api_t *api, const char *login, const login_migration_t *m,
                          as_error_t **err)
 {

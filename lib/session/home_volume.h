@@ -34,8 +34,8 @@ int home_volume_project_name(const char *prefix, const char *workdir, char **ret
  * carry the same label: two trees never share a home by a clash of names. */
 int home_volume_ensure(podman_api_t *api, const char *name, const char *project, as_error_t **err);
 
-/* The ownership check alone: `mountpoint` is a directory owned by `uid`.
- * Exposed for tests. */
+/* The ownership check alone: whether `mountpoint` is a directory owned by
+ * `uid`. It is exposed so that tests can run it without podman. */
 int home_volume_check_owner(const char *name, const char *mountpoint, uid_t uid, as_error_t **err);
 
 /* How the login volume is made the first time. */

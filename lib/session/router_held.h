@@ -1,8 +1,8 @@
 /* The held secrets reach the router through its stdin, never through a
- * file, a container spec or an exec (podman keeps those): the router's
- * key and the value maps, framed by the lines of router_protocol.h, read
- * by agent-sandbox-router-run into its tmpfs before nginx starts
- * (docs/secrets.md). */
+ * file, a container spec or an exec, because podman keeps those. What goes
+ * that way is the router's key and the value maps, framed by the lines of
+ * router_protocol.h; agent-sandbox-router-run reads them into its tmpfs
+ * before nginx starts (docs/secrets.md). */
 #ifndef AS_ROUTER_HELD_H
 #define AS_ROUTER_HELD_H
 
@@ -13,8 +13,9 @@
 /* What goes to the router's stdin (secret: the caller wipes and frees it). */
 int router_held_payload(const egress_spec_t *e, const char *key_pem, char **ret, as_error_t **err);
 
-/* Creates and starts the router of spec e, its stdin attached first, and
- * writes the payload (wiped here). For bg_start: arg is a router_held_job_t. */
+/* Creates and starts the router of spec e, attaching its stdin first so
+ * that nothing written is lost, and writes the payload (wiped here). It
+ * runs under bg_start, whose arg is a router_held_job_t. */
 typedef struct router_held_job {
     const egress_spec_t *egress;
     char *payload;           /* owned: wiped and freed by the job */

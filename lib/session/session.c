@@ -1,6 +1,6 @@
-/* Set-up: the steps, in order, each recording its undo before it creates
- * anything (if the CLI dies between the two, the label sweep finds it; if
- * the creation fails, teardown's 404 is harmless). */
+/* Set-up runs the steps in order, and each records its undo before it
+ * creates anything: if the CLI dies between the two, the label sweep finds
+ * what was made, and if the creation fails, teardown's 404 is harmless. */
 #include "session_int.h"
 
 #include <errno.h>
@@ -48,7 +48,7 @@ void session_free(session_t *s)
     http_stream_free(s->agent_in);
     free(s->forwarder_id);
     free(s->agent_id);
-    if (s->held_job.payload != NULL)     /* a start that never ran */
+    if (s->held_job.payload != NULL)     /* The job that wipes it never ran. */
         explicit_bzero(s->held_job.payload, strlen(s->held_job.payload));
     free(s->held_job.payload);
     free(s);
@@ -64,7 +64,7 @@ static void *bg_main(void *p)
     bg_job_t *j = p;
     sigset_t all;
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, NULL);    /* signals are the main thread's */
+    pthread_sigmask(SIG_BLOCK, &all, NULL);    /* Signals are the main thread's to handle. */
     j->rc = j->fn(j->api, j->arg, &j->err);
     return NULL;
 }
@@ -117,7 +117,8 @@ static int step_egress_network(session_t *s, as_error_t **err)
     return egress_network_ensure(s->api, s->plan->egress_network, err);
 }
 
-/* Then what follows from its subnet: bound, and the files written. */
+/* Creates the session network, then binds the plan to the subnet podman
+ * assigned it and writes the files that follow from that subnet. */
 static int step_network(session_t *s, as_error_t **err)
 {
     session_plan_t *p = s->plan;
@@ -144,7 +145,8 @@ static int create_and_start(podman_api_t *api, void *arg, as_error_t **err)
     return 0;
 }
 
-/* On a thread of its own: the probe below needs it, the pod does not. */
+/* The router starts on a thread of its own: the readiness probe needs it,
+ * but the pod does not, so the pod is made meanwhile. */
 static int step_router_start(session_t *s, as_error_t **err)
 {
     const egress_spec_t *e = s->plan->egress;
@@ -154,7 +156,8 @@ static int step_router_start(session_t *s, as_error_t **err)
         return r;
     if (e->terminate.n_hosts == 0)
         return bg_start(&s->router_job, s->api, create_and_start, (void *)router, "starting the router", err);
-    /* with held secrets: they go through its stdin (docs/secrets.md) */
+    /* With held secrets the router is started by router_held_start, which
+     * writes them through its stdin (docs/secrets.md). */
     s->held_job = (router_held_job_t){ .egress = e };
     if ((r = router_held_payload(e, s->plan->held->tls.key_pem, &s->held_job.payload, err)) < 0)
         return r;
@@ -179,8 +182,9 @@ static void login_copy_progress(void *ctx)
     s->progress("copying your login from the old shared home into its own volume (once)", s->progress_ctx);
 }
 
-/* A home volume that is not there yet: its first container fills it from
- * the image. Asked only when someone shows progress. */
+/* Tells the progress callback about a home volume that is not there yet,
+ * because its first container fills it from the image and that takes
+ * seconds. Podman is asked only when someone shows progress. */
 static void home_progress(session_t *s, podman_api_t *api, const char *volume)
 {
     bool exists = true;
@@ -190,9 +194,10 @@ static void home_progress(session_t *s, podman_api_t *api, const char *volume)
     as_error_free(&e);
 }
 
-/* The home and the login volume, made on first use (the login copied once
- * from the old shared home), the git identity's file, then the agent's
- * container: created and attached, never started here. */
+/* Makes the home and the login volume on first use (the login is copied
+ * once from the old shared home), writes the git identity's file, then
+ * creates and attaches the agent's container. The agent is never started
+ * here: it starts only once the egress path has proved itself. */
 static int homes_and_agent(podman_api_t *api, void *arg, as_error_t **err)
 {
     session_t *s = arg;
@@ -237,15 +242,17 @@ int session_attach_agent(podman_api_t *api, session_t *s, as_error_t **err)
     return 0;
 }
 
-/* On a thread of its own, while the forwarder proves the path. */
+/* The agent is created on a thread of its own while the forwarder proves
+ * the path, since neither waits for the other. */
 static int step_agent_create(session_t *s, as_error_t **err)
 {
     int r = record(s, UNDO_POD_CONTAINER, s->plan->agent, err);
     return r < 0 ? r : bg_start(&s->agent_job, s->api, homes_and_agent, s, NULL, err);
 }
 
-/* Attached before its start, so its readiness line cannot be missed (the
- * attach also sets it and the pod's network namespace up). */
+/* The forwarder is attached before its start, so that its readiness line
+ * cannot be missed (the attach also sets it and the pod's network
+ * namespace up). */
 static int step_forwarder(session_t *s, as_error_t **err)
 {
     const podman_container_spec_t *fw = &s->plan->egress->forwarder;
@@ -261,16 +268,16 @@ static int step_router_join(session_t *s, as_error_t **err)
     return bg_join(&s->router_job, err);
 }
 
-/* Only once the router runs: before, its address may not answer at all,
- * and the probe's lookups would only be cut short (0.5 s each) and asked
- * again. */
+/* The forwarder starts only once the router runs: before, the router's
+ * address may not answer at all, and the probe's lookups would only be cut
+ * short (0.5 s each) and asked again. */
 static int step_forwarder_start(session_t *s, as_error_t **err)
 {
     return podman_container_start(s->api, s->forwarder_id, err);
 }
 
-/* Fail closed: the agent starts only once an allowed name resolves to its
- * forwarder, a denied one does not, and every listener is up. */
+/* Set-up fails closed: the agent starts only once an allowed name resolves
+ * to its forwarder, a denied one does not, and every listener is up. */
 static int step_ready(session_t *s, as_error_t **err)
 {
     router_wait_t w = {
@@ -282,7 +289,8 @@ static int step_ready(session_t *s, as_error_t **err)
     return r;
 }
 
-/* Before the agent starts: what the router logged so far was the probe's. */
+/* Tells the router, before the agent starts, that what it logged so far
+ * was the probe's, so that the probe's queries never read as the agent's. */
 static int step_mark(session_t *s, as_error_t **err)
 {
     router_wait_t w = {
@@ -299,7 +307,7 @@ static int step_agent_join(session_t *s, as_error_t **err)
 
 typedef struct step {
     int (*run)(session_t *s, as_error_t **err);
-    const char *what;        /* its error's prefix; NULL: the error says it */
+    const char *what;        /* its error's prefix; NULL when the error says it */
     bool egress;             /* only with a router */
 } step_t;
 
@@ -311,8 +319,8 @@ static const step_t steps[] = {
     { step_forwarder, "starting the forwarder", true },
     { step_router_join, NULL, true },      /* bg_join prefixes its error */
     { step_forwarder_start, "starting the forwarder", true },
-    /* during the readiness wait: earlier, its creation in the pod holds up
-     * the forwarder's (bench/startup.sh) */
+    /* The agent is created during the readiness wait: earlier, its creation
+     * in the pod holds up the forwarder's (bench/startup.sh). */
     { step_agent_create, NULL, false },
     { step_ready, NULL, true },
     { step_mark, NULL, true },
@@ -339,7 +347,8 @@ int session_setup(session_t *s, as_error_t **err)
         if ((r = steps[i].run(s, err)) < 0 && steps[i].what != NULL)
             as_error_prefix(err, "%s", steps[i].what);
     }
-    /* Whatever still runs is waited for, and its failure told too. */
+    /* Whatever still runs is waited for, so that no thread outlives set-up,
+     * and its failure is told too. */
     int router = bg_join(&s->router_job, err), agent = bg_join(&s->agent_job, err);
     if (r == 0)
         r = router < 0 ? router : agent;

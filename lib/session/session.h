@@ -79,10 +79,11 @@ void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx);
  * already gone counts as removed. */
 int session_teardown(session_t *s, as_error_t **err);
 
-/* The API to use for teardown, when the first service died. */
+/* Sets the API to use for teardown, when the first service died. */
 void session_set_api(session_t *s, podman_api_t *api);
 
-/* Names of resources still recorded (after a failed teardown), one per line. */
+/* Returns the names of the resources still recorded (after a failed
+ * teardown), one per line. */
 char *session_leftovers(const session_t *s);
 
 #endif

@@ -126,9 +126,10 @@ int session_dir_remove(session_dir_t *d, as_error_t **err)
 {
     if (d == NULL || d->path == NULL)
         return 0;
-    /* Out of sight first, under the half-made name the sweep removes
-     * after its grace: no one sees a session directory half removed (its
-     * lock file gone, a reader of it making it anew). */
+    /* The directory is first renamed out of sight, under the half-made
+     * name that the sweep removes after its grace, so that no one sees a
+     * session directory half removed (its lock file gone, and a reader of
+     * it making it anew). */
     _cleanup_free_ char *gone = NULL;
     const char *path = d->path;
     if (asprintf(&gone, "%s/.new-%s", d->base, d->id) >= 0 && rename(d->path, gone) == 0)

@@ -46,8 +46,9 @@ static int newest_first(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/* A live session with a router: its entry, else false. The ID is a
- * session ID (session_id_valid): the precisions only tell the compiler so. */
+/* Fills *ret when base/id is a live session with a router, and returns
+ * false otherwise. The ID is a session ID (session_id_valid); the
+ * precisions in the formats only tell the compiler so. */
 static bool found_at(int dfd, const char *base, const char *id, session_found_t *ret)
 {
     char rel[SESSION_ID_LEN + 64];
@@ -62,8 +63,8 @@ static bool found_at(int dfd, const char *base, const char *id, session_found_t 
     snprintf(ret->id, sizeof(ret->id), "%.*s", SESSION_ID_LEN, id);
     if (asprintf(&ret->path, "%s/%s", base, id) < 0)
         return false;
-    /* no entry (yet), or one unreadable: the session has no directory to
-     * be chosen by, and is still found by its ID */
+    /* With no entry (yet), or an unreadable one, the session has no launch
+     * directory to be chosen by, but it is still found by its ID. */
     session_entry_t *e = NULL;
     as_error_t *err = NULL;
     if (session_registry_read(ret->path, &e, &err) == 0) {
@@ -133,7 +134,7 @@ int session_found_pick(const session_found_t *v, size_t n, const char *id, size_
     return 0;
 }
 
-/* dir is cwd or above it. */
+/* Whether dir is cwd or above it. */
 static bool holds(const char *dir, const char *cwd)
 {
     size_t len = strlen(dir);

@@ -1,7 +1,8 @@
 /* The running sessions of this user, as `allow`, `deny` and `log` find
  * them: a directory under <runtime dir>/agent-sandbox/ (lib/session/session_dir.h)
  * whose lock a CLI holds, with a router (its egress state written,
- * lib/egress/egress_state.h). Never touches a directory: only looks. */
+ * lib/egress/egress_state.h). It never touches a directory, only looks, so
+ * that it is safe beside a running session. */
 #ifndef AS_SESSION_FIND_H
 #define AS_SESSION_FIND_H
 

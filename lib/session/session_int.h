@@ -1,5 +1,6 @@
-/* Shared by the executor's files: session.c (the steps of set-up),
- * session_run.c (the agent's run) and session_teardown.c (the undo). */
+/* The executor's inside, shared by its files: session.c (the steps of
+ * set-up), session_run.c (the agent's run) and session_teardown.c (the
+ * undo). It is apart from session.h so that callers see only the contract. */
 #ifndef AS_SESSION_INT_H
 #define AS_SESSION_INT_H
 
@@ -21,9 +22,10 @@ typedef struct undo {
 
 #define SESSION_MAX_UNDO 8
 
-/* One API call sequence on a thread of its own, with its own connection:
- * the router starts while the pod is made, the agent is created while the
- * egress path proves itself, the router goes while the pod goes. */
+/* A job runs one API call sequence on a thread of its own, with its own
+ * connection, so that independent steps overlap: the router starts while
+ * the pod is made, the agent is created while the egress path proves
+ * itself, and the router goes while the pod goes. */
 typedef struct bg_job {
     pthread_t thread;
     podman_api_t *api;       /* NULL: not running */

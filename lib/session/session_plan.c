@@ -65,12 +65,13 @@ static bool env_sets(char *const *env, const char *entry)
     return false;
 }
 
-/* The agent's command with the request's as its arguments, or the
- * request's own. */
+/* Composes the command: the agent's, with the request's as its arguments,
+ * or the request's own. */
 static char **compose_command(const session_inputs_t *in)
 {
     _cleanup_(strv_freep) char **v = strv_copy(in->agent_args ? in->agent->command : in->command);
-    /* its unattended mode: only for the agent itself, never an --exec command */
+    /* The unattended mode is only for the agent itself, never for an
+     * --exec command. */
     char *const *autonomy = in->agent_args && in->autonomy ? in->agent->autonomy_args : NULL;
     for (size_t i = 0; v != NULL && autonomy != NULL && autonomy[i] != NULL; i++)
         if (strv_push(&v, autonomy[i]) < 0)
@@ -81,9 +82,10 @@ static char **compose_command(const session_inputs_t *in)
     return steal_pointer(&v);
 }
 
-/* The agent's variables (its telemetry switches among them) unless the
- * request sets the name itself, then the request's; then, with the login
- * volume, the variable that points the agent at it. */
+/* Composes the environment: first the agent's variables (its telemetry
+ * switches among them), each unless the request sets that name itself, so
+ * that the request wins; then the request's; then, with the login volume,
+ * the variable that points the agent at it. */
 static char **compose_env(const session_inputs_t *in, bool login)
 {
     const struct agent_profile *a = in->agent;
@@ -104,13 +106,14 @@ static char **compose_env(const session_inputs_t *in, bool login)
     return steal_pointer(&v);
 }
 
-/* No IPv6 at all in the pod, not even link-local. */
+/* The pod gets no IPv6 at all, not even link-local: its egress goes only
+ * through the router, over IPv4 (docs/threat-model.md). */
 static const podman_label_t pod_sysctls[] = {
     { "net.ipv6.conf.all.disable_ipv6", "1" },
     { "net.ipv6.conf.default.disable_ipv6", "1" },
 };
 
-/* The network, the pod, the egress path and the agent. */
+/* Builds the specs: the network, the pod, the egress path and the agent. */
 static int build_specs(session_plan_t *p, as_error_t **err)
 {
     bool egress = p->router_image != NULL;
@@ -118,7 +121,8 @@ static int build_specs(session_plan_t *p, as_error_t **err)
         .name = p->network, .internal = true, .dns_enabled = false,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
-    /* with a router, its address is the one DNS server: bound from the subnet */
+    /* With a router, its address is the pod's one DNS server, set when the
+     * subnet is bound. */
     p->pod_spec = (podman_pod_spec_t){
         .name = p->pod, .hostname = p->pod, .network = p->network, .userns_keep_id = true,
         .no_manage_hosts = egress,
@@ -145,12 +149,13 @@ static int check_inputs(const session_inputs_t *in, as_error_t **err)
                              in->image ? in->image : "");
     if (in->workdir == NULL || in->workdir[0] != '/')
         return as_error_make(err, EINVAL, "the launch directory must be an absolute path");
-    /* the one launch directory: the protected paths must be of the same */
+    /* There is one launch directory: the protected paths must be of the
+     * same one. */
     if (in->workspace != NULL && strcmp(in->workspace->launch_dir, in->workdir) != 0)
         return as_error_make(err, EINVAL, "internal error: the protected paths are of %s, the session "
                              "of %s", in->workspace->launch_dir, in->workdir);
-    /* podman hands the layers to the kernel as one option string, where ','
-     * and ':' separate: a path holding one could name another layer */
+    /* Podman hands the layers to the kernel as one option string, where ','
+     * and ':' separate, so a path holding one could name another layer. */
     const char *layers[] = { in->workdir, in->review_upper, in->review_work };
     for (size_t i = 0; in->review_upper != NULL && i < ARRAY_SIZE(layers); i++)
         if (layers[i] == NULL || layers[i][0] != '/' || strpbrk(layers[i], ",:\\\n") != NULL)
@@ -194,7 +199,7 @@ static int check_inputs(const session_inputs_t *in, as_error_t **err)
     return 0;
 }
 
-/* Published ports, the user's name and ids, and the git config: copied. */
+/* Copies the published ports, the user's name and ids, and the git config. */
 static int daily_work_copy(session_plan_t *p, const session_inputs_t *in)
 {
     p->n_publish = in->n_publish;

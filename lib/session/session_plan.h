@@ -1,128 +1,26 @@
 /* A session, first as pure data: every network, pod and container spec the
  * executor will ask podman for (router, forwarder and agent, with every
- * mount, sysctl, label and variable), computed from the inputs before any
- * API call. Only what podman returns is missing: the session network's
- * subnet, and what follows from it (the router's address, the pod's DNS
- * server, the forwarder's arguments, the rendered router files), filled in
- * by session_plan_bind, pure as well. Printable (--dry-run) and
- * unit-tested without podman; lib/session walks it. */
+ * mount, sysctl, label and variable), computed from the inputs
+ * (session_inputs.h) before any API call. The plan's layout is in
+ * session_plan_data.h; this header builds, binds, frees and describes it.
+ * Only what podman returns is missing from a new plan: the session
+ * network's subnet, and what follows from it (the router's address, the
+ * pod's DNS server, the forwarder's arguments, the rendered router files).
+ * session_plan_bind fills those in, and it is pure as well. The plan is
+ * printable (--dry-run) and unit-tested without podman, and the executor
+ * (session.h) walks it. */
 #ifndef AS_SESSION_PLAN_H
 #define AS_SESSION_PLAN_H
 
-#include <stdbool.h>
-#include <sys/types.h>
-
 #include "base/error.h"
-#include "config/allowlist.h"
-#include "config/publish.h"
-#include "config/resource_limits.h"
-#include "podman/podman_api.h"
 
 #include "labels.h"
+#include "session_inputs.h"
+#include "session_plan_data.h"
 
-/* In the session directory: the git identity's file (agent_spec.h mounts it). */
+/* The git identity's file in the session directory, which agent_spec.h
+ * mounts. */
 #define SESSION_GIT_CONFIG_FILE "gitconfig"
-
-struct agent_profile;
-
-typedef struct session_inputs {
-    const char *id;              /* from session_id_generate() */
-    pid_t cli_pid;
-    const char *workdir;         /* resolved launch directory */
-    const char *image;
-    /* The agent (agent_profile.h; borrowed, may be NULL): its variables are
-     * set (env wins over them), its login volume mounted only when it has
-     * login-env, and with agent_args its command runs with `command` as
-     * its arguments. */
-    const struct agent_profile *agent;
-    bool agent_args;
-    bool autonomy;               /* with agent_args: its unattended mode (autonomy-args, -env) */
-    char *const *command;        /* NULL-terminated; non-empty unless agent_args */
-    bool tty;
-    char *const *env;            /* KEY=VALUE to set inside, NULL-terminated, may be NULL */
-    const char *session_dir;     /* host-side session directory (rendered files live there) */
-    const char *home_volume;     /* the agent's home (home_volume.h); NULL: none */
-    bool home_per_project;       /* the home belongs to the launch tree (workdir); else a named home */
-    const char *login_volume;    /* Claude's login, apart from the home; NULL: in the home */
-    const char *legacy_home;     /* the old shared home the login is copied from once; may be NULL */
-    bool private_home;           /* an empty tmpfs home and no volume at all (verify's probe) */
-    bool verify;                 /* verify's probe session: its egress events are verify's
-                                  * (ROUTER_MARK_VERIFY), never an agent's */
-    /* the egress path */
-    const char *router_image;
-    const char *egress_network;  /* shared by all sessions, created on demand */
-    const char *resolver;        /* IPv4 address the router resolves upstream names with */
-    const allowlist_t *allowlist;/* borrowed: must outlive the plan */
-    const char *allowlist_path;  /* its file, where `allow --save` adds names; may be NULL */
-    /* workspace protection */
-    const struct workspace *workspace; /* borrowed, may be NULL: must outlive the plan, and
-                                        * be begun (workspace_begin) first: its mounts are taken */
-    /* review mode (docs/review.md): the launch directory as the lower layer
-     * of an overlay whose upper and work directories are these; NULL: none */
-    const char *review_upper;
-    const char *review_work;
-    /* resource limits, and what the host lets podman enforce */
-    limits_t limits;
-    cgroup_caps_t cgroups;
-    /* daily work: published ports, the user's name and git identity inside */
-    const publish_t *publish;    /* n_publish of them (publish.h); needs the router */
-    size_t n_publish;
-    const char *user_name;       /* the host user's name for the agent's passwd entry; NULL: podman's */
-    uid_t uid;                   /* the host user's ids: keep-id maps them as they are */
-    gid_t gid;
-    const char *git_config;      /* the system git config the agent gets (git_identity.h); NULL: none */
-    const struct held_secrets *held; /* the router's held secrets (docs/secrets.md); borrowed, may be NULL */
-} session_inputs_t;
-
-typedef struct session_plan {
-    char *id;
-    char *pid;
-    char *network;
-    char *pod;
-    char *agent;
-    const struct agent_profile *profile;   /* borrowed, may be NULL */
-    char *image;
-    char *workdir;
-    char **command;
-    char **env;
-    bool tty;
-    char *session_dir;
-    char *home_volume;
-    bool home_per_project;
-    char *login_volume;          /* only for an agent with login-env */
-    char *legacy_home;
-    bool private_home;
-    bool verify;
-    char *router;                /* container names */
-    char *forwarder;
-    char *router_image;
-    char *egress_network;
-    char *resolver;
-    const allowlist_t *allowlist;
-    char *allowlist_path;
-    /* workspace protection */
-    const struct workspace *workspace;
-    /* review mode: "upperdir=...", "workdir=...", NULL; [0] NULL: none */
-    char *review_overlay[3];
-    limits_t limits;
-    cgroup_caps_t cgroups;
-    publish_t publish[PUBLISH_MAX];
-    size_t n_publish;
-    podman_port_t pod_ports[PUBLISH_MAX];   /* the pod's, on the host's loopback */
-    char *user_name;
-    uid_t uid;
-    gid_t gid;
-    char *git_config;            /* its text, written to git_config_path by the executor */
-    const struct held_secrets *held; /* borrowed from the inputs; NULL or none held: no termination */
-    char *git_config_path;       /* <session dir>/gitconfig: read-only at /etc/gitconfig */
-    podman_label_t labels[2];
-    /* the specs; their strings point into the plan */
-    podman_network_spec_t network_spec;
-    podman_pod_spec_t pod_spec;
-    char *pod_dns[2];                 /* the router's address once bound, NULL-terminated */
-    struct egress_spec *egress;       /* the router and forwarder; NULL without a router */
-    struct agent_spec *agent_spec;
-} session_plan_t;
 
 int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err);
 void session_plan_free(session_plan_t *p);
@@ -134,10 +32,11 @@ int session_plan_bind(session_plan_t *p, const char *subnet, as_error_t **err);
 
 /* The mount points in the agent of every host path it is given (bind
  * mounts: the launch directory, the workspace's own, the rendered name
- * files), NULL-terminated; the strings point into the plan. For verify. */
+ * files), NULL-terminated; the strings point into the plan. verify takes the
+ * host paths it expects in the agent from them. */
 int session_plan_host_mounts(const session_plan_t *p, const char ***ret, as_error_t **err);
 
-/* Human-readable description, for --dry-run. */
+/* Describes the plan in words, for --dry-run. */
 int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err);
 
 #endif

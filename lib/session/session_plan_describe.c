@@ -1,6 +1,6 @@
-/* --dry-run: the whole plan in words, every spec as the executor will send
- * it; what podman has not assigned yet is named as such. Paths are escaped:
- * the workspace's may be names the agent chose. */
+/* --dry-run describes the whole plan in words, every spec as the executor
+ * will send it, and names what podman has not assigned yet as such. Paths
+ * are escaped because the workspace's may be names the agent chose. */
 #include "session_plan.h"
 
 #include <errno.h>
@@ -64,7 +64,8 @@ static void put_container(FILE *f, const podman_container_spec_t *c)
     }
 }
 
-/* The names the router terminates and the secrets it holds: never a value. */
+/* Describes the names the router terminates and the secrets it holds, but
+ * never a value, so that the description can be shown anywhere. */
 static void put_held(FILE *f, const held_secrets_t *h)
 {
     if (h == NULL || h->n_hosts == 0)
@@ -151,7 +152,8 @@ static void put_limits(FILE *f, const session_plan_t *p)
         fprintf(f, "unlimited\n");
 }
 
-/* Which agent, where it keeps its state, what it gets only when named. */
+/* Describes which agent runs, where it keeps its state, and what it gets
+ * only when named. */
 static void put_profile(FILE *f, const agent_profile_t *a)
 {
     fprintf(f, "  profile: %s; its state:", a->name);

@@ -16,12 +16,14 @@
 #include "base/strv.h"
 #include "base/util.h"
 
-/* A command line of the agent's may be long; the file is never near this. */
+/* A command line of the agent's may be long, but the file is never near
+ * this size: anything bigger is not an entry we wrote. */
 #define REGISTRY_MAX_BYTES (1024 * 1024)
 #define REGISTRY_FORMAT 1
 
-/* A path is bytes, JSON text is UTF-8: every string is stored with the
- * bytes outside printable ASCII, and '%', as %XX, and decoded on reading. */
+/* A path is bytes while JSON text is UTF-8, so every string is stored with
+ * the bytes outside printable ASCII, and '%', as %XX, and decoded on
+ * reading. */
 static char *encoded(const char *s)
 {
     if (s == NULL)
@@ -43,7 +45,8 @@ static int hex_digit(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* NULL for NULL; -EINVAL for a malformed %XX or a NUL byte. */
+/* Decodes s into *ret: NULL stays NULL, and a malformed %XX or a NUL byte
+ * is -EINVAL, since no string we wrote holds one. */
 static int decoded(const char *s, char **ret)
 {
     *ret = NULL;
@@ -69,7 +72,7 @@ static int decoded(const char *s, char **ret)
     return 0;
 }
 
-/* The entry's strings, encoded; NULL members stay NULL. */
+/* The entry's strings, encoded for JSON; NULL members stay NULL. */
 typedef struct encoded_entry {
     char *launch_dir, *agent, *image, *allowlist_path;
     char **command;
@@ -119,7 +122,7 @@ int session_registry_write(const char *dir, const session_entry_t *e, as_error_t
     for (size_t i = 0; x.command != NULL && x.command[i] != NULL; i++)
         json_str(g, x.command[i]);
     json_arr_close(g);
-    json_kv_str(g, "agent", x.agent);           /* null with --exec */
+    json_kv_str(g, "agent", x.agent);           /* null with --exec, which runs no agent */
     json_kv_str(g, "image", x.image);
     json_key(g, "allowlist");
     json_obj_open(g);
@@ -181,8 +184,8 @@ static int command_of(const json_t *arr, char ***ret)
     return 0;
 }
 
-/* The entry in `doc`; -EINVAL when a required member is missing or of
- * another type. */
+/* Reads the entry in `doc` into *e; -EINVAL when a required member is
+ * missing or of another type. */
 static int entry_of(const json_t *doc, session_entry_t *e)
 {
     long long pid = 0, format = 0;
@@ -249,8 +252,9 @@ static int list_push(session_entry_t ***v, size_t *n, session_entry_t *e)
     return 0;
 }
 
-/* The entry of base/name when that session is running; NULL otherwise
- * (no entry, a half-written one, or a session that ended meanwhile). */
+/* Returns the entry of base/name when that session is running, and NULL
+ * otherwise (no entry, a half-written one, or a session that ended
+ * meanwhile). */
 static session_entry_t *live_entry(const char *base, int base_fd, const char *name)
 {
     if (!session_id_valid(name) || !session_dir_lock_held(base_fd, name))
@@ -300,7 +304,7 @@ int session_registry_list(const char *base, session_entry_t ***ret, size_t *ret_
     return 0;
 }
 
-/* The lock of the entry's directory, checked through its parent. */
+/* Checks the lock of the entry's directory, through its parent. */
 bool session_entry_live(const session_entry_t *e)
 {
     _cleanup_free_ char *base = e->dir != NULL ? strdup(e->dir) : NULL;
@@ -326,7 +330,8 @@ int session_entry_signal(const session_entry_t *e, int signo, as_error_t **err)
      * valgrind, only the moment between the check and kill() is open.) */
     if (!session_entry_live(e))
         return as_error_make(err, ESRCH, "session %s is no longer running", e->id);
-    /* with a value, as sigqueue(3) sends it: the CLI can tell `stop` from a kill(1) */
+    /* The signal carries a value, as sigqueue(3) sends it, so that the CLI
+     * can tell `stop` from a kill(1). */
     siginfo_t info = { .si_signo = signo, .si_code = SI_QUEUE };
     info.si_pid = getpid();
     info.si_uid = getuid();

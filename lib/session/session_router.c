@@ -21,7 +21,8 @@ static int make_dir(const char *path, mode_t mode, as_error_t **err)
 {
     if (mkdir(path, mode) < 0 && errno != EEXIST)
         return as_error_errno(err, errno, "creating %s", path);
-    /* the router reads and writes as another uid: exact modes */
+    /* The router reads and writes as another uid, so the modes must be
+     * exactly these, whatever the umask. */
     if (chmod(path, mode) < 0)
         return as_error_errno(err, errno, "setting the mode of %s", path);
     return 0;
@@ -36,9 +37,9 @@ int egress_files_write(const egress_spec_t *e, as_error_t **err)
         (r = make_dir(e->view_dir, 0755, err)) < 0 || (r = make_dir(e->state_dir, 0700, err)) < 0)
         return r;
     /* The router's log writers run as nobody (a subordinate uid on the
-     * host) and write these: made here, they stay the user's own and
-     * readable. Each log has a count of the lines past its ceiling; the
-     * router answers changes in the reload file. */
+     * host) and write these files. They are made here so that they stay
+     * the user's own and readable. Each log has a count of the lines past
+     * its ceiling, and the router answers changes in the reload file. */
     for (size_t i = 0; i < ROUTER_LOG_FILES; i++) {
         _cleanup_free_ char *dropped = NULL;
         if (asprintf(&dropped, "%s" LOG_DROPPED_SUFFIX, router_log_files[i]) < 0)
@@ -70,7 +71,7 @@ int egress_network_ensure(podman_api_t *api, const char *name, as_error_t **err)
         .name = name, .internal = false, .dns_enabled = false, .labels = labels, .n_labels = 1,
     };
     r = podman_network_create(api, &spec, NULL, err);
-    if (r == -EEXIST) {          /* another session made it meanwhile */
+    if (r == -EEXIST) {          /* another session made it meanwhile, which is as good */
         as_error_free(err);
         return 0;
     }
@@ -97,7 +98,8 @@ static int collect(int stream, const char *data, size_t len, void *ctx)
     return 0;
 }
 
-/* The last non-empty line of what the forwarder said. */
+/* Returns the last non-empty line of what the forwarder said, the one that
+ * says why it stopped. */
 static const char *last_line(collected_t *c)
 {
     while (c->len > 0 && c->text[c->len - 1] == '\n')
@@ -106,8 +108,9 @@ static const char *last_line(collected_t *c)
     return nl != NULL ? nl + 1 : c->text;
 }
 
-/* The last non-empty line of a host-side log file, for error messages
- * (the session directory is gone by the time the user reads them). */
+/* Copies the last non-empty line of a host-side log file into buf, for
+ * error messages: the session directory is gone by the time the user reads
+ * them. */
 static void log_tail(const char *dir, const char *name, char *buf, size_t size)
 {
     char path[PATH_MAX];
@@ -135,7 +138,7 @@ static int router_stopped(const egress_spec_t *e, as_error_t **err)
                          why[0] ? why : "it left no log line");
 }
 
-/* Until the stream or a signal has something, or wait_ms pass. */
+/* Waits until the stream or a signal has something, or wait_ms pass. */
 static int wait_readable(http_stream_t *stream, const signal_source_t *signals, long wait_ms,
                          bool *ret_readable, as_error_t **err)
 {
@@ -146,12 +149,13 @@ static int wait_readable(http_stream_t *stream, const signal_source_t *signals, 
     if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, (int)wait_ms) < 0 && errno != EINTR)
         return as_error_errno(err, errno, "waiting for the forwarder");
     if (pfd[1].revents & POLLIN)
-        while (signal_source_next(signals) != 0) { }   /* the terminating flag says what matters */
+        while (signal_source_next(signals) != 0) { }   /* the terminating flag keeps what matters */
     *ret_readable = (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
     return 0;
 }
 
-/* The router stopped: its own last words say why. */
+/* Whether the router has stopped; if so, its own last words
+ * (router_stopped) say why. */
 static bool router_gone(podman_api_t *api, const char *router)
 {
     bool running = true;
@@ -182,7 +186,8 @@ int router_wait_ready(podman_api_t *api, const router_wait_t *w, http_stream_t *
             return as_error_make(err, ETIMEDOUT, "the egress path did not come up within %ld ms%s%s",
                                  w->timeout_ms, c.len ? ": " : "", last_line(&c));
         if (now >= next_check) {
-            /* a router that died will not come up: say so now */
+            /* A router that died will not come up, so this says so now
+             * instead of at the timeout. */
             if (router_gone(api, w->router))
                 return router_stopped(w->egress, err);
             next_check = now + 1000;
@@ -200,7 +205,8 @@ int router_wait_ready(podman_api_t *api, const router_wait_t *w, http_stream_t *
         if (got < 0)
             return as_error_prefix(err, "reading the forwarder's output");
         if (got == 0) {
-            /* it stopped: say why, from the router's state or its own words */
+            /* The forwarder stopped: the router's state or the forwarder's
+             * own words say why. */
             if (router_gone(api, w->router))
                 return router_stopped(w->egress, err);
             return as_error_make(err, EPERM, "the egress path is not confined as planned: %s",
@@ -237,7 +243,8 @@ int router_mark_start(podman_api_t *api, const router_wait_t *w, bool verify, as
                                  "agent's start", strsignal(stop));
         long now = monotonic_ms();
         if (now >= next_signal) {
-            /* one that comes just before the router waits is not lost: again */
+            /* The signal is sent again every second: one that comes just
+             * before the router waits for it would otherwise be lost. */
             int r = podman_container_kill(api, w->router, sig, err);
             if (r < 0)
                 return as_error_prefix(err, "telling the router that the agent starts");

@@ -1,7 +1,7 @@
 /* The egress path at run time: the shared egress network, the router's
  * files written into the session directory, and the proof that the path is
  * up before the agent starts. The specs and the rendered files are pure
- * data, built in lib/egress_spec; the protocol with the image's scripts is
+ * data, built by egress_spec.h; the protocol with the image's scripts is
  * in lib/egress/router_protocol.h. */
 #ifndef AS_SESSION_ROUTER_H
 #define AS_SESSION_ROUTER_H
@@ -23,7 +23,7 @@
  * hosts and resolv.conf. */
 int egress_files_write(const egress_spec_t *e, as_error_t **err);
 
-/* The shared egress network, created when missing. */
+/* Makes sure the shared egress network exists, creating it when missing. */
 int egress_network_ensure(podman_api_t *api, const char *name, as_error_t **err);
 
 typedef struct router_wait {

@@ -1,5 +1,7 @@
-/* The agent's run: attached, started (only after set-up proved the egress
- * path), its I/O pumped, signals forwarded, its end told apart. */
+/* The agent's run. The agent is attached and started (only after set-up
+ * proved the egress path), its I/O is pumped and signals are forwarded to
+ * it, and its end is told apart from a removal from outside or a lost
+ * monitor, so that the CLI reports the right exit. */
 #include "session_int.h"
 
 #include <errno.h>
@@ -24,9 +26,9 @@ void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx)
     s->egress_lost_ctx = ctx;
 }
 
-/* The router or the forwarder stopped: stop the other too, so that nothing
- * of the egress path is left half up (the router is reachable from the pod
- * without the forwarder), then tell the user. */
+/* When the router or the forwarder stops, the other is stopped too, so
+ * that nothing of the egress path is left half up (the router is reachable
+ * from the pod without the forwarder); then the user is told. */
 static void on_watch(void *ctx)
 {
     session_t *s = ctx;
@@ -34,7 +36,7 @@ static void on_watch(void *ctx)
     for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
         as_error_t *e = NULL;
         podman_container_kill(s->api, parts[i], SIGKILL, &e);
-        as_error_free(&e);        /* the one that died is gone already */
+        as_error_free(&e);        /* the one that died fails here, and that is fine */
     }
     if (s->egress_lost != NULL)
         s->egress_lost(s->egress_lost_ctx);
@@ -67,7 +69,8 @@ static void on_signal(int signo, void *ctx)
             resize_agent(s);
         return;
     }
-    /* First: pass it on, so the agent can finish in order. Again: kill. */
+    /* The first signal is passed on, so that the agent can finish in order;
+     * a second one kills it. */
     if (s->forwarded++ > 0) {
         kill_agent(s, SESSION_KILLED_ON_REQUEST);
         return;
@@ -82,8 +85,9 @@ static void on_signal(int signo, void *ctx)
     as_error_free(&e);           /* the agent may already be gone */
 }
 
-/* `~.` on the session's terminal: the first stops it as `agent-sandbox
- * stop` does (a SIGTERM to the CLI), the next one kills at once. */
+/* `~.` typed on the session's terminal: the first stops the agent as
+ * `agent-sandbox stop` does (a SIGTERM to the CLI), and the next one kills
+ * it at once. */
 static void on_escape(unsigned nth, void *ctx)
 {
     session_t *s = ctx;
@@ -94,9 +98,9 @@ static void on_escape(unsigned nth, void *ctx)
     on_signal(SIGTERM, s);
 }
 
-/* The agent outlived the grace after the signal it was passed: an agent
- * that ignores SIGHUP would otherwise keep the CLI of a closed terminal,
- * which sends no second signal, waiting for ever. */
+/* Kills the agent when it outlived the grace after the signal it was
+ * passed: an agent that ignores SIGHUP would otherwise keep the CLI of a
+ * closed terminal, which sends no second signal, waiting for ever. */
 static void on_signal_overdue(void *ctx)
 {
     session_t *s = ctx;
@@ -104,9 +108,9 @@ static void on_signal_overdue(void *ctx)
     kill_agent(s, SESSION_KILLED_AFTER_GRACE);
 }
 
-/* The agent's output cannot be written: end it, as a shell pipeline ends
- * a writer whose reader went away (SIGPIPE), or as a lost output should
- * (SIGTERM); SIGKILL when it is still there after the grace. */
+/* Ends the agent when its output cannot be written, as a shell pipeline
+ * ends a writer whose reader went away (SIGPIPE), or as a lost output
+ * should (SIGTERM); it gets SIGKILL when it is still there after the grace. */
 static void on_output_lost(int errnum, bool again, void *ctx)
 {
     session_t *s = ctx;
@@ -121,8 +125,9 @@ static void on_output_lost(int errnum, bool again, void *ctx)
 /* How long a removal from outside may take to finish after the exit it caused. */
 #define REMOVAL_WAIT_MS 3000L
 
-/* The container is gone, or is within wait_ms: a `podman rm` from outside
- * stops the agent first and removes it only after we hear of its exit. */
+/* Whether the container is gone, or goes within wait_ms: a `podman rm`
+ * from outside stops the agent first and removes it only after we hear of
+ * its exit, so a removal is seen only by waiting a little. */
 static bool container_removed(session_t *s, long wait_ms)
 {
     long deadline = monotonic_ms() + wait_ms;
@@ -140,13 +145,15 @@ static bool container_removed(session_t *s, long wait_ms)
     }
 }
 
-/* Its exit status, or why there is none. A SIGTERM or SIGKILL the CLI did
- * not send is what `podman rm` or `stop` from outside gives. */
+/* Fills in the agent's exit status, or why there is none. A SIGTERM or
+ * SIGKILL that the CLI did not send is what `podman rm` or `stop` from
+ * outside gives, so such an exit is checked for a removal. */
 static int agent_end(session_t *s, session_result_t *res, as_error_t **err)
 {
     int r = podman_container_wait(s->api, s->agent_id, &res->exit_code, err);
     if (r == -ENOENT) {
-        /* no exit code: removed and forgotten, or its monitor died before writing one */
+        /* There is no exit code: the container was removed and forgotten,
+         * or its monitor died before writing one. */
         as_error_free(err);
         res->end = container_removed(s, 0) ? SESSION_AGENT_REMOVED : SESSION_MONITOR_DIED;
         return 0;
@@ -157,7 +164,8 @@ static int agent_end(session_t *s, session_result_t *res, as_error_t **err)
                    (res->exit_code == 128 + SIGTERM || res->exit_code == 128 + SIGKILL);
     res->end = outside && container_removed(s, REMOVAL_WAIT_MS) ? SESSION_AGENT_REMOVED
                                                                 : SESSION_AGENT_EXITED;
-    /* the session was stopped as by SIGTERM; SIGHUP was only its form for a TTY */
+    /* The session was stopped as by SIGTERM; SIGHUP was only its form for
+     * a TTY, so the exit reads as SIGTERM's. */
     if (s->hup_for_term && s->killed == SESSION_NOT_KILLED && res->exit_code == 128 + SIGHUP)
         res->exit_code = 128 + SIGTERM;
     res->stopped_by_escape = s->by_escape;
@@ -168,7 +176,8 @@ static int agent_end(session_t *s, session_result_t *res, as_error_t **err)
 
 int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_error_t **err)
 {
-    /* attached during set-up, before its start: no output is missed */
+    /* The agent was attached during set-up, before its start, so that no
+     * output is missed; only a session made otherwise attaches here. */
     int r = s->agent_out == NULL ? session_attach_agent(s->api, s, err) : 0;
     if (r < 0)
         return r;
@@ -187,14 +196,14 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
     if (sig != 0)
         on_signal(sig, s);
 
-    /* Watch the egress path: if it dies, egress is closed (nothing falls
-     * back to another route) and the user is told. */
+    /* The egress path is watched: if it dies, egress is closed (nothing
+     * falls back to another route) and the user is told. */
     http_stream_t *events = NULL;
     if (s->plan->router_image != NULL) {
         char *watched[] = { s->plan->router, s->plan->forwarder, NULL };
         as_error_t *werr = NULL;
         if (podman_events_died(s->api, watched, &events, &werr) < 0)
-            as_error_free(&werr);     /* only the notice is lost, not the confinement */
+            as_error_free(&werr);     /* only the notice is lost, never the confinement */
     }
     attach_hooks_t hooks = { .signals = s->signals, .on_signal = on_signal, .watch = events, .on_watch = on_watch,
                              .on_output_lost = on_output_lost, .on_signal_overdue = on_signal_overdue,

@@ -1,4 +1,5 @@
-/* Teardown: every recorded undo, newest first, past any failure. */
+/* Teardown runs every recorded undo, newest first, and goes on past any
+ * failure, so that one resource that cannot go does not keep the others. */
 #include "session_int.h"
 
 #include <errno.h>
@@ -12,11 +13,11 @@
 
 /* The router (a container outside the pod) is killed first, then removed:
  * a removal stops a running container itself, but libpod 4 then polls for
- * its end every 100 ms; killed a call earlier, it is gone by the first
- * look. A kill that fails (not running, gone) is no matter: the removal
- * after it says what is wrong. Not the pod: a kill of a pod whose agent
- * lost its conmon leaves the pod's removal failing (405-agent-lost.bats,
- * "bug 8"), and the removal kills it as well. */
+ * its end every 100 ms, while a container killed a call earlier is gone by
+ * the first look. A kill that fails (not running, gone) is no matter: the removal
+ * after it says what is wrong. The pod is not killed first: a kill of a pod
+ * whose agent lost its conmon leaves the pod's removal failing
+ * (405-agent-lost.bats, "bug 8"), and the removal kills it as well. */
 static void kill_first(podman_api_t *api, const char *name)
 {
     as_error_t *e = NULL;
@@ -35,10 +36,11 @@ static int remove_container(podman_api_t *api, void *arg, as_error_t **err)
     return r;
 }
 
-/* Asked once more when it fails: podman 4.3 once answered a pod's forced
- * removal with HTTP 500 ("invalid memory address or nil pointer
- * dereference"; e2e 070 under load, a terminal session's removals after
- * its prompt). What fails twice is reported as before. */
+/* A pod's removal is asked once more when it fails, because podman 4.3
+ * once answered a pod's forced removal with HTTP 500 ("invalid memory
+ * address or nil pointer dereference"; e2e 070 under load, a terminal
+ * session's removals after its prompt). What fails twice is reported as
+ * before. */
 static int remove_pod(podman_api_t *api, const char *name, as_error_t **err)
 {
     int r = podman_pod_remove(api, name, err);
@@ -57,13 +59,14 @@ static bool pod_recorded(const session_t *s)
     return false;
 }
 
-/* One undo; -ENOENT (gone already) counts as done. */
+/* Runs one undo. -ENOENT (gone already) counts as done, since the goal is
+ * that the resource is gone. */
 static int undo_one(session_t *s, const undo_t *u, bg_job_t *side, as_error_t **err)
 {
     int r;
     switch (u->kind) {
     case UNDO_POD_CONTAINER:
-        return 0;           /* goes with the pod (see below) */
+        return 0;           /* it goes with the pod (see below) */
     case UNDO_CONTAINER:
         if (side->api != NULL)
             return bg_join(side, err);
@@ -84,15 +87,16 @@ static int undo_one(session_t *s, const undo_t *u, bg_job_t *side, as_error_t **
     return r;
 }
 
-/* The pod and the router (a container outside it, made just before it)
- * go at the same time. */
+/* Starts the router's removal on a thread of its own when the pod's is
+ * next, so that the pod and the router (a container outside it, made just
+ * before it) go at the same time. */
 static void start_side(session_t *s, size_t i, bg_job_t *side)
 {
     if (side->api != NULL || i == 0 || s->done[i].kind != UNDO_POD || s->done[i - 1].kind != UNDO_CONTAINER)
         return;
     as_error_t *e = NULL;
     if (bg_start(side, s->api, remove_container, s->done[i - 1].name, "removing the router", &e) < 0)
-        as_error_free(&e);    /* then it goes in turn */
+        as_error_free(&e);    /* then the router goes in turn */
 }
 
 int session_teardown(session_t *s, as_error_t **err)
@@ -118,7 +122,8 @@ int session_teardown(session_t *s, as_error_t **err)
         as_error_free(&e);
     }
     bg_join(&side, err);
-    /* keep what is left recorded, in order: the sweep removes it later */
+    /* What is left stays recorded, in order, so that the sweep removes it
+     * later. */
     size_t n = 0;
     for (size_t i = 0; i < s->n_done; i++) {
         bool stays = left[i] || (s->done[i].kind == UNDO_POD_CONTAINER && with_pod && pod_rc < 0);

@@ -183,8 +183,8 @@ int stale_sweep(podman_api_t *api, const char *base, const char *own_id,
         podman_labelled_free(list, n);
         as_error_free(&e);
     }
-    /* Directories last: a live session's directory is locked before it makes
-     * anything, so only dead ones are free here. */
+    /* Directories go last: a live session's directory is locked before it
+     * makes anything, so only dead ones are free here. */
     idset_t live = {0};
     as_error_t *dir_err = NULL;
     int r = sweep_dirs(base, own_id, &live, &rep, &dir_err);

@@ -1,6 +1,7 @@
-/* Leftovers of sessions whose CLI is gone (SIGKILL, power cut, crash):
- * a session is live while its directory exists and its lock is held; every
- * labelled resource and directory of any other session is removed. */
+/* Removes the leftovers of sessions whose CLI is gone (SIGKILL, power cut,
+ * crash). A session is live while its directory exists and its lock is
+ * held; every labelled resource and directory of any other session is
+ * removed. */
 #ifndef AS_STALE_H
 #define AS_STALE_H
 
