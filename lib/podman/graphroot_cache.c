@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/msg.h"
 #include "base/util.h"
 
 #define CACHE_NAME "graphroot"
@@ -26,11 +27,11 @@ static void key_line(FILE *f, const char *path)
 
 int graphroot_cache_key(char **ret, as_error_t **err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return as_error_errno(err, errno, "computing the storage cache key");
+    msg_t m;
+    int r = msg_open(&m, err);
+    if (r < 0)
+        return as_error_prefix(err, "computing the storage cache key");
+    FILE *f = m.f;
     /* the files containers-storage reads, in its order of precedence */
     const char *env = getenv("CONTAINERS_STORAGE_CONF");
     fprintf(f, "env %s\n", env != NULL ? env : "-");
@@ -47,11 +48,8 @@ int graphroot_cache_key(char **ret, as_error_t **err)
     key_line(f, user);
     key_line(f, "/etc/containers/storage.conf");
     key_line(f, "/usr/share/containers/storage.conf");
-    if (fclose(f) != 0) {
-        free(text);
-        return as_error_make(err, ENOMEM, "computing the storage cache key: out of memory");
-    }
-    *ret = text;
+    if ((r = msg_close(&m, ret, err)) < 0)
+        return as_error_prefix(err, "computing the storage cache key");
     return 0;
 }
 
