@@ -8,10 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
 #include "base/msg.h"
 #include "base/util.h"
 
 #define CACHE_NAME "graphroot"
+/* The key and a line: far less than this. */
+#define CACHE_MAX (64 * 1024)
 
 static void key_line(FILE *f, const char *path)
 {
@@ -63,12 +66,12 @@ int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err)
     int r = graphroot_cache_key(&key, err);
     if (r < 0)
         return r;
-    _cleanup_fclose_ FILE *f = fopen(path, "re");
-    if (f == NULL)
+    /* Any file that cannot be read, or is not what was stored, is a miss. */
+    _cleanup_free_ char *buf = NULL;
+    _cleanup_(as_error_freep) as_error_t *read_err = NULL;
+    size_t n = 0;
+    if (config_file_read(AT_FDCWD, path, CONFIG_NOFOLLOW, CACHE_MAX, &buf, &n, &read_err) < 0)
         return -ENOENT;
-    char buf[8192];
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    buf[n] = '\0';
     size_t klen = strlen(key);
     if (n <= klen || strncmp(buf, key, klen) != 0)
         return -ENOENT;
