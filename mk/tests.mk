@@ -85,12 +85,15 @@ check-suites: all check-conventions unit e2e check-rpm check-host-packages
 # no C function over 80 lines (scripts/check-function-length); the include
 # rules of docs/architecture.md: lib/'s folders layered, no circle
 # (scripts/check-includes); that document's tables list exactly the files
-# of each folder (scripts/check-architecture); no shellcheck finding, of any
-# severity, in any shell script (check-shell).
+# of each folder (scripts/check-architecture); one way for each job, by the
+# module that owns it: msg_t, file_read, libcrypto, tar_write
+# (scripts/check-one-way); no shellcheck finding, of any severity, in any
+# shell script (check-shell).
 check-conventions: check-shell
 	@scripts/check-function-length $(wildcard lib/*/*.c cmd/*.c cmd/*/*.c tests/unit/*.c tests/fuzz/*.c)
 	@scripts/check-includes
 	@scripts/check-architecture
+	@scripts/check-one-way
 
 # Every shell script git knows of (scripts/check-shell says which count);
 # the exceptions are annotated where they occur, .shellcheckrc has the rest.

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "inputs.h"
 #include "base/escape.h"
 #include "base/file_read.h"
+#include "base/msg.h"
 #include "base/util.h"
 #include "config/agent_profile.h"
 #include "base/user_dirs.h"
@@ -29,18 +31,16 @@ static char *known_agents(void)
     struct dirent **names = NULL;
     int n = dir != NULL ? scandir(dir, &names, only_agents, alphasort) : -1;
     char *list = NULL;
-    size_t len = 0;
-    FILE *f = n > 0 ? open_memstream(&list, &len) : NULL;
+    msg_t m = { 0 };
+    bool opened = n > 0 && msg_open(&m, NULL) == 0;
     for (int i = 0; i < n; i++) {
-        if (f != NULL)
-            fprintf(f, "%s%s", i ? ", " : "", names[i]->d_name);
+        if (opened)
+            fprintf(m.f, "%s%s", i ? ", " : "", names[i]->d_name);
         free(names[i]);
     }
     free(names);
-    if (f != NULL && fclose(f) != 0) {
-        free(list);
+    if (opened && msg_close(&m, &list, NULL) < 0)
         return NULL;
-    }
     return list;
 }
 

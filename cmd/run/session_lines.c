@@ -14,6 +14,7 @@
 #include "run.h"
 #include "shared/session_list.h"
 #include "base/escape.h"
+#include "base/msg.h"
 #include "base/signals.h"
 #include "base/util.h"
 #include "session/session_registry.h"
@@ -22,11 +23,10 @@ void session_start_line(const session_start_t *st)
 {
     if (!isatty(STDERR_FILENO))
         return;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
+    msg_t m;
+    if (msg_open(&m, NULL) < 0)
         return;
+    FILE *f = m.f;
     fprintf(f, "session %s (", st->id);
     if (st->agent != NULL)
         fprintf(f, "%s, autonomy %s", st->agent, st->autonomy ? "on" : "off");
@@ -38,9 +38,9 @@ void session_start_line(const session_start_t *st)
     for (size_t i = 0; i < st->n_publish; i++)
         fprintf(f, "%s http://" PUBLISH_HOST_IP ":%u", i == 0 ? "; published:" : ",",
                 (unsigned)st->publish[i].host_port);
-    if (fclose(f) == 0)
+    _cleanup_free_ char *text = NULL;
+    if (msg_close(&m, &text, NULL) == 0)
         report("%s", text);
-    free(text);
 }
 
 void session_escape_heard(unsigned nth, void *ctx)

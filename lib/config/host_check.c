@@ -12,9 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
 #include "base/util.h"
 
 #define SUBIDS_NEEDED 65536UL
+/* A subuid file of a host with many users is long, but not this long. */
+#define SUBIDS_FILE_MAX (16 * 1024 * 1024)
 
 int check_set(check_t *c, check_level_t level, const char *fix, const char *fmt, ...)
 {
@@ -72,14 +75,19 @@ typedef struct subids {
     unsigned long next_free;   /* past every range in the file */
 } subids_t;
 
-/* Reads a subuid/subgid file: "name-or-uid:start:count" lines. */
+/* Reads a subuid/subgid file: "name-or-uid:start:count" lines. One that
+ * cannot be read counts as empty, as a missing one does. */
 static void subids_read(const char *file, const char *user, uid_t uid, subids_t *ret)
 {
     *ret = (subids_t){ .next_free = 100000 };
-    _cleanup_fclose_ FILE *f = fopen(file, "re");
-    char line[512], uid_text[24];
+    _cleanup_free_ char *text = NULL;
+    _cleanup_(as_error_freep) as_error_t *err = NULL;
+    size_t len = 0;
+    if (config_file_read(AT_FDCWD, file, CONFIG_FOLLOW, SUBIDS_FILE_MAX, &text, &len, &err) < 0)
+        return;
+    char uid_text[24], *save = NULL;
     snprintf(uid_text, sizeof(uid_text), "%lu", (unsigned long)uid);
-    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+    for (char *line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
         char *first = strchr(line, ':');
         char *second = first != NULL ? strchr(first + 1, ':') : NULL;
         if (second == NULL)

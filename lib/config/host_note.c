@@ -18,8 +18,13 @@
 static void host_id(char ret[65])
 {
     char buf[65] = "";
-    _cleanup_fclose_ FILE *f = fopen("/etc/machine-id", "re");
-    if (f == NULL || fgets(buf, sizeof(buf), f) == NULL || buf[0] == '\n')
+    _cleanup_free_ char *id = NULL;
+    _cleanup_(as_error_freep) as_error_t *err = NULL;
+    size_t len = 0;
+    if (config_file_read(AT_FDCWD, "/etc/machine-id", CONFIG_FOLLOW, 4096, &id, &len, &err) == 0 &&
+        id[0] != '\n' && id[0] != '\0')
+        snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(id, "\n"), id);
+    else
         gethostname(buf, sizeof(buf) - 1);
     size_t n = 0;
     for (const char *p = buf; *p != '\0' && n < 64; p++)

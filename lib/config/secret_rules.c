@@ -1,10 +1,13 @@
 #include "secret_rules.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+
+#include <openssl/evp.h>
 
 #include "base/config_lines.h"
 #include "base/hostname.h"
@@ -286,24 +289,17 @@ int secret_standin(const char *value, char **ret, as_error_t **err)
 
 /* ---- header values -------------------------------------------------------- */
 
+/* Base64 by OpenSSL's encoder (libcrypto is linked for the session CA). */
 static char *base64(const char *in)
 {
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     size_t n = strlen(in);
-    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+    if (n > INT_MAX / 4 * 3 - 3)
+        return NULL;
+    unsigned char *out = malloc((n + 2) / 3 * 4 + 1);
     if (out == NULL)
         return NULL;
-    const unsigned char *p = (const unsigned char *)in;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
-                     (i + 2 < n ? p[i + 2] : 0);
-        *o++ = tab[v >> 18 & 63];
-        *o++ = tab[v >> 12 & 63];
-        *o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
-        *o++ = i + 2 < n ? tab[v & 63] : '=';
-    }
-    *o = '\0';
-    return out;
+    EVP_EncodeBlock(out, (const unsigned char *)in, (int)n);
+    return (char *)out;
 }
 
 int secret_header_value(const secret_rule_t *rule, const char *value, char **ret, as_error_t **err)

@@ -2,11 +2,17 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file_read.h"
 #include "base/util.h"
+
+/* Far more than any resolv.conf: glibc reads at most 3 nameservers, but
+ * comments and search lists can make a file long. */
+#define RESOLV_CONF_MAX (1024 * 1024)
 
 int resolv_conf_first_ipv4(const char *text, char ret[16], as_error_t **err)
 {
@@ -33,21 +39,27 @@ int resolv_conf_first_ipv4(const char *text, char ret[16], as_error_t **err)
     return -ENOENT;
 }
 
-static int from_file(const char *path, char ret[16])
+int resolv_conf_file_ipv4(const char *path, char ret[16], as_error_t **err)
 {
-    _cleanup_fclose_ FILE *f = fopen(path, "re");
-    if (f == NULL)
-        return -errno;
-    char text[16384];
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    text[n] = '\0';
-    return resolv_conf_first_ipv4(text, ret, NULL);
+    _cleanup_free_ char *text = NULL;
+    size_t len = 0;
+    as_error_t *read_err = NULL;
+    int r = config_file_read(AT_FDCWD, path, CONFIG_FOLLOW, RESOLV_CONF_MAX, &text, &len, &read_err);
+    if (r < 0) {
+        if (err == NULL) {
+            as_error_free(&read_err);
+            return r;
+        }
+        *err = read_err;
+        return config_error_name(err, "", path);
+    }
+    return resolv_conf_first_ipv4(text, ret, err);
 }
 
 int resolv_conf_host_resolver(char ret[16], as_error_t **err)
 {
-    if (from_file("/etc/resolv.conf", ret) == 0 ||
-        from_file("/run/systemd/resolve/resolv.conf", ret) == 0)
+    if (resolv_conf_file_ipv4("/etc/resolv.conf", ret, NULL) == 0 ||
+        resolv_conf_file_ipv4("/run/systemd/resolve/resolv.conf", ret, NULL) == 0)
         return 0;
     return as_error_make(err, ENOENT,
                          "found no IPv4 resolver the router can use in /etc/resolv.conf "

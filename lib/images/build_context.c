@@ -3,62 +3,36 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/sha256.h"
+#include <openssl/evp.h>
+
 #include "base/strv.h"
+#include "base/tar_write.h"
 #include "base/util.h"
 
 typedef struct packer {
     const char *top;         /* for messages */
-    char *tar;
-    size_t len, cap, files, entries;
+    tar_write_t tar;
+    size_t files, entries;
 } packer_t;
 
-static int grow(packer_t *p, size_t more, as_error_t **err)
-{
-    if (p->len + more <= p->cap)
-        return 0;
-    size_t cap = p->cap ? p->cap : 64 * 1024;
-    while (cap < p->len + more)
-        cap *= 2;
-    char *t = realloc(p->tar, cap);
-    if (t == NULL)
-        return as_error_make(err, ENOMEM, "out of memory");
-    p->tar = t, p->cap = cap;
-    return 0;
-}
-
-/* One ustar header: name, mode, size, type; no owner, no time. */
+/* One entry's header, counted against the bound. */
 static int header(packer_t *p, const char *name, unsigned mode, size_t size, char type, as_error_t **err)
 {
     if (++p->entries > BUILD_CONTEXT_ENTRIES)
         return as_error_make(err, E2BIG, "%s: more than %d entries", p->top, BUILD_CONTEXT_ENTRIES);
-    if (strlen(name) > 100)
-        return as_error_make(err, ENAMETOOLONG, "%s/%s: a path of more than 100 bytes", p->top, name);
-    int r = grow(p, 512, err);
+    int r = tar_write_header(&p->tar, name, mode, size, type);
+    if (r == -ENAMETOOLONG)
+        return as_error_make(err, ENAMETOOLONG, "%s/%s: a path of more than %d bytes", p->top, name,
+                             TAR_NAME_MAX);
     if (r < 0)
-        return r;
-    char *h = p->tar + p->len;
-    memset(h, 0, 512);
-    memcpy(h, name, strlen(name));
-    snprintf(h + 100, 8, "%07o", mode);
-    snprintf(h + 108, 8, "%07o", 0u);
-    snprintf(h + 116, 8, "%07o", 0u);
-    snprintf(h + 124, 12, "%011llo", (unsigned long long)size);
-    snprintf(h + 136, 12, "%011o", 0u);
-    h[156] = type;
-    memcpy(h + 257, "ustar\0" "00", 8);
-    memset(h + 148, ' ', 8);
-    unsigned sum = 0;
-    for (size_t i = 0; i < 512; i++)
-        sum += (unsigned char)h[i];
-    snprintf(h + 148, 8, "%06o", sum);
-    p->len += 512;
+        return as_error_make(err, -r, "out of memory");
     return 0;
 }
 
@@ -78,14 +52,15 @@ static int file(packer_t *p, int dirfd, const char *rel, const char *name, const
     if (now.st_ino != st->st_ino || now.st_dev != st->st_dev || now.st_size != st->st_size)
         return as_error_make(err, EAGAIN, "%s/%s: changed while it was read; build again", p->top, rel);
     size_t size = (size_t)st->st_size;
+    char *at = NULL;
     int r = header(p, rel, (st->st_mode & 0111) ? 0755 : 0644, size, '0', err);
-    if (r == 0)
-        r = grow(p, (size + 511) / 512 * 512, err);
+    if (r == 0 && tar_write_space(&p->tar, size, &at) < 0)
+        r = as_error_make(err, ENOMEM, "out of memory");
     if (r < 0)
         return r;
     size_t got = 0;
     while (got < size) {
-        ssize_t n = read(fd, p->tar + p->len + got, size - got);
+        ssize_t n = read(fd, at + got, size - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -93,8 +68,6 @@ static int file(packer_t *p, int dirfd, const char *rel, const char *name, const
                                  n < 0 ? strerror(errno) : "shorter than it was");
         got += (size_t)n;
     }
-    memset(p->tar + p->len + size, 0, (size + 511) / 512 * 512 - size);
-    p->len += (size + 511) / 512 * 512;
     return 0;
 }
 
@@ -159,6 +132,22 @@ static int walk(packer_t *p, int dirfd, const char *prefix, unsigned depth, as_e
     return r;
 }
 
+int build_context_hash(const void *data, size_t len, const char *salt, char ret[65], as_error_t **err)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned n = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    bool ok = ctx != NULL && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+              EVP_DigestUpdate(ctx, data, len) == 1 && EVP_DigestUpdate(ctx, salt, strlen(salt)) == 1 &&
+              EVP_DigestFinal_ex(ctx, md, &n) == 1 && n == 32;
+    EVP_MD_CTX_free(ctx);
+    if (!ok)
+        return as_error_make(err, ENOMEM, "hashing the build context: OpenSSL's SHA-256 failed");
+    for (unsigned i = 0; i < n; i++)
+        snprintf(ret + 2 * i, 3, "%02x", md[i]);
+    return 0;
+}
+
 int build_context_pack(const char *dir, const char *salt, build_context_t *ret, as_error_t **err)
 {
     packer_t p = { .top = dir };
@@ -166,20 +155,17 @@ int build_context_pack(const char *dir, const char *salt, build_context_t *ret, 
     if (fd < 0)
         return as_error_make(err, errno, "%s: %s", dir, strerror(errno));
     int r = walk(&p, fd, "", 0, err);
+    if (r == 0 && tar_write_end(&p.tar) < 0)
+        r = as_error_make(err, ENOMEM, "out of memory");
+    char hash[65];
     if (r == 0)
-        r = grow(&p, 1024, err);
+        r = build_context_hash(p.tar.data, p.tar.len, salt, hash, err);
     if (r < 0) {
-        free(p.tar);
+        tar_write_clear(&p.tar);
         return r;
     }
-    memset(p.tar + p.len, 0, 1024);
-    p.len += 1024;
-    sha256_t h;
-    sha256_init(&h);
-    sha256_update(&h, p.tar, p.len);
-    sha256_update(&h, salt, strlen(salt));
-    *ret = (build_context_t){ .tar = p.tar, .len = p.len };
-    sha256_hex(&h, ret->hash);
+    *ret = (build_context_t){ .tar = p.tar.data, .len = p.tar.len };
+    memcpy(ret->hash, hash, sizeof(hash));
     return 0;
 }
 

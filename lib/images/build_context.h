@@ -26,5 +26,8 @@ typedef struct build_context {
  * a new hash). */
 int build_context_pack(const char *dir, const char *salt, build_context_t *ret, as_error_t **err);
 void build_context_clear(build_context_t *c);
+/* The hash of a stream and its salt: SHA-256 (OpenSSL's) of the two one
+ * after the other, as 64 lower-case hex digits and a NUL. */
+int build_context_hash(const void *data, size_t len, const char *salt, char ret[65], as_error_t **err);
 
 #endif

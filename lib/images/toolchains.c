@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/msg.h"
 #include "base/strv.h"
 #include "base/util.h"
 
@@ -25,18 +26,15 @@ bool toolchain_known(const char *name)
 static char *joined(const char *const *words, const char *sep, const char *none)
 {
     char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
+    msg_t m;
+    if (msg_open(&m, NULL) < 0)
         return NULL;
     for (size_t i = 0; words[i] != NULL; i++)
-        fprintf(f, "%s%s", i ? sep : "", words[i]);
+        fprintf(m.f, "%s%s", i ? sep : "", words[i]);
     if (words[0] == NULL)
-        fputs(none, f);
-    if (fclose(f) != 0) {
-        free(text);
+        fputs(none, m.f);
+    if (msg_close(&m, &text, NULL) < 0)
         return NULL;
-    }
     return text;
 }
 

@@ -8,9 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
+#include "base/msg.h"
 #include "base/util.h"
 
 #define CACHE_NAME "graphroot"
+/* The key and a line: far less than this. */
+#define CACHE_MAX (64 * 1024)
 
 static void key_line(FILE *f, const char *path)
 {
@@ -26,11 +30,11 @@ static void key_line(FILE *f, const char *path)
 
 int graphroot_cache_key(char **ret, as_error_t **err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return as_error_errno(err, errno, "computing the storage cache key");
+    msg_t m;
+    int r = msg_open(&m, err);
+    if (r < 0)
+        return as_error_prefix(err, "computing the storage cache key");
+    FILE *f = m.f;
     /* the files containers-storage reads, in its order of precedence */
     const char *env = getenv("CONTAINERS_STORAGE_CONF");
     fprintf(f, "env %s\n", env != NULL ? env : "-");
@@ -47,11 +51,8 @@ int graphroot_cache_key(char **ret, as_error_t **err)
     key_line(f, user);
     key_line(f, "/etc/containers/storage.conf");
     key_line(f, "/usr/share/containers/storage.conf");
-    if (fclose(f) != 0) {
-        free(text);
-        return as_error_make(err, ENOMEM, "computing the storage cache key: out of memory");
-    }
-    *ret = text;
+    if ((r = msg_close(&m, ret, err)) < 0)
+        return as_error_prefix(err, "computing the storage cache key");
     return 0;
 }
 
@@ -65,12 +66,12 @@ int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err)
     int r = graphroot_cache_key(&key, err);
     if (r < 0)
         return r;
-    _cleanup_fclose_ FILE *f = fopen(path, "re");
-    if (f == NULL)
+    /* Any file that cannot be read, or is not what was stored, is a miss. */
+    _cleanup_free_ char *buf = NULL;
+    _cleanup_(as_error_freep) as_error_t *read_err = NULL;
+    size_t n = 0;
+    if (config_file_read(AT_FDCWD, path, CONFIG_NOFOLLOW, CACHE_MAX, &buf, &n, &read_err) < 0)
         return -ENOENT;
-    char buf[8192];
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    buf[n] = '\0';
     size_t klen = strlen(key);
     if (n <= klen || strncmp(buf, key, klen) != 0)
         return -ENOENT;

@@ -11,6 +11,7 @@
 #include "agent_spec.h"
 #include "egress_spec.h"
 #include "base/escape.h"
+#include "base/msg.h"
 #include "base/util.h"
 #include "config/agent_profile.h"
 #include "egress/held_secrets.h"
@@ -202,21 +203,18 @@ static void put_agent(FILE *f, const session_plan_t *p)
 
 int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return as_error_errno(err, errno, "describing the plan");
+    msg_t m;
+    int r = msg_open(&m, err);
+    if (r < 0)
+        return as_error_prefix(err, "describing the plan");
+    FILE *f = m.f;
     fprintf(f, "session:   %s (cli pid %s)\n", p->id, p->pid);
     fprintf(f, "network:   %s (internal, no DNS, no route out)\n", p->network);
     if (p->egress != NULL)
         put_egress(f, p);
     put_pod(f, p);
     put_agent(f, p);
-    if (fclose(f) != 0) {
-        free(text);
-        return as_error_make(err, ENOMEM, "describing the plan: out of memory");
-    }
-    *ret = text;
+    if ((r = msg_close(&m, ret, err)) < 0)
+        return as_error_prefix(err, "describing the plan");
     return 0;
 }

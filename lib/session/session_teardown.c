@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/msg.h"
 #include "base/util.h"
 
 /* The router (a container outside the pod) is killed first, then removed:
@@ -139,13 +140,13 @@ int session_teardown(session_t *s, as_error_t **err)
 char *session_leftovers(const session_t *s)
 {
     char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
+    msg_t m;
+    if (msg_open(&m, NULL) < 0)
         return NULL;
     static const char *kinds[] = { "network", "pod", "container", "container" };
     for (size_t i = s->n_done; i > 0; i--)
-        fprintf(f, "%s %s\n", kinds[s->done[i - 1].kind], s->done[i - 1].name);
-    fclose(f);
+        fprintf(m.f, "%s %s\n", kinds[s->done[i - 1].kind], s->done[i - 1].name);
+    if (msg_close(&m, &text, NULL) < 0)
+        return NULL;
     return text;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/msg.h"
 #include "base/strv.h"
 #include "base/util.h"
 
@@ -150,17 +151,13 @@ static void judge_mounts(builder_t *b, const records_t *r, const verify_expect_t
                                                 "/run/podman-init", NULL };
     static const char *const devices[] = { "/null", "/zero", "/full", "/tty", "/random", "/urandom",
                                            "/fuse", "/net/tun", NULL };
-    char *bad = NULL, *seen = NULL;
-    size_t bad_len = 0, seen_len = 0;
-    FILE *fb = open_memstream(&bad, &bad_len), *fs = open_memstream(&seen, &seen_len);
-    if (fb == NULL || fs == NULL) {
-        if (fb) fclose(fb);
-        if (fs) fclose(fs);
-        free(bad);
-        free(seen);
+    msg_t mb, ms;
+    if (msg_open(&mb, NULL) < 0 || msg_open(&ms, NULL) < 0) {
+        msg_discard(&mb);
         b->oom = true;
         return;
     }
+    FILE *fb = mb.f, *fs = ms.f;
     size_t n_bad = 0, n_host = 0;
     for (size_t i = 0; i < r->n; i++) {
         const record_t *m = &r->recs[i];
@@ -181,16 +178,18 @@ static void judge_mounts(builder_t *b, const records_t *r, const verify_expect_t
         if (!ok)
             fprintf(fb, "%s%s from %s:%s", n_bad++ ? ", " : "", point, type, root);
     }
-    fclose(fb);
-    fclose(fs);
+    _cleanup_free_ char *bad = NULL, *seen = NULL;
+    int rb = msg_close(&mb, &bad, NULL), rs = msg_close(&ms, &seen, NULL);
+    if (rb < 0 || rs < 0) {
+        b->oom = true;
+        return;
+    }
     if (n_bad > 0)
         add(b, "mounts", "only the launch directory is mounted from the host", VERIFY_FAIL,
             "unexpected host mounts: %s", bad);
     else
         add(b, "mounts", "only the launch directory is mounted from the host", VERIFY_PASS,
             "host mounts: %s", seen);
-    free(bad);
-    free(seen);
 }
 
 static void judge_privileges(builder_t *b, const records_t *r)
@@ -558,11 +557,10 @@ static const char *status_word(verify_status_t s)
 
 int verify_render_table(const verify_report_t *r, char **ret, as_error_t **err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return as_error_errno(err, errno, "rendering the verify table");
+    msg_t m;
+    if (msg_open(&m, err) < 0)
+        return as_error_prefix(err, "rendering the verify table");
+    FILE *f = m.f;
     size_t pass = 0, fail = 0, skip = 0;
     for (size_t i = 0; i < r->n; i++) {
         const verify_result_t *v = &r->results[i];
@@ -573,12 +571,7 @@ int verify_render_table(const verify_report_t *r, char **ret, as_error_t **err)
     }
     fprintf(f, "%zu passed, %zu failed, %zu skipped: the confinement %s\n", pass, fail, skip,
             fail == 0 ? "holds" : "does NOT hold");
-    if (fclose(f) != 0) {
-        free(text);
-        return as_error_make(err, ENOMEM, "out of memory");
-    }
-    *ret = text;
-    return 0;
+    return msg_close(&m, ret, err);
 }
 
 int verify_render_json(const verify_report_t *r, char **ret, as_error_t **err)

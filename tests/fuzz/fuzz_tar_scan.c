@@ -12,6 +12,7 @@
 
 #include "fuzz.h"
 #include "base/tar_scan.h"
+#include "base/tar_write.h"
 
 #define PATH_LIMIT (256 * 1024)      /* tar_scan's RECORD_MAX: no path is longer */
 
@@ -89,13 +90,8 @@ static uint8_t *fix_checksums(const uint8_t *data, size_t size)
     memcpy(copy, data, size);
     for (size_t b = 0; b + 512 <= size; b += 512) {
         uint8_t *h = copy + b;
-        if (memcmp(h + 257, "ustar", 5) != 0)
-            continue;
-        unsigned sum = 0;
-        memset(h + 148, ' ', 8);
-        for (size_t i = 0; i < 512; i++)
-            sum += h[i];
-        snprintf((char *)h + 148, 8, "%06o", sum);   /* six digits, NUL, the space kept */
+        if (memcmp(h + 257, "ustar", 5) == 0)
+            tar_write_checksum((char *)h);
     }
     return copy;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "config/allowlist.h"
@@ -138,6 +139,30 @@ static void resolver_skips_loopback_stubs(void **state)
     assert_int_equal(resolv_conf_first_ipv4("nameservers 10.0.0.1\n", ip, NULL), -ENOENT);
 }
 
+/* A resolv.conf is read whole, however long its comments: the nameserver
+ * lines past its first 16 KiB were once cut off without a word. */
+static void resolver_file_is_read_whole(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_resolv.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 400; i++)
+        fprintf(f, "# a comment of the host's tools, line %03d, to make the file long\n", i);
+    fprintf(f, "nameserver 127.0.0.53\nnameserver 192.0.2.53\n");
+    assert_true(ftell(f) > 16384);
+    assert_int_equal(fclose(f), 0);
+    char ip[16] = "";
+    as_error_t *err = NULL;
+    assert_int_equal(resolv_conf_file_ipv4(path, ip, &err), 0);
+    assert_string_equal(ip, "192.0.2.53");
+    unlink(path);
+    assert_int_equal(resolv_conf_file_ipv4(path, ip, &err), -ENOENT);
+    as_error_free(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +171,7 @@ int main(void)
         cmocka_unit_test(firewall_resolver_tcp_meets_the_refused_ranges),
         cmocka_unit_test(firewall_needs_an_ipv4_resolver),
         cmocka_unit_test(resolver_skips_loopback_stubs),
+        cmocka_unit_test(resolver_file_is_read_whole),
     };
     return cmocka_run_group_tests_name("egress_setup", tests, NULL, NULL);
 }
