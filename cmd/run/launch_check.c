@@ -1,4 +1,4 @@
-/* Applies the launch policy (lib/launch_policy) to the current directory,
+/* Applies the launch policy (lib/config/launch_policy.h) to the current directory,
  * with the user's allowed-paths file and podman's real storage location. */
 #include <errno.h>
 #include <limits.h>
@@ -61,8 +61,8 @@ static int storage_root(cli_backend_t *b, char **ret, bool *ret_cached)
  * cached location is checked with podman itself first (its service started
  * for it): a wrong cached path must not refuse a legitimate launch. Any
  * other decision needs no podman. 0 or an exit code, reported. */
-static int decide(cli_backend_t *b, launch_policy_input_t *in, bool cached,
-                  launch_policy_result_t **ret)
+static int decide_launch_dir_rechecking_storage(cli_backend_t *b, launch_policy_input_t *in,
+                                                bool cached, launch_policy_result_t **ret)
 {
     as_error_t *err = NULL;
     _cleanup_(launch_policy_result_freep) launch_policy_result_t *res = NULL;
@@ -162,7 +162,7 @@ int launch_check(cli_backend_t *b, char **ret_dir)
         .allowed_paths = file,
     };
     _cleanup_(launch_policy_result_freep) launch_policy_result_t *res = NULL;
-    rc = decide(b, &in, cached, &res);
+    rc = decide_launch_dir_rechecking_storage(b, &in, cached, &res);
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < res->n_warnings; i++)

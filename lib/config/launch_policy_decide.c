@@ -170,7 +170,10 @@ static int check_input(const launch_policy_input_t *in, as_error_t **err)
     return 0;
 }
 
-static int decide(struct ctx *c, as_error_t **err)
+/* Decides whether the launch directory is allowed, and stores the result in
+ * c->res (the refusal, or nothing): $HOME and the launch directory resolved
+ * first, since every rule compares resolved paths. */
+static int decide_launch_dir_allowed(struct ctx *c, as_error_t **err)
 {
     const launch_policy_input_t *in = c->in;
     int r;
@@ -221,7 +224,7 @@ int launch_policy_decide(const launch_policy_input_t *in, launch_policy_result_t
         .rctx = in->resolve_ctx,
         .res = res,
     };
-    r = decide(&c, err);
+    r = decide_launch_dir_allowed(&c, err);
     ctx_release(&c);
     if (r < 0)
         return r;
