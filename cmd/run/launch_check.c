@@ -1,4 +1,4 @@
-/* Applies the launch policy (lib/launch_policy) to the current directory,
+/* Applies the launch policy (lib/config/launch_policy) to the current directory,
  * with the user's allowed-paths file and podman's real storage location. */
 #include <errno.h>
 #include <limits.h>

@@ -16,8 +16,11 @@
 
 #define PASSED "passed\n"
 
-static int problem(image_scan_t *s, as_error_t **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int problem(image_scan_t *s, as_error_t **err, const char *fmt, ...)
+/* Records a finding as the scan's problem unless one is recorded already:
+ * the first is the answer. Returns 0, or -ENOMEM. */
+static int record_first_finding(image_scan_t *s, as_error_t **err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int record_first_finding(image_scan_t *s, as_error_t **err, const char *fmt, ...)
 {
     if (s->problem != NULL)
         return 0;
@@ -48,16 +51,16 @@ int image_scan_entry(image_scan_t *s, const char *path, unsigned mode, char type
         shown[--n] = '\0';
     /* a setgid directory only passes its group on to new files: not a privilege */
     if (type != '5' && (mode & 04000))
-        return problem(s, err, "%s is setuid", shown);
+        return record_first_finding(s, err, "%s is setuid", shown);
     if (type != '5' && (mode & 02000))
-        return problem(s, err, "%s is setgid", shown);
+        return record_first_finding(s, err, "%s is setgid", shown);
     if (capability)
-        return problem(s, err, "%s has file capabilities", shown);
+        return record_first_finding(s, err, "%s has file capabilities", shown);
     if (type == '3' || type == '4')
-        return problem(s, err, "%s is a %s device node", shown, type == '3' ? "character" : "block");
+        return record_first_finding(s, err, "%s is a %s device node", shown, type == '3' ? "character" : "block");
     if (strcmp(shown, "/etc/passwd") == 0) {
         if (type != '0' && type != '7')
-            return problem(s, err, "%s is not a regular file (podman adds the user's entry to it)", shown);
+            return record_first_finding(s, err, "%s is not a regular file (podman adds the user's entry to it)", shown);
         s->passwd_seen = true;
     }
     return 0;
@@ -66,7 +69,7 @@ int image_scan_entry(image_scan_t *s, const char *path, unsigned mode, char type
 int image_scan_end(image_scan_t *s, as_error_t **err)
 {
     if (s->problem == NULL && !s->passwd_seen)
-        return problem(s, err, "/etc/passwd is missing (podman adds the user's entry to it)");
+        return record_first_finding(s, err, "/etc/passwd is missing (podman adds the user's entry to it)");
     return 0;
 }
 
