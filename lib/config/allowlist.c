@@ -2,6 +2,7 @@
 
 #include "base/config_lines.h"
 #include "base/file_read.h"
+#include "base/hash_index.h"
 #include "base/hostname.h"
 
 #include <ctype.h>
@@ -160,95 +161,66 @@ static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, 
 
 /* ---- the index -------------------------------------------------------- */
 
+/* The entries' numbers by name, the exact names and the wildcards apart,
+ * since "example.com" and ".example.com" are two entries. */
 struct allowlist_index {
-    size_t *slots;         /* entry number + 1; 0: free (open addressing) */
-    size_t cap;            /* 0, or a power of two above twice n */
-    size_t n;              /* entries added */
+    hash_index_t *names[2];        /* [wildcard] */
 };
 
-/* FNV-1a over the name, then the kind */
-static size_t name_hash(const char *name, bool wildcard)
+static size_t index_len(const allowlist_index_t *ix)
 {
-    uint64_t h = 14695981039346656037ULL;
-    for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++)
-        h = (h ^ *c) * 1099511628211ULL;
-    return (size_t)((h ^ (wildcard ? 1 : 0)) * 1099511628211ULL);
-}
-
-/* The slot of (name, wildcard): its entry's, or the free one it would take. */
-static size_t *index_slot(const allowlist_index_t *ix, const allowlist_t *al, const char *name,
-                          bool wildcard)
-{
-    size_t mask = ix->cap - 1;
-    for (size_t i = name_hash(name, wildcard) & mask;; i = (i + 1) & mask) {
-        size_t *s = &ix->slots[i];
-        if (*s == 0)
-            return s;
-        const allowlist_entry_t *e = &al->entries[*s - 1];
-        if (e->wildcard == wildcard && strcmp(e->name, name) == 0)
-            return s;
-    }
-}
-
-static int index_grow(allowlist_index_t *ix, const allowlist_t *al)
-{
-    size_t old_cap = ix->cap, cap = old_cap > 0 ? old_cap * 2 : 64;
-    size_t *old = ix->slots, *slots = calloc(cap, sizeof(*slots));
-    if (slots == NULL)
-        return -ENOMEM;
-    ix->slots = slots;
-    ix->cap = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i] != 0) {
-            const allowlist_entry_t *e = &al->entries[old[i] - 1];
-            *index_slot(ix, al, e->name, e->wildcard) = old[i];
-        }
-    free(old);
-    return 0;
+    return hash_index_len(ix->names[0]) + hash_index_len(ix->names[1]);
 }
 
 allowlist_index_t *allowlist_index_new(void)
 {
-    return calloc(1, sizeof(allowlist_index_t));
+    allowlist_index_t *ix = calloc(1, sizeof(*ix));
+    if (ix == NULL)
+        return NULL;
+    ix->names[0] = hash_index_new();
+    ix->names[1] = hash_index_new();
+    if (ix->names[0] == NULL || ix->names[1] == NULL) {
+        allowlist_index_free(ix);
+        return NULL;
+    }
+    return ix;
 }
 
 void allowlist_index_free(allowlist_index_t *ix)
 {
     if (ix == NULL)
         return;
-    free(ix->slots);
+    hash_index_free(ix->names[0]);
+    hash_index_free(ix->names[1]);
     free(ix);
 }
 
 int allowlist_index_add(allowlist_index_t *ix, const allowlist_t *al, size_t i,
                         const allowlist_entry_t **ret_earlier)
 {
-    if ((ix->n + 1) * 2 > ix->cap && index_grow(ix, al) < 0)
-        return -ENOMEM;
     const allowlist_entry_t *e = &al->entries[i];
-    size_t *s = index_slot(ix, al, e->name, e->wildcard);
-    *ret_earlier = *s != 0 ? &al->entries[*s - 1] : NULL;
-    if (*s == 0) {
-        *s = i + 1;
-        ix->n++;
-    }
+    size_t *number = NULL;
+    bool added = false;
+    if (hash_index_add(ix->names[e->wildcard], e->name, &number, &added) < 0)
+        return -ENOMEM;
+    if (added)
+        *number = i;
+    *ret_earlier = added ? NULL : &al->entries[*number];
     return 0;
 }
 
 const allowlist_entry_t *allowlist_index_find(const allowlist_index_t *ix, const allowlist_t *al,
                                               const char *name, bool wildcard)
 {
-    if (ix->cap == 0)
-        return NULL;
-    size_t s = *index_slot(ix, al, name, wildcard);
-    return s != 0 ? &al->entries[s - 1] : NULL;
+    size_t i = 0;
+    return hash_index_find(ix->names[wildcard], name, &i) ? &al->entries[i] : NULL;
 }
 
 /* The list's own index, when it holds every entry (a list made by hand, or
  * changed by allowlist_remove, has none: it is looked through instead). */
 static const allowlist_index_t *list_index(const allowlist_t *al)
 {
-    return al->index != NULL && al->index->n == al->n_entries ? al->index : NULL;
+    return al->index != NULL && index_len(al->index) == al->n_entries ? al->index : NULL;
 }
 
 /* Gives the list an index of every entry, when memory allows. */
@@ -270,7 +242,7 @@ static void index_list(allowlist_t *al)
 static void index_newest(allowlist_t *al)
 {
     const allowlist_entry_t *earlier = NULL;
-    if (al->index != NULL && al->index->n + 1 == al->n_entries &&
+    if (al->index != NULL && index_len(al->index) + 1 == al->n_entries &&
         allowlist_index_add(al->index, al, al->n_entries - 1, &earlier) < 0) {
         allowlist_index_free(al->index);
         al->index = NULL;
