@@ -1,8 +1,11 @@
+/* The allowed-hosts file's text made into a list: each line checked and
+ * turned into entries and networks, every error of the file collected as
+ * FILE:LINE, the warnings (duplicates, overlaps) sorted by line. The list
+ * it builds, and every lookup and change of it, are allowlist.c's. */
 #include "allowlist.h"
 
 #include "base/config_lines.h"
 #include "base/file_read.h"
-#include "base/hash_index.h"
 #include "base/hostname.h"
 
 #include <ctype.h>
@@ -19,7 +22,6 @@
 #include "base/strv.h"
 #include "base/util.h"
 
-#define DIRECTIVE_UPSTREAM_NET "allow-upstream-net"
 #define SHOW_MAX 80   /* bytes of an offending entry quoted in a message */
 #define SHOW(len) (int)((len) < SHOW_MAX ? (len) : SHOW_MAX)   /* for "%.*s" */
 #define MORE(len) ((len) > SHOW_MAX ? "..." : "")
@@ -157,127 +159,14 @@ static int pwarn(parser_t *p, unsigned line, as_error_t **err, const char *fmt, 
     return 0;
 }
 
-/* ---- host names ------------------------------------------------------- */
-
-/* ---- the index -------------------------------------------------------- */
-
-/* The entries' numbers by name, the exact names and the wildcards apart,
- * since "example.com" and ".example.com" are two entries. */
-struct allowlist_index {
-    hash_index_t *names[2];        /* [wildcard] */
-};
-
-static size_t index_len(const allowlist_index_t *ix)
-{
-    return hash_index_len(ix->names[0]) + hash_index_len(ix->names[1]);
-}
-
-allowlist_index_t *allowlist_index_new(void)
-{
-    allowlist_index_t *ix = calloc(1, sizeof(*ix));
-    if (ix == NULL)
-        return NULL;
-    ix->names[0] = hash_index_new();
-    ix->names[1] = hash_index_new();
-    if (ix->names[0] == NULL || ix->names[1] == NULL) {
-        allowlist_index_free(ix);
-        return NULL;
-    }
-    return ix;
-}
-
-void allowlist_index_free(allowlist_index_t *ix)
-{
-    if (ix == NULL)
-        return;
-    hash_index_free(ix->names[0]);
-    hash_index_free(ix->names[1]);
-    free(ix);
-}
-
-int allowlist_index_add(allowlist_index_t *ix, const allowlist_t *al, size_t i,
-                        const allowlist_entry_t **ret_earlier)
-{
-    const allowlist_entry_t *e = &al->entries[i];
-    size_t *number = NULL;
-    bool added = false;
-    if (hash_index_add(ix->names[e->wildcard], e->name, &number, &added) < 0)
-        return -ENOMEM;
-    if (added)
-        *number = i;
-    *ret_earlier = added ? NULL : &al->entries[*number];
-    return 0;
-}
-
-const allowlist_entry_t *allowlist_index_find(const allowlist_index_t *ix, const allowlist_t *al,
-                                              const char *name, bool wildcard)
-{
-    size_t i = 0;
-    return hash_index_find(ix->names[wildcard], name, &i) ? &al->entries[i] : NULL;
-}
-
-/* The list's own index, when it holds every entry (a list made by hand, or
- * changed by allowlist_remove, has none: it is looked through instead). */
-static const allowlist_index_t *list_index(const allowlist_t *al)
-{
-    return al->index != NULL && index_len(al->index) == al->n_entries ? al->index : NULL;
-}
-
-/* Gives the list an index of every entry, when memory allows. */
-static void index_list(allowlist_t *al)
-{
-    if (list_index(al) != NULL)
-        return;
-    allowlist_index_free(al->index);
-    al->index = allowlist_index_new();
-    const allowlist_entry_t *earlier = NULL;
-    for (size_t i = 0; al->index != NULL && i < al->n_entries; i++)
-        if (allowlist_index_add(al->index, al, i, &earlier) < 0) {
-            allowlist_index_free(al->index);
-            al->index = NULL;
-        }
-}
-
-/* Entry i, the newest, joins the list's index (which goes when memory runs out). */
-static void index_newest(allowlist_t *al)
-{
-    const allowlist_entry_t *earlier = NULL;
-    if (al->index != NULL && index_len(al->index) + 1 == al->n_entries &&
-        allowlist_index_add(al->index, al, al->n_entries - 1, &earlier) < 0) {
-        allowlist_index_free(al->index);
-        al->index = NULL;
-    }
-}
-
 /* ---- entries ---------------------------------------------------------- */
 
-static allowlist_entry_t *find_entry(const allowlist_t *al, const char *name, bool wildcard)
-{
-    const allowlist_index_t *ix = list_index(al);
-    if (ix != NULL) {
-        const allowlist_entry_t *e = allowlist_index_find(ix, al, name, wildcard);
-        return e != NULL ? &al->entries[e - al->entries] : NULL;
-    }
-    for (size_t i = 0; i < al->n_entries; i++)
-        if (al->entries[i].wildcard == wildcard && strcmp(al->entries[i].name, name) == 0)
-            return &al->entries[i];
-    return NULL;
-}
-
-/* Whether `name` is `apex` or a subdomain of it. */
-static bool covered_by(const char *name, const char *apex)
-{
-    size_t n = strlen(name), a = strlen(apex);
-    if (n == a)
-        return strcmp(name, apex) == 0;
-    return n > a && name[n - a - 1] == '.' && strcmp(name + n - a, apex) == 0;
-}
-
-static int add_entry(parser_t *p, const char *name, bool wildcard, unsigned port,
-                     as_error_t **err)
+/* The name (with its port) joins the list, or a warning says it was there. */
+static int add_entry(parser_t *p, char *name, bool wildcard, unsigned port, as_error_t **err)
 {
     allowlist_t *al = p->al;
-    allowlist_entry_t *e = find_entry(al, name, wildcard);
+    const allowlist_entry_t *listed = allowlist_find(al, name, wildcard);
+    allowlist_entry_t *e = listed != NULL ? &al->entries[listed - al->entries] : NULL;
 
     if (e != NULL) {
         if (port == 0)
@@ -292,16 +181,14 @@ static int add_entry(parser_t *p, const char *name, bool wildcard, unsigned port
             p->stop = true;
             return perr(p, err, "too many entries (the limit is %d)", ALLOWLIST_MAX_ENTRIES);
         }
-        allowlist_entry_t *v = reallocarray(al->entries, al->n_entries + 1, sizeof(*v));
-        if (v == NULL)
-            return as_error_make(err, ENOMEM, "out of memory");
-        al->entries = v;
-        char *copy = strdup(name);
-        if (copy == NULL)
-            return as_error_make(err, ENOMEM, "out of memory");
-        e = &al->entries[al->n_entries++];
-        *e = (allowlist_entry_t){ .name = copy, .wildcard = wildcard, .line = p->line };
-        index_newest(al);
+        /* The name is canonical, not listed and under the limit, so only
+         * memory can fail here. */
+        const allowlist_entry_t fresh = { .name = name, .wildcard = wildcard };
+        int r = allowlist_append(al, &fresh, err);
+        if (r < 0)
+            return r;
+        e = &al->entries[al->n_entries - 1];
+        e->line = p->line;
     }
     if (port == 0)
         return 0;
@@ -473,39 +360,39 @@ static int parse_net(parser_t *p, const char *s, size_t len, as_error_t **err)
     int show = SHOW(len);
     if (has_char(s, len, ':'))
         return perr(p, err, "%s `%.*s`: IPv6 networks are not supported (the sandbox has no "
-                    "IPv6 route)", DIRECTIVE_UPSTREAM_NET, show, s);
+                    "IPv6 route)", ALLOWLIST_UPSTREAM_NET, show, s);
     ipv4_net_t net;
     if (!ipv4_net_parse(s, len, &net))
         return perr(p, err, "%s `%.*s`: expected an IPv4 network in CIDR form "
                     "(e.g. 10.1.0.0/16; decimal, no leading zeros)",
-                    DIRECTIVE_UPSTREAM_NET, show, s);
+                    ALLOWLIST_UPSTREAM_NET, show, s);
     if ((net.addr & ~ipv4_prefix_mask(net.prefix)) != 0) {
         char fixed[IPV4_NET_TEXT_MAX];
         net.addr &= ipv4_prefix_mask(net.prefix);
         ipv4_net_format(net, fixed, sizeof(fixed));
         return perr(p, err, "%s `%.*s` has host bits set; did you mean %s?",
-                    DIRECTIVE_UPSTREAM_NET, show, s, fixed);
+                    ALLOWLIST_UPSTREAM_NET, show, s, fixed);
     }
 
     allowlist_t *al = p->al;
     for (size_t i = 0; i < al->n_nets; i++)
         if (al->nets[i].net.addr == net.addr && al->nets[i].net.prefix == net.prefix)
             return pwarn(p, p->line, err, "%s %.*s is already listed on line %u",
-                         DIRECTIVE_UPSTREAM_NET, show, s, al->nets[i].line);
+                         ALLOWLIST_UPSTREAM_NET, show, s, al->nets[i].line);
 
     int r = 0;
     if (net.prefix == 0)
         r = pwarn(p, p->line, err, "%s %.*s turns off the refusal of private upstream "
-                  "addresses entirely", DIRECTIVE_UPSTREAM_NET, show, s);
+                  "addresses entirely", ALLOWLIST_UPSTREAM_NET, show, s);
     else if (!refused_ranges_overlap(net))
         r = pwarn(p, p->line, err, "%s %.*s: this network is public; the router does not "
-                  "refuse it in the first place", DIRECTIVE_UPSTREAM_NET, show, s);
+                  "refuse it in the first place", ALLOWLIST_UPSTREAM_NET, show, s);
     if (r < 0)
         return r;
 
     if (al->n_nets >= ALLOWLIST_MAX_NETS) {
         p->stop = true;
-        return perr(p, err, "too many %s lines (the limit is %d)", DIRECTIVE_UPSTREAM_NET,
+        return perr(p, err, "too many %s lines (the limit is %d)", ALLOWLIST_UPSTREAM_NET,
                     ALLOWLIST_MAX_NETS);
     }
     allowlist_net_t *v = reallocarray(al->nets, al->n_nets + 1, sizeof(*v));
@@ -536,12 +423,12 @@ static int parse_line(parser_t *p, as_error_t **err)
                         "after a blank; put a space before it",
                         SHOW(w[i].len), w[i].text);
 
-    bool directive = w[0].len == strlen(DIRECTIVE_UPSTREAM_NET)
-                     && memcmp(w[0].text, DIRECTIVE_UPSTREAM_NET, w[0].len) == 0;
+    bool directive = w[0].len == strlen(ALLOWLIST_UPSTREAM_NET)
+                     && memcmp(w[0].text, ALLOWLIST_UPSTREAM_NET, w[0].len) == 0;
     if (directive) {
         if (n != 2)
             return perr(p, err, "%s expects exactly one IPv4 network (e.g. 10.1.0.0/16)",
-                        DIRECTIVE_UPSTREAM_NET);
+                        ALLOWLIST_UPSTREAM_NET);
         return parse_net(p, w[1].text, w[1].len, err);
     }
     if (n > 1)
@@ -557,30 +444,8 @@ static const char *parent(const char *name)
     return dot != NULL ? dot + 1 : NULL;
 }
 
-/* The longest wildcard of the list that covers `name` (itself too when
- * `self`), by looking up each of its parent domains. */
-static const allowlist_entry_t *covering_wildcard(const allowlist_t *al, const char *name, bool self)
-{
-    const allowlist_index_t *ix = list_index(al);
-    if (ix == NULL) {                     /* a list without index: looked through */
-        const allowlist_entry_t *best = NULL;
-        for (size_t j = 0; j < al->n_entries; j++) {
-            const allowlist_entry_t *w = &al->entries[j];
-            if (w->wildcard && covered_by(name, w->name) && (self || strcmp(name, w->name) != 0) &&
-                (best == NULL || strlen(w->name) > strlen(best->name)))
-                best = w;
-        }
-        return best;
-    }
-    for (const char *apex = self ? name : parent(name); apex != NULL; apex = parent(apex)) {
-        const allowlist_entry_t *w = allowlist_index_find(ix, al, apex, true);
-        if (w != NULL)
-            return w;
-    }
-    return NULL;
-}
-
-/* Overlaps are only known once the whole file is read. */
+/* Overlaps are only known once the whole file is read. A name is covered by
+ * a wildcard of itself or above it; a wildcard only by one above it. */
 static int find_overlaps(parser_t *p, as_error_t **err)
 {
     const allowlist_t *al = p->al;
@@ -588,7 +453,8 @@ static int find_overlaps(parser_t *p, as_error_t **err)
         const allowlist_entry_t *e = &al->entries[i];
         if (!e->wildcard && e->n_ports > 0)
             continue;            /* its extra ports are not covered by any wildcard */
-        const allowlist_entry_t *best = covering_wildcard(al, e->name, !e->wildcard);
+        const char *covered = e->wildcard ? parent(e->name) : e->name;
+        const allowlist_entry_t *best = covered != NULL ? allowlist_covering(al, covered) : NULL;
         if (best == NULL)
             continue;
         int r = pwarn(p, e->line, err, "%s%s is already covered by .%s (line %u)",
@@ -636,8 +502,6 @@ static int take_warnings(parser_t *p, allowlist_t *al, as_error_t **err)
 static int parse_all(parser_t *p, const char *text, size_t len, as_error_t **err)
 {
     config_lines_init(&p->it, p->file != NULL ? p->file : "", text, len);
-    if (p->al->index == NULL)
-        p->al->index = allowlist_index_new();     /* none: the entries are looked through */
     while (!p->stop && config_lines_next(&p->it, &p->cur)) {
         p->line = p->cur.number;
         int r = parse_line(p, err);
@@ -689,7 +553,7 @@ int allowlist_parse_entry(const char *text, allowlist_t **ret, as_error_t **err)
         r = take_warnings(&p, al, err);
     if (r == 0 && al->n_nets > 0)
         r = as_error_make(err, EINVAL, "%s is a line of the file, not a host name; "
-                          "edit the file to allow a network", DIRECTIVE_UPSTREAM_NET);
+                          "edit the file to allow a network", ALLOWLIST_UPSTREAM_NET);
     if (r == 0 && al->n_entries != 1)
         r = as_error_make(err, EINVAL, "expected one host name, .domain or host:port");
     free_warnings(p.warnings, p.n_warnings);
@@ -698,88 +562,6 @@ int allowlist_parse_entry(const char *text, allowlist_t **ret, as_error_t **err)
         return r;
     *ret = steal_pointer(&al);
     return 0;
-}
-
-/* ---- changes, and the list as text ------------------------------------ */
-
-const allowlist_entry_t *allowlist_find(const allowlist_t *al, const char *name, bool wildcard)
-{
-    return find_entry(al, name, wildcard);
-}
-
-const allowlist_entry_t *allowlist_covering(const allowlist_t *al, const char *name)
-{
-    return covering_wildcard(al, name, true);
-}
-
-int allowlist_append(allowlist_t *al, const allowlist_entry_t *e, as_error_t **err)
-{
-    if (!hostname_is_canonical(e->name) || (e->wildcard && e->n_ports > 0))
-        return as_error_make(err, EINVAL, "internal error: not an entry of an allowlist");
-    index_list(al);
-    if (find_entry(al, e->name, e->wildcard) != NULL)
-        return as_error_make(err, EEXIST, "%s%s is listed already", e->wildcard ? "." : "", e->name);
-    if (al->n_entries >= ALLOWLIST_MAX_ENTRIES)
-        return as_error_make(err, E2BIG, "the allowlist has %d entries, its limit",
-                             ALLOWLIST_MAX_ENTRIES);
-    allowlist_entry_t *v = reallocarray(al->entries, al->n_entries + 1, sizeof(*v));
-    if (v == NULL)
-        return as_error_make(err, ENOMEM, "out of memory");
-    al->entries = v;
-    allowlist_entry_t copy = { .wildcard = e->wildcard, .line = 0, .n_ports = e->n_ports };
-    copy.name = strdup(e->name);
-    copy.ports = e->n_ports > 0 ? calloc(e->n_ports, sizeof(*copy.ports)) : NULL;
-    if (copy.name == NULL || (e->n_ports > 0 && copy.ports == NULL)) {
-        free(copy.name);
-        free(copy.ports);
-        return as_error_make(err, ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < e->n_ports; i++)
-        copy.ports[i] = (allowlist_port_t){ .port = e->ports[i].port, .line = 0 };
-    al->entries[al->n_entries++] = copy;
-    index_newest(al);
-    return 0;
-}
-
-bool allowlist_remove(allowlist_t *al, const char *name, bool wildcard)
-{
-    allowlist_entry_t *e = find_entry(al, name, wildcard);
-    if (e == NULL)
-        return false;
-    free(e->name);
-    free(e->ports);
-    size_t i = (size_t)(e - al->entries);
-    memmove(e, e + 1, (al->n_entries - i - 1) * sizeof(*e));
-    al->n_entries--;
-    allowlist_index_free(al->index);      /* its entry numbers moved; the next append makes one */
-    al->index = NULL;
-    return true;
-}
-
-void allowlist_put_entry(FILE *f, const allowlist_entry_t *e)
-{
-    if (e->n_ports == 0) {
-        fprintf(f, "%s%s\n", e->wildcard ? "." : "", e->name);
-        return;
-    }
-    for (size_t j = 0; j < e->n_ports; j++)
-        fprintf(f, "%s:%u\n", e->name, e->ports[j].port);
-}
-
-int allowlist_format(const allowlist_t *al, char **ret_text, as_error_t **err)
-{
-    msg_t m;
-    int r = msg_open(&m, err);
-    if (r < 0)
-        return r;
-    for (size_t i = 0; i < al->n_entries; i++)
-        allowlist_put_entry(m.f, &al->entries[i]);
-    for (size_t i = 0; i < al->n_nets; i++) {
-        char net[IPV4_NET_TEXT_MAX];
-        ipv4_net_format(al->nets[i].net, net, sizeof(net));
-        fprintf(m.f, "%s %s\n", DIRECTIVE_UPSTREAM_NET, net);
-    }
-    return msg_close(&m, ret_text, err);
 }
 
 /* ---- files ------------------------------------------------------------ */
@@ -800,22 +582,4 @@ int allowlist_load(const char *path, allowlist_t **ret, as_error_t **err)
     if (r < 0)
         return r;
     return allowlist_parse(path, text, len, ret, err);
-}
-
-void allowlist_free(allowlist_t *al)
-{
-    if (al == NULL)
-        return;
-    for (size_t i = 0; i < al->n_entries; i++) {
-        free(al->entries[i].name);
-        free(al->entries[i].ports);
-    }
-    free(al->entries);
-    allowlist_index_free(al->index);
-    free(al->nets);
-    for (size_t i = 0; i < al->n_warnings; i++)
-        free(al->warnings[i]);
-    free(al->warnings);
-    strv_free(al->files);
-    free(al);
 }
