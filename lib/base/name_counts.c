@@ -1,14 +1,14 @@
 #include "name_counts.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash_index.h"
+
+/* Each name's count is its number in the table. */
 struct name_counts {
-    name_count_t *slots;     /* name NULL: free */
-    size_t cap;              /* a power of two */
-    size_t len;
+    hash_index_t *counts;
 };
 
 name_counts_t *name_counts_new(void)
@@ -16,8 +16,7 @@ name_counts_t *name_counts_new(void)
     name_counts_t *m = calloc(1, sizeof(*m));
     if (m == NULL)
         return NULL;
-    m->cap = 64;
-    if ((m->slots = calloc(m->cap, sizeof(*m->slots))) == NULL) {
+    if ((m->counts = hash_index_new()) == NULL) {
         free(m);
         return NULL;
     }
@@ -28,64 +27,22 @@ void name_counts_free(name_counts_t *m)
 {
     if (m == NULL)
         return;
-    for (size_t i = 0; i < m->cap; i++)
-        free((char *)m->slots[i].name);
-    free(m->slots);
+    hash_index_free(m->counts);
     free(m);
-}
-
-/* FNV-1a */
-static size_t hash(const char *s)
-{
-    uint64_t h = 14695981039346656037ULL;
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return (size_t)h;
-}
-
-static name_count_t *slot_of(name_count_t *slots, size_t cap, const char *name)
-{
-    size_t i = hash(name) & (cap - 1);
-    while (slots[i].name != NULL && strcmp(slots[i].name, name) != 0)
-        i = (i + 1) & (cap - 1);
-    return &slots[i];
-}
-
-static int grow(name_counts_t *m)
-{
-    size_t cap = m->cap * 2;
-    name_count_t *slots = calloc(cap, sizeof(*slots));
-    if (slots == NULL)
-        return -ENOMEM;
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->slots[i].name != NULL)
-            *slot_of(slots, cap, m->slots[i].name) = m->slots[i];
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
-    return 0;
 }
 
 int name_counts_add(name_counts_t *m, const char *name, size_t n, bool *ret_first, as_error_t **err)
 {
-    if ((m->len + 1) * 2 > m->cap && grow(m) < 0)
+    size_t *count = NULL;
+    if (hash_index_add(m->counts, name, &count, ret_first) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    name_count_t *s = slot_of(m->slots, m->cap, name);
-    bool first = s->name == NULL;
-    if (first) {
-        if ((s->name = strdup(name)) == NULL)
-            return as_error_make(err, ENOMEM, "out of memory");
-        m->len++;
-    }
-    s->count += n;
-    if (ret_first != NULL)
-        *ret_first = first;
+    *count += n;
     return 0;
 }
 
 size_t name_counts_len(const name_counts_t *m)
 {
-    return m->len;
+    return hash_index_len(m->counts);
 }
 
 static int by_count(const void *a, const void *b)
@@ -98,13 +55,12 @@ static int by_count(const void *a, const void *b)
 
 int name_counts_sorted(const name_counts_t *m, name_count_t **ret, as_error_t **err)
 {
-    name_count_t *v = calloc(m->len + 1, sizeof(*v));
+    name_count_t *v = calloc(hash_index_len(m->counts) + 1, sizeof(*v));
     if (v == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->slots[i].name != NULL)
-            v[k++] = m->slots[i];
+    size_t k = 0, pos = 0;
+    while (hash_index_next(m->counts, &pos, &v[k].name, &v[k].count))
+        k++;
     qsort(v, k, sizeof(*v), by_count);
     *ret = v;
     return 0;

@@ -1,6 +1,6 @@
-/* Counts per name: how often each distinct string was seen. A hash table
- * (open addressing), since the names come from the agent and may be many
- * (a session's logs hold tens of thousands); the counts come out sorted. */
+/* Counts per name: how often each distinct string was seen. Kept in a
+ * hash_index, since the names come from the agent and may be many (a
+ * session's logs hold tens of thousands); the counts come out sorted. */
 #ifndef AS_NAME_COUNTS_H
 #define AS_NAME_COUNTS_H
 

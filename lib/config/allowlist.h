@@ -25,6 +25,9 @@
 #define ALLOWLIST_MAX_ENTRIES 4096
 #define ALLOWLIST_MAX_NETS 256
 
+/* The directive of a line that allows a private upstream network. */
+#define ALLOWLIST_UPSTREAM_NET "allow-upstream-net"
+
 typedef struct allowlist_port {
     uint16_t port;     /* 1..65535, never 80 or 443 (always allowed) */
     unsigned line;
