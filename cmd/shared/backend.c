@@ -156,7 +156,7 @@ int backend_run_once(cli_backend_t *b, const podman_container_spec_t *spec, int 
 
 bool backend_usable(cli_backend_t *b)
 {
-    if (!podman_service_alive(b->service))
+    if (podman_service_reap_if_ended(b->service))
         return false;
     /* a service dying right now may not have been reaped yet */
     as_error_t *err = NULL;

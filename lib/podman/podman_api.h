@@ -1,34 +1,25 @@
 /* Typed calls to the libpod REST API (v4) over the private service's socket.
- * Everything above this module speaks these structs; only this file knows
- * the endpoints and their JSON (through json.h; no label names: those are
- * the callers', lib/session/labels.h). A spec holds only what some caller sets. Errors name the call and libpod's cause; a
- * 404 gives -ENOENT and a 409 -EEXIST so callers can tell them apart. */
+ * Everything above lib/podman/ speaks these calls and the specs of
+ * podman_spec_json.h. The endpoints are known here and, for the calls
+ * whose answer is a stream, in podman_api_stream.h; the create calls'
+ * bodies are podman_spec_json's; the handle, the requests and the error
+ * mapping are podman_api_transport's. No label names are known here: those
+ * are the callers' (lib/session/labels.h). Errors name the call and
+ * libpod's cause; a 404 gives -ENOENT and a 409 -EEXIST so callers can
+ * tell them apart. */
 #ifndef AS_PODMAN_API_H
 #define AS_PODMAN_API_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "podman_mount.h"
+#include "podman_api_stream.h"
+#include "podman_api_transport.h"
+#include "podman_spec_json.h"
 #include "base/error.h"
 #include "base/http.h"
 #include "base/util.h"
 
-typedef struct podman_api podman_api_t;
-
-typedef struct podman_label {
-    const char *key;
-    const char *value;
-} podman_label_t;
-
-int podman_api_new(const char *socket_path, podman_api_t **ret, as_error_t **err);
-void podman_api_free(podman_api_t *api);
-DEFINE_CLEANUP_FUNC(podman_api_t, podman_api_free)
-/* Another handle on the same service: one per thread. */
-int podman_api_clone(const podman_api_t *api, podman_api_t **ret, as_error_t **err);
-
-/* GET /_ping with a short timeout; fails while the service is not up yet. */
-int podman_ping(podman_api_t *api, long timeout_ms, as_error_t **err);
 /* Where podman keeps its storage (`store.graphRoot` of /info). */
 int podman_info_graphroot(podman_api_t *api, char **ret, as_error_t **err);
 
@@ -63,28 +54,6 @@ void podman_image_info_clear(podman_image_info_t *info);
 /* Removes an image by name (not the images other names share). */
 int podman_image_remove(podman_api_t *api, const char *name, as_error_t **err);
 
-/* GET /containers/ID/export: the container's flattened file system as a
- * tar stream, handed to sink piece by piece (http_request_stream). */
-int podman_container_export(podman_api_t *api, const char *id, http_sink_fn sink, void *ctx, as_error_t **err);
-
-/* POST /build: the context as a tar body (the Containerfile at its top),
- * tagged `tag`, with labels; layers cached, nothing pulled. The answer's
- * JSON lines ({"stream": ...}, {"error": ...}, ...) go to `on_line` one
- * by one. 0 when the build succeeded; a failure carries the build's
- * error. */
-typedef int (*podman_build_line_fn)(const char *text, bool is_error, void *ctx, as_error_t **err);
-int podman_image_build(podman_api_t *api, const void *context, size_t len, const char *tag,
-                       const podman_label_t *labels, size_t n_labels, podman_build_line_fn on_line, void *ctx,
-                       as_error_t **err);
-
-typedef struct podman_network_spec {
-    const char *name;
-    bool internal;
-    bool dns_enabled;
-    const podman_label_t *labels;
-    size_t n_labels;
-} podman_network_spec_t;
-
 /* podman picks a free subnet; ret_subnet (may be NULL) receives it. */
 int podman_network_create(podman_api_t *api, const podman_network_spec_t *spec,
                           char **ret_subnet, as_error_t **err);
@@ -94,76 +63,8 @@ int podman_network_internal(podman_api_t *api, const char *name, bool *ret_exist
                             as_error_t **err);
 int podman_network_remove(podman_api_t *api, const char *name, as_error_t **err);
 
-/* A port of the pod published on the host (TCP). */
-typedef struct podman_port {
-    const char *host_ip;                /* the host address podman listens on */
-    unsigned host_port;
-    unsigned container_port;
-} podman_port_t;
-
-typedef struct podman_pod_spec {
-    const char *name;
-    const char *hostname;               /* NULL: podman's default (the pod's name) */
-    const char *network;
-    bool userns_keep_id;
-    bool no_manage_hosts;
-    char *const *dns_servers;           /* NULL-terminated, may be NULL */
-    const podman_label_t *sysctls;      /* namespaced sysctls of the pod's namespaces */
-    size_t n_sysctls;
-    const podman_port_t *ports;
-    size_t n_ports;
-    const podman_label_t *labels;
-    size_t n_labels;
-} podman_pod_spec_t;
-
 int podman_pod_create(podman_api_t *api, const podman_pod_spec_t *spec, as_error_t **err);
 int podman_pod_remove(podman_api_t *api, const char *name, as_error_t **err);
-
-
-typedef struct podman_named_volume {
-    const char *name;
-    const char *destination;
-    char *const *options;               /* NULL-terminated, may be NULL */
-} podman_named_volume_t;
-
-typedef struct podman_network_attach {
-    const char *network;
-    const char *static_ip;              /* may be NULL */
-} podman_network_attach_t;
-
-typedef struct podman_container_spec {
-    const char *name;
-    const char *image;
-    const char *pod;                    /* may be NULL */
-    char *const *command;               /* NULL-terminated */
-    char *const *env;                   /* KEY=VALUE, NULL-terminated, may be NULL */
-    const char *work_dir;
-    const char *user;                   /* may be NULL: the pod's default */
-    const char *passwd_entry;           /* the user's /etc/passwd line podman adds; NULL: its own */
-    bool stdin_open;
-    bool terminal;
-    bool read_only;
-    bool no_new_privileges;
-    bool init;                          /* a minimal init as PID 1: forwards signals, reaps */
-    char *const *cap_drop;              /* NULL-terminated, may be NULL */
-    char *const *cap_add;
-    const podman_mount_t *mounts;
-    size_t n_mounts;
-    const podman_named_volume_t *volumes;
-    size_t n_volumes;
-    const podman_label_t *sysctls;      /* namespaced sysctls, key = value */
-    size_t n_sysctls;
-    long long pids_limit;               /* cgroup pids.max; 0: podman's default */
-    long long memory_limit;             /* bytes, 0: none */
-    long long cpu_quota_us;             /* per 100 ms period; 0: none */
-    long long nproc_rlimit;             /* RLIMIT_NPROC, soft = hard; 0: inherited */
-    const podman_network_attach_t *networks; /* outside a pod only */
-    size_t n_networks;
-    bool no_network;                    /* outside a pod only: a network namespace with only lo */
-    bool userns_keep_id;                /* outside a pod only: the caller's ids as they are */
-    const podman_label_t *labels;
-    size_t n_labels;
-} podman_container_spec_t;
 
 int podman_container_create(podman_api_t *api, const podman_container_spec_t *spec,
                             char **ret_id, as_error_t **err);
@@ -222,9 +123,5 @@ typedef struct podman_labelled {
 int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *label_key,
                          podman_labelled_t **ret, size_t *ret_n, as_error_t **err);
 void podman_labelled_free(podman_labelled_t *list, size_t n);
-
-/* Maps a libpod error answer (status + body) into *err; `what` names the call.
- * Exposed for unit tests. */
-int podman_error_from_answer(long status, const char *body, const char *what, as_error_t **err);
 
 #endif

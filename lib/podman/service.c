@@ -53,21 +53,24 @@ static bool wait_readable(int fd, long ms)
     return poll(&p, 1, (int)ms) > 0;
 }
 
-bool podman_service_alive(podman_service_t *s)
+bool podman_service_reap_if_ended(podman_service_t *s)
 {
     if (s == NULL || s->reaped || s->keeper <= 0)
-        return false;
+        return true;
     int status = 0;
     if (getpid() == s->parent) {
-        /* ours: its status (ECHILD: reaped elsewhere, ended all the same) */
+        /* The keeper is our child, so waitpid reaps it and gives its status.
+         * ECHILD means another waiter reaped it: it has ended all the same. */
         if (waitpid(s->keeper, &status, WNOHANG) == 0)
-            return true;
+            return false;
     } else if (!wait_readable(s->keeper_fd, 0)) {
-        return true;           /* a forked child of the CLI (cmd/run/teardown.c) */
+        /* A forked child of the CLI (cmd/run/teardown.c) cannot wait for the
+         * keeper; its pidfd turns readable when the keeper ends. */
+        return false;
     }
     s->reaped = true;
     s->exit_status = status;
-    return false;
+    return true;
 }
 
 /* A watch for what is created in the directory of the service's socket:
@@ -120,7 +123,7 @@ static int wait_answering(podman_service_t *s, podman_api_t *api, long timeout_m
         if (bound && podman_ping(api, 2000, &ping_err) == 0)
             break;
         as_error_free(&ping_err);
-        if (!podman_service_alive(s)) {
+        if (podman_service_reap_if_ended(s)) {
             r = start_failed(s, err);
             break;
         }
@@ -178,7 +181,7 @@ static int fork_keeper(podman_service_t *s, as_error_t **err)
         return as_error_errno(err, errno, "watching the podman service");
     if (n != (ssize_t)sizeof(s->pid)) {
         wait_readable(s->keeper_fd, 2000);
-        podman_service_alive(s);
+        podman_service_reap_if_ended(s);
         return start_failed(s, err);
     }
     return 0;
@@ -230,7 +233,7 @@ static void kill_keeper(podman_service_t *s)
 
 int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
 {
-    if (s == NULL || !podman_service_alive(s))
+    if (podman_service_reap_if_ended(s))
         return 0;
     /* the keeper: SIGTERM, and SIGKILL after the deadline */
     if (write(s->hold_fd, &timeout_ms, sizeof(timeout_ms)) < 0) { }
@@ -238,7 +241,7 @@ int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err)
         kill_keeper(s);                 /* the service: SIGTERM, its death signal */
         wait_readable(s->keeper_fd, KEEPER_MARGIN_MS);
     }
-    podman_service_alive(s);
+    podman_service_reap_if_ended(s);
     if (s->reaped && WIFSIGNALED(s->exit_status) && WTERMSIG(s->exit_status) == SIGKILL)
         return as_error_make(err, ETIMEDOUT, "the podman service did not stop within %ld ms; killed it",
                              timeout_ms);

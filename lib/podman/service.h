@@ -34,9 +34,11 @@ typedef struct podman_service {
 int podman_service_start(const char *socket_path, const char *log_path, long timeout_ms,
                          const signal_source_t *signals, podman_service_t **ret,
                          podman_api_t **ret_api, as_error_t **err);
-/* False once the service has exited (reaped, in the process that
- * started it; in its forked children too). */
-bool podman_service_alive(podman_service_t *s);
+/* Whether the service has ended; the first call that sees it ended reaps
+ * the keeper (in the process that started it; a forked child of it sees the
+ * end through the keeper's pidfd) and records its exit status. A NULL
+ * service counts as ended. */
+bool podman_service_reap_if_ended(podman_service_t *s);
 /* SIGTERM, then SIGKILL after `timeout_ms`; waits for the keeper's end
  * (from a forked child of the CLI too). -ETIMEDOUT when it was killed. */
 int podman_service_stop(podman_service_t *s, long timeout_ms, as_error_t **err);

@@ -107,10 +107,10 @@ static void service_starts_answers_and_stops(void **state)
     podman_api_t *api = NULL;
     as_error_t *err = NULL;
     start("serve", NULL, 0, &svc, &api, &err);
-    assert_true(podman_service_alive(svc));
+    assert_false(podman_service_reap_if_ended(svc));
     assert_int_equal(podman_ping(api, 1000, &err), 0);
     assert_int_equal(podman_service_stop(svc, 5000, &err), 0);
-    assert_false(podman_service_alive(svc));
+    assert_true(podman_service_reap_if_ended(svc));
     assert_true(WIFSIGNALED(svc->exit_status) && WTERMSIG(svc->exit_status) == SIGTERM);
     podman_api_free(api);
     podman_service_free(svc);
@@ -217,7 +217,7 @@ static void stubborn_service_is_killed(void **state)
     start("stubborn", NULL, 0, &svc, &api, &err);
     assert_int_equal(podman_service_stop(svc, 300, &err), -ETIMEDOUT);
     as_error_free(&err);
-    assert_false(podman_service_alive(svc));
+    assert_true(podman_service_reap_if_ended(svc));
     assert_true(WIFSIGNALED(svc->exit_status) && WTERMSIG(svc->exit_status) == SIGKILL);
     podman_api_free(api);
     podman_service_free(svc);
@@ -259,7 +259,7 @@ static void stop_kills_the_keeper_by_its_pidfd_not_its_pid(void **state)
     *svc = (podman_service_t){ .keeper = innocent, .parent = getppid(), .hold_fd = hold[1],
                                .keeper_fd = pidfd_open(stubborn, 0) };
     assert_true(svc->keeper_fd >= 0);
-    assert_true(podman_service_alive(svc));
+    assert_false(podman_service_reap_if_ended(svc));
     podman_service_stop(svc, 10, NULL);
     int status = 0;
     assert_int_equal(waitpid(innocent, &status, WNOHANG), 0);        /* untouched */
