@@ -64,7 +64,7 @@ static inline const char *lp_first_component_below(const char *dir, const char *
     return dir + strlen(home) + (strcmp(home, "/") == 0 ? 0 : 1);
 }
 
-/* ---- the decision (launch_policy_decide.c) ---- */
+/* ---- resolving paths (launch_policy_resolve.c) ---- */
 
 int lp_oom(as_error_t **err);
 
