@@ -155,8 +155,8 @@ static int print_plan(const session_plan_t *plan, const run_inputs_t *ri, const 
     return 0;
 }
 
-/* The agent, started and pumped to its end: its exit code or the CLI's. */
-/* *ret_exited: the agent's container has exited (it can write nothing any
+/* Starts the agent and pumps its streams to its end: its exit code or the
+ * CLI's. *ret_exited: the agent's container has exited (it can write nothing any
  * more). */
 static int run_agent(const run_options_t *o, cli_backend_t *b, session_t *s, const session_plan_t *plan,
                      bool *ret_exited)
@@ -257,7 +257,8 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
 {
     as_error_t *err = NULL;
     ri->signals = signals_source();
-    /* the settings file, read once: the agent, notifications, the identity */
+    /* The settings file is read once: the agent, the notifications and the
+     * identity all come from it. */
     int rc = load_settings(&ri->settings, &ri->settings_path);
     if (rc == 0)
         rc = load_agent(o->agent, &ri->settings, ri->settings_path, &ri->agent);
@@ -284,7 +285,8 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
         rc = load_allowlist(ri->agent, &ri->allowlist, &ri->allowlist_path);
     if (rc == 0)
         rc = host_identity_load(&ri->settings, ri->settings_path, &ri->identity);
-    /* the held secrets last: they need the agent's profile and the allowlist */
+    /* The held secrets come last because they need the agent's profile and
+     * the allowlist. */
     if (rc == 0)
         rc = load_secrets(o->secrets, o->env, &ri->agent->secrets, ri->allowlist, &ri->held, &ri->held_env);
     return rc != 0 ? rc : publish_ports_free(o);
@@ -328,7 +330,7 @@ int run_session(const run_options_t *o)
         return rc;
     run_inputs_t ri = {0};
     rc = run_inputs_load(o, &ri);
-    /* a mistyped option or command is refused before any podman starts */
+    /* A mistyped option or command is refused before any podman starts. */
     if (rc == 0 && run_options_check(o, ri.agent) < 0)
         rc = EXIT_USAGE;
     if (rc == 0)
@@ -392,9 +394,9 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     if ((rc = image_gate(b, ri)) != 0 || (rc = check_release(b, ri->image.ref, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
         (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
         return rc;
-    /* placeholders for protected paths that do not exist yet, and the
-     * snapshot the end-of-session check compares with; the plan takes the
-     * mounts as they are then */
+    /* This makes the placeholders for protected paths that do not exist yet
+     * and the snapshot the end-of-session check compares with; the plan
+     * takes the mounts as they are then. */
     rc = reviewing ? review_session_begin(b->dir->id, workdir, ri->image.ref, &review) : workspace_check_begin(ws);
     if (rc != 0 || (rc = plan_session(o, ri, b, workdir, ws, reviewing ? &review : NULL, &plan)) != 0)
         goto out;
@@ -412,16 +414,18 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
         goto out;
     }
     progress_clear();
-    /* the before-state, taken during the set-up, complete before the agent runs */
+    /* The before-state is taken during the set-up; it must be complete
+     * before the agent runs. */
     if (!reviewing && (rc = workspace_check_ready(ws, b->dir->id)) != 0)
         goto out;
     session_start_line(&(session_start_t){
         .id = b->dir->id, .agent = o->exec ? NULL : ri->agent->name, .autonomy = autonomy_on(o, ri),
         .workdir = workdir, .tty = plan->tty, .publish = o->publish, .n_publish = o->n_publish });
-    /* the first refusal of each name, on the desktop (settings) */
+    /* The first refusal of each name shows on the desktop, unless the
+     * settings turn notifications off. */
     egress_notices_t *notices = ri->settings.notifications && !o->no_notices ? egress_notices_start(b->dir) : NULL;
     rc = run_agent(o, b, s, plan, &exited);
-    /* the tree as the agent left it, walked while the rest is torn down */
+    /* The tree as the agent left it is walked while the rest is torn down. */
     if (exited && !reviewing)
         workspace_check_agent_exited(ws);
     egress_notices_stop(notices);
