@@ -250,6 +250,28 @@ static int publish_ports_free(const run_options_t *o)
     return 0;
 }
 
+/* The session's inputs that borrow what the loaders own, once all of them
+ * are loaded. */
+static void session_inputs_borrow(const run_options_t *o, run_inputs_t *ri)
+{
+    session_inputs_t *in = &ri->session;
+    in->image = ri->image.ref;
+    in->agent = ri->agent;
+    in->command = o->command;
+    in->env = ri->held_env != NULL ? ri->held_env : o->env;
+    in->held = ri->held;
+    in->resolver = ri->resolver;
+    in->allowlist = ri->allowlist;
+    in->allowlist_path = ri->allowlist_path;
+    in->publish = o->publish;
+    in->n_publish = o->n_publish;
+    in->user_name = ri->identity.user_name;
+    in->git_config = ri->identity.git_config;
+    in->uid = getuid();
+    in->gid = getgid();
+    in->verify = o->verify;
+}
+
 /* The agent, the images, the egress network, the host's resolver, the
  * limits, the allowlist, the user's identity, the held secrets and the
  * ports to publish. 0 or an exit code, reported. */
@@ -267,8 +289,8 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
     if (rc != 0)
         return rc;
     const cli_env_t *env = cli_env();
-    ri->router_image = cli_env_or(env->router_image, DEFAULT_ROUTER_IMAGE);
-    ri->egress = cli_env_or(env->egress_network, DEFAULT_EGRESS_NETWORK);
+    ri->session.router_image = cli_env_or(env->router_image, DEFAULT_ROUTER_IMAGE);
+    ri->session.egress_network = cli_env_or(env->egress_network, DEFAULT_EGRESS_NETWORK);
     const char *resolver_env = env->resolver;
     if (resolver_env != NULL) {
         snprintf(ri->resolver, sizeof(ri->resolver), "%s", resolver_env);
@@ -280,7 +302,7 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
         report_error(&err);
         return EXIT_CONFIG;
     }
-    rc = load_limits(o->memory, o->pids, o->cpus, &ri->limits, &ri->cgroups);
+    rc = load_limits(o->memory, o->pids, o->cpus, &ri->session.limits, &ri->session.cgroups);
     if (rc == 0)
         rc = load_allowlist(ri->agent, &ri->allowlist, &ri->allowlist_path);
     if (rc == 0)
@@ -289,6 +311,8 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
      * the allowlist. */
     if (rc == 0)
         rc = load_secrets(o->secrets, o->env, &ri->agent->secrets, ri->allowlist, &ri->held, &ri->held_env);
+    if (rc == 0)
+        session_inputs_borrow(o, ri);
     return rc != 0 ? rc : publish_ports_free(o);
 }
 
@@ -357,16 +381,18 @@ static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cl
     _cleanup_free_ char *work = NULL;
     if (review != NULL && asprintf(&work, "%s/work", review->dir) < 0)
         return EXIT_INTERNAL;
-    session_inputs_t in = {
-        .id = b->dir->id, .cli_pid = getpid(), .workdir = workdir, .image = ri->image.ref,
-        .agent = ri->agent, .agent_args = !o->exec, .autonomy = autonomy_on(o, ri), .command = o->command, .tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd),
-        .env = ri->held_env != NULL ? ri->held_env : o->env, .session_dir = b->dir->path, .held = ri->held,
-        .router_image = ri->router_image, .egress_network = ri->egress, .resolver = ri->resolver,
-        .allowlist = ri->allowlist, .allowlist_path = ri->allowlist_path, .limits = ri->limits, .cgroups = ri->cgroups,
-        .workspace = ws, .publish = o->publish, .n_publish = o->n_publish, .user_name = ri->identity.user_name,
-        .uid = getuid(), .gid = getgid(), .git_config = ri->identity.git_config, .verify = o->verify,
-        .review_upper = review != NULL ? review->upper : NULL, .review_work = work,
-    };
+    /* The loaded inputs, with what only this launch decides. */
+    session_inputs_t in = ri->session;
+    in.id = b->dir->id;
+    in.cli_pid = getpid();
+    in.workdir = workdir;
+    in.session_dir = b->dir->path;
+    in.workspace = ws;
+    in.agent_args = !o->exec;
+    in.autonomy = autonomy_on(o, ri);
+    in.tty = o->allow_tty && isatty(o->in_fd) && isatty(o->out_fd);
+    in.review_upper = review != NULL ? review->upper : NULL;
+    in.review_work = work;
     home_names_t homes = {0};
     int rc = home_inputs(o, workdir, &in, &homes);
     if (rc == 0 && session_plan_build(&in, ret, &err) < 0) {
@@ -392,7 +418,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
     bool exited = false;     /* the agent's exit seen: its processes are gone */
     int rc;
     if ((rc = image_gate(b, ri)) != 0 || (rc = check_release(b, ri->image.ref, "sandbox", "AGENT_SANDBOX_IMAGE")) != 0 ||
-        (rc = check_image(b, ri->router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
+        (rc = check_image(b, ri->session.router_image, "router", "AGENT_SANDBOX_ROUTER_IMAGE")) != 0)
         return rc;
     /* This makes the placeholders for protected paths that do not exist yet
      * and the snapshot the end-of-session check compares with; the plan

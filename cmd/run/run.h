@@ -13,23 +13,28 @@
 #include "config/resource_limits.h"
 #include "config/user_settings.h"
 #include "session/session.h"
+#include "session/session_inputs.h"
 
 /* What a session is made of besides its options: read once, before the
  * service starts (run_inputs_load), by a session and by verify alike. */
 typedef struct run_inputs {
+    /* What the loaders own; the session's inputs below borrow from them. */
     agent_profile_t *agent;
     image_choice_t image;    /* the session's image, why, and what builds it */
-    const char *router_image, *egress;
     char resolver[16];
     allowlist_t *allowlist;
     char *allowlist_path;        /* where `allow --save` adds names */
     user_settings_t settings;    /* the settings file's (notifications among them) */
     char *settings_path;
-    limits_t limits;
-    cgroup_caps_t cgroups;
     host_identity_t identity;
     struct held_secrets *held;   /* the session's held secrets, or NULL (docs/secrets.md) */
     char **held_env;             /* the agent's environment with their stand-ins, or NULL */
+    /* The plan's inputs as far as they are known before the launch: the
+     * loaders fill them as they load (the limits, the egress path, the
+     * user's ids and everything above), and run_loaded adds only what the
+     * launch itself decides (the session's id, its directory, the
+     * workspace, the review, the home). */
+    session_inputs_t session;
     const signal_source_t *signals;
 } run_inputs_t;
 
