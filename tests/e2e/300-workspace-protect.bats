@@ -6,7 +6,7 @@
 
 load helpers
 
-# The default set, as in lib/workspace.c.
+# The default set, as in lib/workspace/workspace_rules.c.
 WS_FILES=(.git/config .git/config.worktree .envrc .pre-commit-config.yaml .mcp.json)
 WS_DIRS=(.git/hooks .git/modules .git/worktrees .vscode .idea .devcontainer .husky .claude)
 
