@@ -252,24 +252,19 @@ static int publish_ports_free(const run_options_t *o)
 
 /* The session's inputs that borrow what the loaders own, once all of them
  * are loaded. */
-static void session_inputs_borrow(const run_options_t *o, run_inputs_t *ri)
+static void session_inputs_borrow(run_inputs_t *ri)
 {
     session_inputs_t *in = &ri->session;
     in->image = ri->image.ref;
     in->agent = ri->agent;
-    in->command = o->command;
-    in->env = ri->held_env != NULL ? ri->held_env : o->env;
     in->held = ri->held;
     in->resolver = ri->resolver;
     in->allowlist = ri->allowlist;
     in->allowlist_path = ri->allowlist_path;
-    in->publish = o->publish;
-    in->n_publish = o->n_publish;
     in->user_name = ri->identity.user_name;
     in->git_config = ri->identity.git_config;
     in->uid = getuid();
     in->gid = getgid();
-    in->verify = o->verify;
 }
 
 /* The agent, the images, the egress network, the host's resolver, the
@@ -310,9 +305,9 @@ int run_inputs_load(const run_options_t *o, run_inputs_t *ri)
     /* The held secrets come last because they need the agent's profile and
      * the allowlist. */
     if (rc == 0)
-        rc = load_secrets(o->secrets, o->env, &ri->agent->secrets, ri->allowlist, &ri->held, &ri->held_env);
+        rc = load_secrets(o->secrets, o->env, &ri->agent->secrets, ri->allowlist, &ri->held);
     if (rc == 0)
-        session_inputs_borrow(o, ri);
+        session_inputs_borrow(ri);
     return rc != 0 ? rc : publish_ports_free(o);
 }
 
@@ -343,7 +338,6 @@ void run_inputs_clear(run_inputs_t *ri)
     agent_profile_free(ri->agent);
     image_choice_clear(&ri->image);
     held_secrets_free(ri->held);
-    strv_free(ri->held_env);
     *ri = (run_inputs_t){0};
 }
 
@@ -381,8 +375,20 @@ static int plan_session(const run_options_t *o, const run_inputs_t *ri, const cl
     _cleanup_free_ char *work = NULL;
     if (review != NULL && asprintf(&work, "%s/work", review->dir) < 0)
         return EXIT_INTERNAL;
-    /* The loaded inputs, with what only this launch decides. */
+    /* The loaded inputs, with what this launch's options and directory
+     * decide (verify loads a session's inputs, then launches its probe with
+     * options of its own). */
+    _cleanup_(strv_freep) char **agent_env = NULL;
+    if (ri->held != NULL && held_secrets_agent_env(ri->held, o->env, &agent_env, &err) < 0) {
+        report_error(&err);
+        return EXIT_INTERNAL;
+    }
     session_inputs_t in = ri->session;
+    in.command = o->command;
+    in.env = agent_env != NULL ? agent_env : o->env;
+    in.publish = o->publish;
+    in.n_publish = o->n_publish;
+    in.verify = o->verify;
     in.id = b->dir->id;
     in.cli_pid = getpid();
     in.workdir = workdir;

@@ -66,13 +66,12 @@ int user_config_path(const char *name, char **ret_path);
  * without --secret and without a request rule (the `rules` file). The
  * placements: the running agent's profile's (agent_rules), then the config
  * directory's `secrets` file; the upstream CAs: the
- * system's and AGENT_SANDBOX_UPSTREAM_CA's. *ret_env: env with each held
- * variable's stand-in and the session CA's variables added (NULL when
- * nothing is held). 0, or an exit code after reporting. */
+ * system's and AGENT_SANDBOX_UPSTREAM_CA's. env: the --env variables, none
+ * of which may be a held one. 0, or an exit code after reporting. */
 struct held_secrets;
 struct secret_rules;
 int load_secrets(char *const *names, char *const *env, const struct secret_rules *agent_rules,
-                        const struct allowlist *al, struct held_secrets **ret, char ***ret_env);
+                        const struct allowlist *al, struct held_secrets **ret);
 
 /* What the sandbox gets of the host user: the name for the agent's passwd
  * entry, and the git identity as git config text (or NULL: none, or turned

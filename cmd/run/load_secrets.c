@@ -21,7 +21,6 @@
 #define SECRETS_FILE "secrets"
 #define RULES_FILE "rules"
 #define CA_MAX (8u << 20)
-#define AGENT_VIEW "/etc/agent-sandbox/"
 
 /* The system's CA bundle, where the distributions keep it. */
 static const char *const system_bundles[] = {
@@ -135,34 +134,11 @@ static int bundles(held_secrets_t *h)
     return 0;
 }
 
-static int session_env(char *const *env, const held_secrets_t *h, char ***ret)
-{
-    static const char *const ca_vars[] = {
-        "NODE_EXTRA_CA_CERTS=" AGENT_VIEW EGRESS_AGENT_SESSION_CA,
-        "SSL_CERT_FILE=" AGENT_VIEW EGRESS_AGENT_CA_BUNDLE,
-        "REQUESTS_CA_BUNDLE=" AGENT_VIEW EGRESS_AGENT_CA_BUNDLE,
-        "CURL_CA_BUNDLE=" AGENT_VIEW EGRESS_AGENT_CA_BUNDLE,
-        "GIT_SSL_CAINFO=" AGENT_VIEW EGRESS_AGENT_CA_BUNDLE,
-    };
-    _cleanup_(strv_freep) char **out = NULL;
-    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
-        if (strv_push(&out, env[i]) < 0)
-            return EXIT_INTERNAL;
-    for (size_t i = 0; h->standin_env != NULL && h->standin_env[i] != NULL; i++)
-        if (strv_push(&out, h->standin_env[i]) < 0)
-            return EXIT_INTERNAL;
-    for (size_t i = 0; i < ARRAY_SIZE(ca_vars); i++)
-        if (strv_push(&out, ca_vars[i]) < 0)
-            return EXIT_INTERNAL;
-    *ret = steal_pointer(&out);
-    return 0;
-}
 
 int load_secrets(char *const *names, char *const *env, const secret_rules_t *agent_rules,
-                        const allowlist_t *al, held_secrets_t **ret, char ***ret_env)
+                        const allowlist_t *al, held_secrets_t **ret)
 {
     *ret = NULL;
-    *ret_env = NULL;
     _cleanup_(request_rules_clear) request_rules_t requests = {0};
     int rc = load_requests(&requests);
     if (rc != 0 || ((names == NULL || names[0] == NULL) && requests.n == 0))
@@ -181,7 +157,7 @@ int load_secrets(char *const *names, char *const *env, const secret_rules_t *age
         report_error(&err);
         return EXIT_USAGE;
     }
-    if ((rc = bundles(h)) != 0 || (rc = session_env(env, h, ret_env)) != 0)
+    if ((rc = bundles(h)) != 0)
         return rc;
     *ret = steal_pointer(&h);
     return 0;

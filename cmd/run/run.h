@@ -28,7 +28,6 @@ typedef struct run_inputs {
     char *settings_path;
     host_identity_t identity;
     struct held_secrets *held;   /* the session's held secrets, or NULL (docs/secrets.md) */
-    char **held_env;             /* the agent's environment with their stand-ins, or NULL */
     /* The plan's inputs as far as they are known before the launch: the
      * loaders fill them as they load (the limits, the egress path, the
      * user's ids and everything above), and run_loaded adds only what the

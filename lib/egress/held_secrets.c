@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "egress_state.h"
 #include "base/strv.h"
 #include "base/util.h"
 
@@ -119,5 +120,30 @@ int held_secrets_build(const secret_rules_t *rules, const request_rules_t *reque
             return r;
     }
     *ret = steal_pointer(&h);
+    return 0;
+}
+
+int held_secrets_agent_env(const held_secrets_t *h, char *const *env, char ***ret, as_error_t **err)
+{
+#define AGENT_VIEW EGRESS_AGENT_VIEW_MOUNT "/"
+    static const char *const ca_vars[] = {
+        "NODE_EXTRA_CA_CERTS=" AGENT_VIEW EGRESS_AGENT_SESSION_CA,
+        "SSL_CERT_FILE=" AGENT_VIEW EGRESS_AGENT_CA_BUNDLE,
+        "REQUESTS_CA_BUNDLE=" AGENT_VIEW EGRESS_AGENT_CA_BUNDLE,
+        "CURL_CA_BUNDLE=" AGENT_VIEW EGRESS_AGENT_CA_BUNDLE,
+        "GIT_SSL_CAINFO=" AGENT_VIEW EGRESS_AGENT_CA_BUNDLE,
+    };
+#undef AGENT_VIEW
+    _cleanup_(strv_freep) char **out = NULL;
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        if (strv_push(&out, env[i]) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+    for (size_t i = 0; h->standin_env != NULL && h->standin_env[i] != NULL; i++)
+        if (strv_push(&out, h->standin_env[i]) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+    for (size_t i = 0; i < ARRAY_SIZE(ca_vars); i++)
+        if (strv_push(&out, ca_vars[i]) < 0)
+            return as_error_make(err, ENOMEM, "out of memory");
+    *ret = steal_pointer(&out);
     return 0;
 }

@@ -39,6 +39,10 @@ typedef struct held_secrets {
 int held_secrets_build(const secret_rules_t *rules, const request_rules_t *requests, char *const *vars,
                        const char *(*value_of)(const char *var), held_secrets_t **ret,
                        as_error_t **err);
+/* The agent's environment: env (the session's own variables), then each
+ * held variable's stand-in, then the variables that point TLS clients at
+ * the session CA (the agent view's bundle). A new vector; -ENOMEM. */
+int held_secrets_agent_env(const held_secrets_t *h, char *const *env, char ***ret, as_error_t **err);
 void held_secrets_free(held_secrets_t *h);
 DEFINE_CLEANUP_FUNC(held_secrets_t, held_secrets_free)
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "allowlist_of.h"
+#include "base/strv.h"
 #include "config/secret_rules.h"
 #include "egress/held_secrets_check.h"
 
@@ -86,12 +87,33 @@ static void test_held_or_inside_not_both(void **state)
     as_error_free(&err);
 }
 
+/* The agent's environment keeps the launch's own variables first (verify's
+ * fixed PATH among them), then the stand-ins, then the CA variables. */
+static void test_the_agents_environment(void **state)
+{
+    (void)state;
+    held_secrets_t *h = held_on_api();
+    char *env[] = { "PATH=/usr/bin:/bin", NULL };
+    char **out = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(held_secrets_agent_env(h, env, &out, &err), 0);
+    assert_string_equal(out[0], "PATH=/usr/bin:/bin");
+    assert_memory_equal(out[1], "TOK=", 4);
+    assert_null(strstr(out[1], "Real0Value"));
+    assert_memory_equal(out[2], "NODE_EXTRA_CA_CERTS=/etc/agent-sandbox/", 39);
+    assert_string_equal(out[6] + strlen("GIT_SSL_CAINFO="), out[3] + strlen("SSL_CERT_FILE="));
+    assert_null(out[7]);
+    strv_free(out);
+    held_secrets_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_name_must_be_allowed),
         cmocka_unit_test(test_no_port_of_its_own),
         cmocka_unit_test(test_held_or_inside_not_both),
+        cmocka_unit_test(test_the_agents_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
