@@ -14,84 +14,11 @@
 #include <string.h>
 
 #include "allowlist_of.h"
+#include "golden_file.h"
 #include "config/allowlist.h"
 #include "egress/router_firewall.h"
 #include "egress/router_render.h"
 #include "egress/router_terminate.h"
-
-/* ---- golden files ---- */
-
-static char *golden_path(const char *name)
-{
-    const char *dir = getenv("GOLDEN_DIR");
-    char *path = NULL;
-    if (dir != NULL) {
-        assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
-    } else {
-        /* __FILE__ is tests/unit/test_router_render.c relative to the top
-         * directory, where `make unit` runs the tests. */
-        const char *slash = strrchr(__FILE__, '/');
-        int n = slash != NULL ? (int)(slash - __FILE__) : 1;
-        assert_true(asprintf(&path, "%.*s/golden/%s", n, slash != NULL ? __FILE__ : ".", name) > 0);
-    }
-    return path;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t n = getdelim(&buf, &cap, '\0', f);
-    fclose(f);
-    if (n < 0) {
-        free(buf);
-        return strdup("");
-    }
-    return buf;
-}
-
-static void assert_golden(const char *name, const char *text)
-{
-    char *path = golden_path(name);
-    const char *update = getenv("UPDATE_GOLDEN");
-    if (update != NULL && strcmp(update, "1") == 0) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        assert_int_equal(fputs(text, f) >= 0, 1);
-        assert_int_equal(fclose(f), 0);
-        print_message("updated %s\n", path);
-    }
-    char *want = slurp(path);
-    if (want == NULL) {
-        free(path);
-        fail_msg("golden file %s missing; run with UPDATE_GOLDEN=1", name);
-    }
-    if (strcmp(want, text) != 0) {
-        /* Show the first differing line. */
-        unsigned line = 1;
-        size_t i = 0, start = 0;
-        while (want[i] != '\0' && want[i] == text[i]) {
-            if (want[i] == '\n') {
-                line++;
-                start = i + 1;
-            }
-            i++;
-        }
-        const char *a = want + start, *b = text + start;
-        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
-        print_error("%s differs at line %u:\n  golden: %.*s\n  actual: %.*s\n", path, line,
-                    ea != NULL ? (int)(ea - a) : (int)strlen(a), a,
-                    eb != NULL ? (int)(eb - b) : (int)strlen(b), b);
-        free(want);
-        free(path);
-        fail_msg("golden mismatch (UPDATE_GOLDEN=1 rewrites golden files)");
-    }
-    free(want);
-    free(path);
-}
 
 /* ---- fixtures ---- */
 
@@ -236,32 +163,32 @@ static void render_all(const char *prefix, const char *text)
 
     assert_int_equal(router_render_dnsmasq(al, &sample_layout, &out, &err), 0);
     snprintf(name, sizeof(name), "%s.dnsmasq.conf", prefix);
-    assert_golden(name, out);
+    assert_golden_file(name, out);
     free(out);
 
     assert_int_equal(router_render_nginx(al, &sample_layout, &out, &err), 0);
     snprintf(name, sizeof(name), "%s.nginx.conf", prefix);
-    assert_golden(name, out);
+    assert_golden_file(name, out);
     free(out);
 
     assert_int_equal(router_render_hosts(al, "agent-sandbox-0123456789ab", &out, &err), 0);
     snprintf(name, sizeof(name), "%s.hosts", prefix);
-    assert_golden(name, out);
+    assert_golden_file(name, out);
     free(out);
 
     assert_int_equal(router_render_dns_hosts(al, &out, &err), 0);
     snprintf(name, sizeof(name), "%s.dns-hosts", prefix);
-    assert_golden(name, out);
+    assert_golden_file(name, out);
     free(out);
 
     assert_int_equal(router_render_dns_wildcards(al, &out, &err), 0);
     snprintf(name, sizeof(name), "%s.dns-wildcards", prefix);
-    assert_golden(name, out);
+    assert_golden_file(name, out);
     free(out);
 
     assert_int_equal(router_render_iptables(al, sample_layout.resolver_ip, &out, &err), 0);
     snprintf(name, sizeof(name), "%s.iptables", prefix);
-    assert_golden(name, out);
+    assert_golden_file(name, out);
     free(out);
     allowlist_free(al);
 }
@@ -301,10 +228,10 @@ static void test_golden_terminate(void **state)
     as_error_t *err = NULL;
     char *out = NULL;
     assert_int_equal(router_render_nginx(al, &l, &out, &err), 0);
-    assert_golden("terminate.nginx.conf", out);
+    assert_golden_file("terminate.nginx.conf", out);
     free(out);
     assert_int_equal(router_render_held_values(&t, &out, &err), 0);
-    assert_golden("terminate.values.conf", out);
+    assert_golden_file("terminate.values.conf", out);
     free(out);
     allowlist_free(al);
 }
@@ -325,10 +252,10 @@ static void test_golden_test_ports(void **state)
     as_error_t *err = NULL;
     char *out = NULL;
     assert_int_equal(router_render_nginx(al, &l, &out, &err), 0);
-    assert_golden("highports.nginx.conf", out);
+    assert_golden_file("highports.nginx.conf", out);
     free(out);
     assert_int_equal(router_render_dnsmasq(al, &l, &out, &err), 0);
-    assert_golden("highports.dnsmasq.conf", out);
+    assert_golden_file("highports.dnsmasq.conf", out);
     free(out);
     allowlist_free(al);
 }
