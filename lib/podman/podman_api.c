@@ -306,6 +306,13 @@ int podman_container_wait(podman_api_t *api, const char *id, int *ret_exit_code,
         return podman_oom(err);
     _cleanup_(json_freep) json_t *doc = NULL;
     int r = podman_request(api, "POST", path, NULL, 0, 200, 200, what, NULL, &doc, err);
+    if (r == -ENODATA) {
+        /* podman 5 sends its 200 before it knows the exit code, so a wait
+         * whose exit code is lost (its conmon died) is a 200 with no body;
+         * podman 4 answers it with HTTP 500 "no such exit code". */
+        as_error_free(err);
+        return as_error_make(err, ENOENT, "%s: podman has no exit code for it", what);
+    }
     if (r < 0)
         return r;
     long long code = 0;

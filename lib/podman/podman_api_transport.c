@@ -88,6 +88,10 @@ int podman_request(podman_api_t *api, const char *method, const char *path, cons
     }
     if (ret_status != NULL)
         *ret_status = res.status;
+    if (ret_doc != NULL && res.body[strspn(res.body, " \t\r\n")] == '\0') {
+        http_response_clear(&res);
+        return as_error_make(err, ENODATA, "%s: an empty answer where JSON was expected", what);
+    }
     if (ret_doc != NULL) {
         r = json_parse(res.body, what, ret_doc, err);
         if (r < 0) {

@@ -43,7 +43,7 @@ int podman_error_from_answer(long status, const char *body, const char *what, as
 /* One request. `ok1` and `ok2` are the statuses that mean success; any
  * other status becomes an error named by `what`, in libpod's words.
  * ret_status (may be NULL) receives the status of a success; ret_doc
- * (may be NULL) its parsed body. */
+ * (may be NULL) its parsed body, and a success without one is -ENODATA. */
 int podman_request(podman_api_t *api, const char *method, const char *path, const char *body,
                    long timeout_ms, long ok1, long ok2, const char *what,
                    long *ret_status, json_t **ret_doc, as_error_t **err);

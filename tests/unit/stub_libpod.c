@@ -36,6 +36,7 @@ struct stub_libpod {
     hook_t hooks[MAX_HOOKS];
     int n_hooks;
     int exit_code;
+    bool waited;             /* a wait was answered: the agent has exited */
     char router_log[256];    /* the router's log directory, from its create */
     char *log;
     size_t log_len;
@@ -278,10 +279,17 @@ static void default_answer(stub_libpod_t *s, int fd, const char *line, const cha
         answer(fd, 204, "");
     } else if (strstr(line, "/wait?") != NULL) {
         snprintf(reply, sizeof(reply), "%d", s->exit_code);
+        pthread_mutex_lock(&s->lock);
+        s->waited = true;
+        pthread_mutex_unlock(&s->lock);
         answer(fd, 200, reply);
     } else if (strstr(line, "/containers/") != NULL && strstr(line, "/json") != NULL &&
                strstr(line, "/containers/json") == NULL) {
-        answer(fd, 200, "{\"State\":{\"Running\":true}}");
+        /* As podman: a container whose exit a wait reported runs no more. */
+        pthread_mutex_lock(&s->lock);
+        bool running = !s->waited;
+        pthread_mutex_unlock(&s->lock);
+        answer(fd, 200, running ? "{\"State\":{\"Running\":true}}" : "{\"State\":{\"Running\":false}}");
     } else if (strstr(line, "/json?") != NULL) {
         answer(fd, 200, "[]");
     } else if (strncmp(line, "DELETE", 6) == 0 || strstr(line, "/resize?") != NULL) {

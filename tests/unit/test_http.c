@@ -409,6 +409,31 @@ static void api_calls_send_and_read_what_libpod_expects(void **state)
     assert_non_null(strstr(srv.requests[3], "POST /v4.0.0/libpod/containers/c1/wait?condition=exited&interval=10ms "));
 }
 
+/* A wait whose exit code is lost (the agent's conmon died): podman 5 sends
+ * its 200 before it knows the exit code and then no body, podman 4 a 500
+ * naming no such exit code. Both are -ENOENT, the session's "no exit code"
+ * (lib/session/session_run.c), never an exit code of 0. */
+static void lost_exit_code_is_no_exit_code_on_both_podmans(void **state)
+{
+    (void)state;
+    server_t srv;
+    podman_api_t *api = SERVER_ANSWERS(&srv,
+        JSON_ANSWER("200 OK", ""),
+        JSON_ANSWER("500 Internal Server Error", "{\"cause\":\"no such exit code\",\"message\":"
+                    "\"getting exit code of container c1 from DB: no such exit code\",\"response\":500}"));
+    as_error_t *err = NULL;
+    int code = -1;
+    assert_int_equal(podman_container_wait(api, "c1", &code, &err), -ENOENT);
+    assert_string_equal(err->msg, "waiting for container c1: podman has no exit code for it");
+    as_error_free(&err);
+    assert_int_equal(podman_container_wait(api, "c1", &code, &err), -ENOENT);
+    assert_non_null(strstr(err->msg, "no such exit code"));
+    as_error_free(&err);
+    assert_int_equal(code, -1);
+    podman_api_free(api);
+    server_stop(&srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -419,6 +444,7 @@ int main(void)
         cmocka_unit_test(stream_hands_over_the_bytes_after_the_head),
         cmocka_unit_test(garbage_answer_is_an_error),
         cmocka_unit_test(api_calls_send_and_read_what_libpod_expects),
+        cmocka_unit_test(lost_exit_code_is_no_exit_code_on_both_podmans),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);
 }

@@ -151,6 +151,25 @@ static void input_reset_is_not_fatal(void **state)
     close(fds[0]); close(fds[1]); close(out[0]); close(out[1]); close(null);
 }
 
+/* Podman 5 answers the wait of an agent whose monitor (conmon) died with
+ * 0 while the agent still runs: no exit status, not a success. (Last in
+ * the group: its rule stays in the shared stub.) */
+static void a_wait_answered_while_the_agent_runs_is_a_lost_exit_status(void **state)
+{
+    (void)state;
+    stub_libpod_rule(stub, "GET", "-agent/json", NULL, 200, "{\"State\":{\"Running\":true}}", 0);
+    int fds[2], out[2];
+    assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+    assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+    close(fds[1]);
+    attach_io_t io = { .in_fd = fds[0], .out_fd = out[1], .err_fd = out[1], .multiplexed = true,
+                       .close_write_on_eof = true };
+    session_result_t res;
+    run(false, &io, &res);
+    assert_int_equal(res.end, SESSION_MONITOR_DIED);
+    close(fds[0]); close(out[0]); close(out[1]);
+}
+
 int main(void)
 {
     /* as the CLI does (signals_install): a write to a reset stream is EPIPE */
@@ -158,6 +177,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(resize_reads_the_input_descriptor),
         cmocka_unit_test(input_reset_is_not_fatal),
+        cmocka_unit_test(a_wait_answered_while_the_agent_runs_is_a_lost_exit_status),
     };
     return cmocka_run_group_tests_name("session_run", tests, stub_start, stub_stop);
 }
