@@ -87,19 +87,7 @@ static cli_backend_t *check_service(doctor_t *d, cli_backend_t *b, podman_host_i
         return NULL;
     }
     check_t c = {0};
-    unsigned major = 0, minor = 0;
-    const char *v = info->version != NULL ? info->version : "?";
-    sscanf(v, "%u.%u", &major, &minor);
-    _cleanup_free_ char *install = host_install_command("podman", "podman");
-    int r;
-    if (major < 4)
-        r = check_set(&c, CHECK_FAIL, install, "podman %s: its libpod API is older than the 4.0 this tool speaks", v);
-    else if (major == 4 && minor < 3)
-        r = check_set(&c, CHECK_WARN, install, "podman %s: tested with 4.3 and later", v);
-    else
-        r = check_set(&c, CHECK_OK, NULL, "podman %s (API %s, network backend %s), its private service answers",
-                      v, info->api_version ? info->api_version : "?",
-                      info->network_backend ? info->network_backend : "?");
+    int r = host_check_podman_version(info->version, info->api_version, info->network_backend, &c);
     doctor_show(d, "podman", &c, r);
     return b;
 }
@@ -112,6 +100,10 @@ static void check_podman_setup(doctor_t *d, const podman_host_info_t *info)
     doctor_show(d, "cgroups", &c, host_check_cgroup_runtime("/sys/fs/cgroup", info->cgroup_version,
                                                             info->oci_runtime, containers_conf, &c));
     doctor_show(d, "storage", &c, host_check_storage(info->graph_driver, storage_conf, &c));
+    bool pasta = info->rootless_network_cmd != NULL && strcmp(info->rootless_network_cmd, "pasta") == 0;
+    doctor_show(d, "rootless network", &c, host_check_rootless_network(
+        info->rootless_network_cmd, pasta ? info->pasta_executable : info->slirp4netns_executable,
+        pasta ? info->pasta_version : info->slirp4netns_version, &c));
 }
 
 /* One image: FAIL when a session needs it and it is missing or of another

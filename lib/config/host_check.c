@@ -267,3 +267,40 @@ int host_check_storage(const char *driver, const char *storage_conf, check_t *re
     return check_set(ret, CHECK_WARN, fix, "podman's storage driver is vfs, which copies the whole image "
                      "for every container: each session starts seconds slower than with overlay");
 }
+
+int host_check_podman_version(const char *version, const char *api_version, const char *network_backend,
+                              check_t *ret)
+{
+    const char *v = version != NULL ? version : "?";
+    unsigned major = 0, minor = 0;
+    _cleanup_free_ char *install = host_install_command("podman", "podman");
+    if (sscanf(v, "%u.%u", &major, &minor) != 2 || major < 4)
+        return check_set(ret, CHECK_FAIL, install, "podman %s: its libpod API is older than the 4.0 this tool "
+                         "speaks", v);
+    if (major > 5 || (major == 4 && minor < 3))
+        return check_set(ret, CHECK_WARN, NULL, "podman %s: this tool is tested with podman 4.3 and 5.4 "
+                         "(docs/podman-versions.md)", v);
+    return check_set(ret, CHECK_OK, NULL, "podman %s (API %s, network backend %s), its private service answers",
+                     v, api_version != NULL ? api_version : "?", network_backend != NULL ? network_backend : "?");
+}
+
+int host_check_rootless_network(const char *rootless_cmd, const char *executable, const char *version,
+                                check_t *ret)
+{
+    /* podman 4 names no tool: slirp4netns is then its only one. */
+    const char *tool = rootless_cmd != NULL && rootless_cmd[0] != '\0' ? rootless_cmd : "slirp4netns";
+    bool pasta = strcmp(tool, "pasta") == 0;
+    if (!pasta && strcmp(tool, "slirp4netns") != 0)
+        return check_set(ret, CHECK_WARN, NULL, "podman's rootless networks go through %s, which this tool is "
+                         "not tested with (pasta, slirp4netns)", tool);
+    if (executable == NULL || executable[0] == '\0') {
+        _cleanup_free_ char *install = host_install_command(pasta ? "passt" : "slirp4netns",
+                                                            pasta ? "passt" : "slirp4netns");
+        return check_set(ret, CHECK_FAIL, install, "podman's rootless networks go through %s, which is not "
+                         "installed: no session's router can reach its upstream", tool);
+    }
+    const char *v = version != NULL ? version : "";
+    int len = (int)strcspn(v, "\n");
+    return check_set(ret, CHECK_OK, NULL, "%s (%s%s%.*s): podman's rootless networks, the routers' way to "
+                     "their upstream, go through it", tool, executable, len > 0 ? ", " : "", len, v);
+}

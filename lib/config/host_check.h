@@ -62,6 +62,20 @@ int host_check_cgroup_runtime(const char *cgroup_root, const char *cgroup_versio
  * the limits file. */
 int host_check_limits(const limits_t *lim, const cgroup_caps_t *caps, const char *limits_file, check_t *ret);
 
+/* The podman versions this tool is tested with (docs/podman-versions.md):
+ * OK for those, WARN for a newer major version or a 4.x before 4.3, FAIL
+ * before 4.0, whose libpod API this tool does not speak. */
+int host_check_podman_version(const char *version, const char *api_version, const char *network_backend,
+                              check_t *ret);
+
+/* The tool podman's rootless networks go through, and with them every
+ * session's router to its upstream: `rootless_cmd` as podman 5 names it
+ * (NULL: podman 4, whose only tool is slirp4netns), with the executable
+ * podman found for it ("" or NULL: missing, a FAIL whose fix installs it)
+ * and its version text (the first line is shown). */
+int host_check_rootless_network(const char *rootless_cmd, const char *executable, const char *version,
+                                check_t *ret);
+
 /* vfs copies the whole image for every container: each session starts
  * seconds slower. `storage_conf` is the user's storage.conf, for the fix. */
 int host_check_storage(const char *driver, const char *storage_conf, check_t *ret);

@@ -79,6 +79,11 @@ int podman_info_host(podman_api_t *api, podman_host_info_t *ret, as_error_t **er
         .oci_runtime = dup_str(json_get(host, "ociRuntime"), "name"),
         .cgroup_version = dup_str(host, "cgroupVersion"),
         .network_backend = dup_str(host, "networkBackend"),
+        .rootless_network_cmd = dup_str(host, "rootlessNetworkCmd"),
+        .pasta_executable = dup_str(json_get(host, "pasta"), "executable"),
+        .pasta_version = dup_str(json_get(host, "pasta"), "version"),
+        .slirp4netns_executable = dup_str(json_get(host, "slirp4netns"), "executable"),
+        .slirp4netns_version = dup_str(json_get(host, "slirp4netns"), "version"),
     };
     *ret = info;
     return 0;
@@ -92,6 +97,11 @@ void podman_host_info_clear(podman_host_info_t *info)
     free(info->oci_runtime);
     free(info->cgroup_version);
     free(info->network_backend);
+    free(info->rootless_network_cmd);
+    free(info->pasta_executable);
+    free(info->pasta_version);
+    free(info->slirp4netns_executable);
+    free(info->slirp4netns_version);
     *info = (podman_host_info_t){0};
 }
 

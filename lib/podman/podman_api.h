@@ -31,6 +31,12 @@ typedef struct podman_host_info {
     char *oci_runtime;           /* host.ociRuntime.name: crun, runc */
     char *cgroup_version;        /* host.cgroupVersion: v1, v2 */
     char *network_backend;       /* host.networkBackend: netavark, cni */
+    /* host.rootlessNetworkCmd (podman 5: pasta or slirp4netns; podman 4 has
+     * no such field, slirp4netns being its only tool for rootless networks),
+     * and the executables podman found for each tool ("" when missing). */
+    char *rootless_network_cmd;
+    char *pasta_executable, *pasta_version;
+    char *slirp4netns_executable, *slirp4netns_version;
 } podman_host_info_t;
 int podman_info_host(podman_api_t *api, podman_host_info_t *ret, as_error_t **err);
 void podman_host_info_clear(podman_host_info_t *info);

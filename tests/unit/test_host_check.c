@@ -157,6 +157,61 @@ static void vfs_storage_warns_and_says_how_to_move(void **state)
     free(conf);
 }
 
+static void podman_versions_tested_pass_older_fail_newer_warn(void **state)
+{
+    (void)state;
+    check_t c = {0};
+    assert_int_equal(host_check_podman_version("4.3.1", "4.3.1", "netavark", &c), 0);
+    assert_int_equal(c.level, CHECK_OK);
+    assert_contains(c.detail, "podman 4.3.1 (API 4.3.1, network backend netavark)");
+    check_clear(&c);
+    assert_int_equal(host_check_podman_version("5.4.2", "5.4.2", "netavark", &c), 0);
+    assert_int_equal(c.level, CHECK_OK);
+    check_clear(&c);
+    assert_int_equal(host_check_podman_version("4.2.0", NULL, NULL, &c), 0);
+    assert_int_equal(c.level, CHECK_WARN);
+    assert_contains(c.detail, "tested with podman 4.3 and 5.4");
+    check_clear(&c);
+    assert_int_equal(host_check_podman_version("6.0.0-dev", NULL, NULL, &c), 0);
+    assert_int_equal(c.level, CHECK_WARN);
+    check_clear(&c);
+    assert_int_equal(host_check_podman_version("3.4.4", NULL, NULL, &c), 0);
+    assert_int_equal(c.level, CHECK_FAIL);
+    assert_non_null(c.fix);
+    check_clear(&c);
+    assert_int_equal(host_check_podman_version(NULL, NULL, NULL, &c), 0);
+    assert_int_equal(c.level, CHECK_FAIL);
+    check_clear(&c);
+}
+
+static void rootless_network_tool_named_and_required(void **state)
+{
+    (void)state;
+    check_t c = {0};
+    /* podman 4 names no tool: slirp4netns */
+    assert_int_equal(host_check_rootless_network(NULL, "/usr/bin/slirp4netns",
+                                                 "slirp4netns version 1.2.0\ncommit: 656041d", &c), 0);
+    assert_int_equal(c.level, CHECK_OK);
+    assert_contains(c.detail, "slirp4netns (/usr/bin/slirp4netns, slirp4netns version 1.2.0)");
+    check_clear(&c);
+    assert_int_equal(host_check_rootless_network("pasta", "/usr/bin/pasta", "pasta 2025_03_20.32f6212-1\n", &c), 0);
+    assert_int_equal(c.level, CHECK_OK);
+    assert_contains(c.detail, "pasta (/usr/bin/pasta, pasta 2025_03_20.32f6212-1)");
+    check_clear(&c);
+    /* the tool podman asks for is missing: no router reaches upstream */
+    assert_int_equal(host_check_rootless_network("pasta", "", "", &c), 0);
+    assert_int_equal(c.level, CHECK_FAIL);
+    assert_contains(c.fix, "passt");
+    check_clear(&c);
+    assert_int_equal(host_check_rootless_network(NULL, NULL, NULL, &c), 0);
+    assert_int_equal(c.level, CHECK_FAIL);
+    assert_contains(c.fix, "slirp4netns");
+    check_clear(&c);
+    assert_int_equal(host_check_rootless_network("vpnkit", "/x", NULL, &c), 0);
+    assert_int_equal(c.level, CHECK_WARN);
+    check_clear(&c);
+}
+
 static void unenforced_limits_warn_until_set_to_none(void **state)
 {
     (void)state;
@@ -273,6 +328,8 @@ int main(void)
         cmocka_unit_test(tun_that_cannot_be_opened_or_is_missing_fails),
         cmocka_unit_test(crun_on_a_hybrid_cgroup_v1_host_fails_with_runc_as_the_fix),
         cmocka_unit_test(vfs_storage_warns_and_says_how_to_move),
+        cmocka_unit_test(podman_versions_tested_pass_older_fail_newer_warn),
+        cmocka_unit_test(rootless_network_tool_named_and_required),
         cmocka_unit_test(unenforced_limits_warn_until_set_to_none),
         cmocka_unit_test(git_bare_repository_setting_last_protected_value_wins),
         cmocka_unit_test(git_config_files_follow_gits_environment),
