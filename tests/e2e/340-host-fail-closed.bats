@@ -87,19 +87,23 @@ for i in range(300100):
     [ ! -e "$MARK" ] || die "host git ran what the session planted"
 }
 
-# The home volume's host path, as the agent reads it from mountinfo: a
-# directory outside the tree that the agent writes.
+# The home volume's host path: a directory outside the tree that the agent
+# writes. An agent reads it from mountinfo where the storage is on the root
+# file system; the test asks podman, so that the attack is real wherever the
+# storage is mounted (in the podman 5 test bed, mountinfo names the path from
+# the disk's root, not the bed's).
 @test "threat 42: a .git symlink to a gitfile, and a gitfile with a NUL, pointing at a repository in the home volume" {
     home_volume_setup
+    run_x 0 agent-sandbox --exec true
+    local vol
+    vol=$($PODMAN volume inspect --format '{{.Mountpoint}}' "$AS_HOME_VOLUME")
     run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c '
         set -e
-        vol=$(awk -v h="$HOME" '\''$5 == h { print $4 }'\'' /proc/self/mountinfo)
+        vol=$2
         git init -q "$HOME/evil" && git -C "$HOME/evil" config core.fsmonitor "touch $1"
         printf "gitdir: %s/evil/.git\n" "$vol" >pointer
         mkdir a b && ln -s ../pointer a/.git && echo x >a/f
-        printf "gitdir: %s/evil/.git\0\n" "$vol" >b/.git && echo x >b/f
-        echo "$vol"' sh "$MARK"
-    local vol=$output
+        printf "gitdir: %s/evil/.git\0\n" "$vol" >b/.git && echo x >b/f' sh "$MARK" "$vol"
     [ -d "$vol/evil/.git" ] || die "the attack is not real here: $vol/evil/.git is not the home volume's repository"
     assert "$stderr" contains "  a/.git: a .git file naming a git directory outside the launch directory"
     assert "$stderr" contains "  b/.git: a .git file naming a git directory outside the launch directory"
