@@ -292,6 +292,8 @@ static void test_terminate_upstream_path(void **state)
     assert_null(strstr(conf, "proxy_pass https://$"));
     assert_int_equal(count_of(conf, "keepalive 8;"), terminate_sample.n_hosts);
     assert_int_equal(count_of(conf, "set $sandbox_relay_upstream "), terminate_sample.n_hosts);
+    assert_int_equal(count_of(conf, "proxy_buffer_size 64k;\n            proxy_buffers 4 64k;\n"),
+                     terminate_sample.n_hosts);
     /* a pool needs HTTP/1.1 and no "Connection: close" upstream */
     assert_non_null(strstr(http, "    proxy_http_version 1.1;\n"));
     assert_int_equal(count_of(conf, "proxy_set_header Connection \"\";"), terminate_sample.n_hosts + 1);
