@@ -121,6 +121,8 @@ static void put_nginx_stream(FILE *f, const allowlist_t *al, const render_layout
             fprintf(f, "\n    # %s:%u (pod %s:%u)\n    server {\n        listen %s:%u;\n"
                     "        proxy_pass $sandbox_upstream;\n    }\n", fw[i].host, fw[i].pod_port,
                     fw[i].pod_ip, fw[i].pod_port, l->router_ip, fw[i].router_port);
+    if (l->terminate != NULL)
+        router_render_terminate_relays(f, l->terminate);
     fputs("}\n\n", f);
 }
 

@@ -5,7 +5,10 @@
  * instead of its upstream; an http{} server there holds the session's
  * certificate, checks the credential headers, puts the held value in the
  * stand-in's place and opens its own TLS to the real name, verified
- * against the upstream CAs. Every other name is untouched (SNI routing).
+ * against the upstream CAs, kept alive from one request to the next. That
+ * TLS goes through a relay in the stream{} block, one per name, which
+ * resolves the name for each new connection. Every other name is
+ * untouched (SNI routing).
  *
  * Two texts: the servers (no value: written into the session directory),
  * and the value maps (router_render_held_values: only ever sent through
@@ -21,6 +24,9 @@
 
 /* Where things are inside the router. */
 #define ROUTER_TLS_SOCKET "/run/agent-sandbox/nginx/tls.sock"
+/* The relay of terminated name i to its origin listens on this prefix,
+ * then i, then ".sock". */
+#define ROUTER_RELAY_SOCKET_PREFIX "/run/agent-sandbox/nginx/relay-"
 #define ROUTER_HELD_DIR "/run/agent-sandbox/nginx/held"
 #define ROUTER_HELD_KEY ROUTER_HELD_DIR "/key.pem"
 #define ROUTER_HELD_VALUES ROUTER_HELD_DIR "/values.conf"
@@ -52,8 +58,12 @@ int router_terminate_check(const router_terminate_t *t, bool with_values, as_err
 /* True when `name` is terminated. */
 bool router_terminates(const router_terminate_t *t, const char *name);
 
-/* The http{} part (maps that hold no value, the servers); t checked. */
+/* The http{} part (maps that hold no value, the upstreams, the servers);
+ * t checked. */
 void router_render_terminate(FILE *f, const router_terminate_t *t);
+
+/* The stream{} part: each name's relay to its origin; t checked. */
+void router_render_terminate_relays(FILE *f, const router_terminate_t *t);
 
 /* The value maps the servers include (ROUTER_HELD_VALUES). */
 int router_render_held_values(const router_terminate_t *t, char **ret_text, as_error_t **err);

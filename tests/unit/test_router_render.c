@@ -15,6 +15,7 @@
 
 #include "allowlist_of.h"
 #include "golden_file.h"
+#include "base/hostname.h"
 #include "config/allowlist.h"
 #include "egress/router_firewall.h"
 #include "egress/router_render.h"
@@ -206,33 +207,111 @@ static void test_golden_empty(void **state)
 }
 
 /* The router's termination of names with held secrets and request rules
- * (router_terminate.h): the servers, every request check, the port-80
- * refusal, and the value maps (fake values). One name holds a secret in a
- * header, one in Authorization, and a read-only name under a wildcard. */
-static void test_golden_terminate(void **state)
+ * (router_terminate.h). One name holds a secret in a header, one in
+ * Authorization, and a read-only name under a wildcard. */
+static const char *const terminate_hosts[] = { "api.anthropic.com", "code.wild.example", "git.example.com" };
+static const char *const terminate_read_only[] = { "code.wild.example" };
+static const held_header_t terminate_held[] = {
+    { "api.anthropic.com", "ANTHROPIC_API_KEY", "x-api-key", "sk-ant-api03-STANDIN0", "sk-ant-api03-VALUE00" },
+    { "git.example.com", "GIT_TOKEN", "authorization", "Basic eDpTVEFORElO", "Basic eDpWQUxVRQ==" },
+};
+static const router_terminate_t terminate_sample = {
+    .hosts = terminate_hosts, .n_hosts = 3, .held = terminate_held, .n_held = 2,
+    .read_only = terminate_read_only, .n_read_only = 1, .cert = "/etc/agent-sandbox-router/tls-cert.pem",
+    .upstream_ca = "/etc/agent-sandbox-router/upstream-ca.pem", .log = "/var/log/agent-sandbox/egress.log",
+};
+static const char terminate_allowlist[] = "api.anthropic.com\n.wild.example\ngit.example.com\n";
+
+static char *render_terminate_sample(void)
 {
-    (void)state;
-    static const char *const hosts[] = { "api.anthropic.com", "code.wild.example", "git.example.com" };
-    static const char *const read_only[] = { "code.wild.example" };
-    static const held_header_t held[] = {
-        { "api.anthropic.com", "ANTHROPIC_API_KEY", "x-api-key", "sk-ant-api03-STANDIN0", "sk-ant-api03-VALUE00" },
-        { "git.example.com", "GIT_TOKEN", "authorization", "Basic eDpTVEFORElO", "Basic eDpWQUxVRQ==" },
-    };
-    router_terminate_t t = { .hosts = hosts, .n_hosts = 3, .held = held, .n_held = 2, .read_only = read_only,
-                             .n_read_only = 1, .cert = "/etc/agent-sandbox-router/tls-cert.pem",
-                             .upstream_ca = "/etc/agent-sandbox-router/upstream-ca.pem",
-                             .log = "/var/log/agent-sandbox/egress.log" };
     router_layout_t l = sample_layout;
-    l.terminate = &t;
-    allowlist_t *al = allowlist_of("api.anthropic.com\n.wild.example\ngit.example.com\n");
+    l.terminate = &terminate_sample;
+    allowlist_t *al = allowlist_of(terminate_allowlist);
     as_error_t *err = NULL;
     char *out = NULL;
     assert_int_equal(router_render_nginx(al, &l, &out, &err), 0);
+    allowlist_free(al);
+    return out;
+}
+
+/* The servers, every request check, the port-80 refusal, the upstream
+ * path, and the value maps (fake values). */
+static void test_golden_terminate(void **state)
+{
+    (void)state;
+    char *out = render_terminate_sample();
     assert_golden_file("terminate.nginx.conf", out);
     free(out);
-    assert_int_equal(router_render_held_values(&t, &out, &err), 0);
+    as_error_t *err = NULL;
+    assert_int_equal(router_render_held_values(&terminate_sample, &out, &err), 0);
     assert_golden_file("terminate.values.conf", out);
     free(out);
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Keep-alive to the origins (docs/secrets.md): each terminated name's
+ * location proxies to its own upstream{} block with a connection pool,
+ * whose one server is that name's relay in stream{}, which resolves the
+ * name per connection. No terminated name is proxied through a variable
+ * (no pool), and the TLS to the origin is still verified by the name. */
+static void test_terminate_upstream_path(void **state)
+{
+    (void)state;
+    char *conf = render_terminate_sample();
+    const char *http = strstr(conf, "\nhttp {\n");
+    assert_non_null(http);
+    char want[1024];
+    for (size_t i = 0; i < terminate_sample.n_hosts; i++) {
+        const char *h = terminate_hosts[i];
+        snprintf(want, sizeof(want), "    upstream sandbox_terminated_%zu {\n        server unix:"
+                 ROUTER_RELAY_SOCKET_PREFIX "%zu.sock max_fails=0;\n        keepalive 8;\n"
+                 "        keepalive_timeout 30s;\n    }\n", i, i);
+        assert_non_null(strstr(http, want));
+        assert_int_equal(count_of(conf, want), 1);
+        snprintf(want, sizeof(want), "            set $sandbox_held_upstream %s;\n"
+                 "            proxy_pass https://sandbox_terminated_%zu;\n"
+                 "            proxy_ssl_server_name on;\n            proxy_ssl_name %s;\n"
+                 "            proxy_ssl_verify on;\n", h, i, h);
+        assert_int_equal(count_of(conf, want), 1);
+        /* the relay, in stream{} (before http{}), and only there */
+        snprintf(want, sizeof(want), "        listen unix:" ROUTER_RELAY_SOCKET_PREFIX "%zu.sock;\n"
+                 "        access_log off;\n        set $sandbox_relay_upstream %s:443;\n"
+                 "        proxy_pass $sandbox_relay_upstream;\n", i, h);
+        const char *relay = strstr(conf, want);
+        assert_non_null(relay);
+        assert_true(relay < http);
+        assert_int_equal(count_of(conf, want), 1);
+    }
+    assert_null(strstr(conf, "proxy_pass https://$"));
+    assert_int_equal(count_of(conf, "keepalive 8;"), terminate_sample.n_hosts);
+    assert_int_equal(count_of(conf, "set $sandbox_relay_upstream "), terminate_sample.n_hosts);
+    assert_int_equal(count_of(conf, "proxy_buffer_size 64k;\n            proxy_buffers 4 64k;\n"),
+                     terminate_sample.n_hosts);
+    /* a pool needs HTTP/1.1 and no "Connection: close" upstream */
+    assert_non_null(strstr(http, "    proxy_http_version 1.1;\n"));
+    assert_int_equal(count_of(conf, "proxy_set_header Connection \"\";"), terminate_sample.n_hosts + 1);
+    /* the log names the upstream the relay connects to, not its socket */
+    assert_non_null(strstr(conf, "\"upstream_addr\":\"$sandbox_held_upstream_addr\"}';\n"
+                                 "    map $upstream_addr $sandbox_held_upstream_addr {\n"
+                                 "        \"~^unix:\" \"$sandbox_held_upstream:443\";\n"));
+    /* no allowed name can select an upstream{} block in a proxy_pass variable */
+    assert_false(hostname_is_canonical("sandbox_terminated_0"));
+    free(conf);
+
+    /* without termination: no upstream{} block, no relay */
+    allowlist_t *al = allowlist_of(terminate_allowlist);
+    as_error_t *err = NULL;
+    assert_int_equal(router_render_nginx(al, &sample_layout, &conf, &err), 0);
+    assert_null(strstr(conf, "upstream sandbox_"));
+    assert_null(strstr(conf, ROUTER_RELAY_SOCKET_PREFIX));
+    free(conf);
     allowlist_free(al);
 }
 
@@ -472,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_golden_sample),
         cmocka_unit_test(test_golden_empty),
         cmocka_unit_test(test_golden_terminate),
+        cmocka_unit_test(test_terminate_upstream_path),
         cmocka_unit_test(test_golden_test_ports),
         cmocka_unit_test(test_config_properties),
         cmocka_unit_test(test_refuses_bad_allowlist),

@@ -223,6 +223,9 @@ static void test_held_render(void **state)
     assert_null(strstr(conf, "api.example.com api.example.com:443;"));
     assert_non_null(strstr(conf, "proxy_ssl_verify on;"));
     assert_non_null(strstr(conf, "proxy_ssl_name api.example.com;"));
+    /* kept alive through its own upstream{} block and relay (router_terminate.h) */
+    assert_non_null(strstr(conf, "proxy_pass https://sandbox_terminated_0;"));
+    assert_non_null(strstr(conf, "set $sandbox_relay_upstream api.example.com:443;"));
     assert_non_null(strstr(conf, "proxy_set_header x-token $sandbox_held_0;"));
     assert_non_null(strstr(conf, "include " ROUTER_HELD_VALUES ";"));
     assert_non_null(strstr(conf, "\\nThe router holds this name's credentials (docs/secrets.md)"));
