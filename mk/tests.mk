@@ -14,6 +14,13 @@
 #                         unit tests under ASan/UBSan), under the same guard;
 #                         what CI runs after make check
 #   make check-sanitize-full  the same with the whole e2e suite
+#   make check-podman5    (as root) the podman 5 test bed (tests/podman5/bed):
+#                         a Debian 13 root with podman 5 where a rootless
+#                         user builds this checkout, makes the images and
+#                         runs the unit tests and the e2e files of
+#                         PODMAN5_E2E (PODMAN5_E2E=tests/e2e: all of them);
+#                         its TAP stream lands in build/podman5/e2e.tap
+#                         (docs/podman-versions.md)
 #   make check-host-packages  tests/host/test-setup-packages.sh: the packages
 #                         scripts/setup-host.sh installs provide every program
 #                         the build, the CLI, the images and the tests run
@@ -74,6 +81,38 @@ SANITIZE_E2E ?= tests/e2e/010-cli.bats tests/e2e/020-exec.bats \
                 tests/e2e/025-unix-filter.bats tests/e2e/070-sessions.bats \
                 tests/e2e/100-egress-allowed.bats tests/e2e/300-workspace-report.bats \
                 tests/e2e/330-config-files.bats
+
+# The e2e files of `make check-podman5` (and of CI's podman 5 phase): what
+# podman 5 changed under the product, in about 10 minutes of the bed's time:
+#   020-exec, 040-signals, 072-teardown-later, 400-faults, 405-agent-lost
+#                       a whole session and its teardown, signals, the
+#                       faults of each part (the libpod API's answers)
+#   100-egress-*, 110-egress-live, 120-publish
+#                       networking: the router, its DNS and nginx, the
+#                       rootless network tool (pasta), live allow, publish
+#   105, 106-*, 107, 108 held secrets and request rules
+#   200-agent-nested-podman, 310-isolation-*
+#                       the sandbox's confinement under podman 5's runtime
+#   300-workspace-*, 340-host-fail-closed
+#                       the workspace's protection and end-of-session check
+#   350-review-session, 505-review-apply, 510-review-attacks
+#                       review mode (overlay volumes)
+PODMAN5_E2E ?= $(addprefix tests/e2e/,020-exec.bats 040-signals.bats 072-teardown-later.bats \
+                400-faults.bats 405-agent-lost.bats \
+                100-egress-allowed.bats 100-egress-ip.bats 100-egress-names.bats 100-egress-ports.bats \
+                110-egress-live.bats 120-publish.bats \
+                105-egress-secrets.bats 106-egress-rules.bats 106-verify-secrets.bats \
+                107-agent-secrets.bats 108-egress-checks.bats \
+                200-agent-nested-podman.bats 310-isolation-host.bats 310-isolation-tmp.bats \
+                300-workspace-config.bats 300-workspace-protect.bats 300-workspace-report.bats \
+                340-host-fail-closed.bats \
+                350-review-session.bats 505-review-apply.bats 510-review-attacks.bats)
+
+.PHONY: check-podman5 print-podman5-e2e
+check-podman5:
+	tests/podman5/bed all images unit e2e E2E_TESTS='$(PODMAN5_E2E)'
+print-podman5-e2e:
+	@echo $(PODMAN5_E2E)
 
 .PHONY: e2e check check-suites check-sanitize check-sanitize-full check-host-packages check-conventions check-shell
 

@@ -5,6 +5,9 @@
 #
 #   scripts/setup-host.sh USER              install packages and prepare USER
 #   scripts/setup-host.sh --packages        install packages only
+#   scripts/setup-host.sh --user-only USER  prepare USER only, on a machine
+#                                           whose packages are in place (the
+#                                           podman 5 test bed: tests/podman5)
 #   scripts/setup-host.sh --print-packages  the packages a fresh machine gets,
 #                                           one a line (no root needed;
 #                                           tests/host/test-setup-packages.sh
@@ -177,6 +180,7 @@ prepare_user() {
 
 case "${1:-}" in
     --packages) install_packages ;;
-    "" | -*) die "usage: $0 USER | --packages | --print-packages" ;;
+    --user-only) [ -n "${2:-}" ] || die "usage: $0 --user-only USER"; prepare_user "$2" ;;
+    "" | -*) die "usage: $0 USER | --packages | --user-only USER | --print-packages" ;;
     *) install_packages; prepare_user "$1" ;;
 esac
