@@ -12,7 +12,8 @@
 # only (the data path's steps, whose start-up is the same).
 # BENCH_ONLY="startup loop ready claude-screen egress" runs only those
 # (secrets: the tree's own session only; older revisions have no --secret).
-# Other settings: bench/lib.bash.
+# BENCH_MD: the file the results go to (BENCHMARKS.md; a new file starts as
+# BENCHMARKS.md's text above the results). Other settings: bench/lib.bash.
 set -euo pipefail
 source "$(dirname "$0")/lib.bash"
 
@@ -33,6 +34,8 @@ machine() {
 
 main() {
     bench_check
+    # A results file of its own (BENCH_MD) starts as BENCHMARKS.md's text.
+    [ -e "$OUT" ] || sed -n "1,/^${MARK//\//\\/}\$/p" "$BENCH_TOP/BENCHMARKS.md" >"$OUT"
     grep -qF "$MARK" "$OUT" || die "$OUT has no line '$MARK'"
     local stamp results
     stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)

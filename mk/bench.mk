@@ -7,6 +7,9 @@
 #                                        revision REV, in every round
 #   make bench BENCH_ONLY=egress         some of them
 #   BENCH_COMPARE_EGRESS, BENCH_STEPS: bench/run-all.sh, bench/egress.sh
+#   sudo make bench-podmans              startup and loop on this machine's
+#                                        podman and in the podman 5 test bed
+#                                        (bench/podmans.sh)
 
 BENCH_RUNS ?= 10
 BENCH_ENV := AGENT_SANDBOX_BIN=$(abspath $(BIN)) BENCH_RUNS=$(BENCH_RUNS) BENCH_COMMAND='make bench'
@@ -14,6 +17,8 @@ BENCH_ENV := AGENT_SANDBOX_BIN=$(abspath $(BIN)) BENCH_RUNS=$(BENCH_RUNS) BENCH_
 BENCH_VARS := BENCH_COMPARE BENCH_COMPARE_EGRESS BENCH_STEPS BENCH_ONLY
 BENCH_ENV  += $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))'))
 
-.PHONY: bench
+.PHONY: bench bench-podmans
+bench-podmans:
+	BENCH_RUNS=$(BENCH_RUNS) bench/podmans.sh
 bench: $(BIN) images
 	env $(BENCH_ENV) bench/run-all.sh
