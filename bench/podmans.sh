@@ -31,11 +31,14 @@ runuser -u "$owner" -- env -i HOME="$home" USER="$owner" LOGNAME="$owner" PATH=/
     make -C "$TOP" bench BENCH_RUNS="$RUNS" BENCH_ONLY="$ONLY" BENCH_MD="$TOP/build/bench-podman4.md"
 "$TOP/tests/podman5/bed" all images bench BENCH_RUNS="$RUNS" BENCH_ONLY="$ONLY" BENCH_MD=build/bench.md
 
-# The lines of both that hold a goal's figure, after the podman they ran on.
+# The new results' lines of both that hold a goal's figure, after the podman
+# they ran on (the text above the results has older tables).
 summary() {
     local file=$1
-    grep -m1 '^- machine:' "$file" | grep -o 'podman [0-9.]*'
-    grep -E '^\| *(startup|loop)' "$file" || true
+    sed -n '/^## Results of /,$p' "$file" >"$file.results"
+    grep -m1 '^- machine:' "$file.results" | grep -o 'podman [0-9.]*'
+    grep -E '^\| *(startup|loop)' "$file.results" || true
+    rm -f "$file.results"
 }
 for f in "$TOP/build/bench-podman4.md" "$TOP/build/podman5/bench.md"; do
     [ -f "$f" ] || die "no results in $f"
