@@ -330,6 +330,14 @@ int podman_container_wait(podman_api_t *api, const char *id, int *ret_exit_code,
         return as_error_make(err, EPROTO, "%s: the answer is not an exit code", what);
     if (code < 0 || code > 255)
         return as_error_make(err, EPROTO, "%s: exit code %lld out of range", what, code);
+    /* podman 5 also answers such a wait with 0 while the container still
+     * runs: an exit code stands only for a container that runs no more. */
+    bool running = false;
+    as_error_t *e = NULL;
+    r = podman_container_running(api, id, &running, &e);
+    as_error_free(&e);           /* gone or unreadable: the code stands */
+    if (r == 0 && running)
+        return as_error_make(err, ENOENT, "%s: podman has no exit code for it: the container still runs", what);
     *ret_exit_code = (int)code;
     return 0;
 }

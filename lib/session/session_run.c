@@ -145,19 +145,6 @@ static bool container_removed(session_t *s, long wait_ms)
     }
 }
 
-/* Whether the exit code a wait gave is podman's default rather than the
- * agent's: podman 5 answers the wait of a container whose monitor (conmon)
- * died with 0 while the agent still runs (podman 4 with "no such exit
- * code"). An agent that really exited no longer runs. */
-static bool exit_code_is_lost(session_t *s)
-{
-    bool running = false;
-    as_error_t *e = NULL;
-    int r = podman_container_running(s->api, s->agent_id, &running, &e);
-    as_error_free(&e);       /* gone or unreadable: the code stands */
-    return r == 0 && running;
-}
-
 /* Fills in the agent's exit status, or why there is none. A SIGTERM or
  * SIGKILL that the CLI did not send is what `podman rm` or `stop` from
  * outside gives, so such an exit is checked for a removal. */
@@ -173,10 +160,6 @@ static int agent_end(session_t *s, session_result_t *res, as_error_t **err)
     }
     if (r < 0)
         return r;
-    if (exit_code_is_lost(s)) {
-        res->end = SESSION_MONITOR_DIED;
-        return 0;
-    }
     bool outside = s->forwarded == 0 && !s->output_lost &&
                    (res->exit_code == 128 + SIGTERM || res->exit_code == 128 + SIGKILL);
     res->end = outside && container_removed(s, REMOVAL_WAIT_MS) ? SESSION_AGENT_REMOVED

@@ -363,6 +363,7 @@ static void api_calls_send_and_read_what_libpod_expects(void **state)
                               "{\"Names\":[\"infra\"],\"Labels\":{\"k\":\"s1\"},\"IsInfra\":true},"
                               "{\"Names\":[\"c2\"],\"Labels\":{\"k\":\"s2\",\"other\":\"x\"}}]"),
         JSON_ANSWER("200 OK", "42"),
+        JSON_ANSWER("200 OK", "{\"State\":{\"Running\":false}}"),
         JSON_ANSWER("200 OK", "\"x\""),
         JSON_ANSWER("200 OK", "{\"store\":{}}"));
     as_error_t *err = NULL;
@@ -410,8 +411,8 @@ static void api_calls_send_and_read_what_libpod_expects(void **state)
 }
 
 /* A wait whose exit code is lost (the agent's conmon died): podman 5 sends
- * its 200 before it knows the exit code and then no body, podman 4 a 500
- * naming no such exit code. Both are -ENOENT, the session's "no exit code"
+ * its 200 before it knows the exit code and then no body, or 0 while the
+ * container still runs; podman 4 a 500 naming no such exit code. Both are -ENOENT, the session's "no exit code"
  * (lib/session/session_run.c), never an exit code of 0. */
 static void lost_exit_code_is_no_exit_code_on_both_podmans(void **state)
 {
@@ -420,7 +421,9 @@ static void lost_exit_code_is_no_exit_code_on_both_podmans(void **state)
     podman_api_t *api = SERVER_ANSWERS(&srv,
         JSON_ANSWER("200 OK", ""),
         JSON_ANSWER("500 Internal Server Error", "{\"cause\":\"no such exit code\",\"message\":"
-                    "\"getting exit code of container c1 from DB: no such exit code\",\"response\":500}"));
+                    "\"getting exit code of container c1 from DB: no such exit code\",\"response\":500}"),
+        JSON_ANSWER("200 OK", "0"),
+        JSON_ANSWER("200 OK", "{\"State\":{\"Running\":true}}"));
     as_error_t *err = NULL;
     int code = -1;
     assert_int_equal(podman_container_wait(api, "c1", &code, &err), -ENOENT);
@@ -428,6 +431,10 @@ static void lost_exit_code_is_no_exit_code_on_both_podmans(void **state)
     as_error_free(&err);
     assert_int_equal(podman_container_wait(api, "c1", &code, &err), -ENOENT);
     assert_non_null(strstr(err->msg, "no such exit code"));
+    as_error_free(&err);
+    /* podman 5 with an attach: 0 while the container still runs */
+    assert_int_equal(podman_container_wait(api, "c1", &code, &err), -ENOENT);
+    assert_string_equal(err->msg, "waiting for container c1: podman has no exit code for it: the container still runs");
     as_error_free(&err);
     assert_int_equal(code, -1);
     podman_api_free(api);
