@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/json.h"
 #include "base/util.h"
@@ -439,6 +440,30 @@ void podman_labelled_free(podman_labelled_t *list, size_t n)
     free(list);
 }
 
+/* Podman 4.3 lists by inspecting each object after it collected their
+ * names, so an object removed in between (another session ending) fails
+ * the whole list with 500 "no such pod" or "no such container", which
+ * podman_request makes -ENOENT. A list has nothing to be missing, so that
+ * answer only means "listed during a removal": asked again, with a pause
+ * for the removal to end. Every lister (the sweep, the end-of-session
+ * check's recovery, ps, apply) gets the same answer this way. */
+#define LIST_TRIES 5
+#define LIST_RETRY_PAUSE_MS 100
+
+static int list_settled(podman_api_t *api, const char *path, const char *what, json_t **ret,
+                        as_error_t **err)
+{
+    int r = -ENOENT;
+    for (int i = 0; i < LIST_TRIES && r == -ENOENT; i++) {
+        if (i > 0) {
+            as_error_free(err);
+            (void)nanosleep(&(struct timespec){ 0, LIST_RETRY_PAUSE_MS * 1000000L }, NULL);
+        }
+        r = podman_request(api, "GET", path, NULL, PODMAN_CALL_TIMEOUT_MS, 200, 200, what, NULL, ret, err);
+    }
+    return r;
+}
+
 int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *label_key,
                          podman_labelled_t **ret, size_t *ret_n, as_error_t **err)
 {
@@ -468,7 +493,7 @@ int podman_list_labelled(podman_api_t *api, podman_kind_t kind, const char *labe
         return as_error_prefix(err, "%s", what);
 
     _cleanup_(json_freep) json_t *doc = NULL;
-    int r = podman_request(api, "GET", path, NULL, PODMAN_CALL_TIMEOUT_MS, 200, 200, what, NULL, &doc, err);
+    int r = list_settled(api, path, what, &doc, err);
     if (r < 0)
         return r;
     if (!json_is_array(doc) && !json_is_null(doc))

@@ -90,7 +90,7 @@ static void head_refuses_what_is_not_http1(void **state)
 
 /* ---- a scripted server on a unix socket ---- */
 
-#define MAX_EXCHANGES 8
+#define MAX_EXCHANGES 10
 
 /* Answers the requests of `n` connections, one each, in order: reads a
  * request (its head and its Content-Length body), writes the answer (one
@@ -441,6 +441,41 @@ static void lost_exit_code_is_no_exit_code_on_both_podmans(void **state)
     server_stop(&srv);
 }
 
+/* Podman 4.3 fails a whole list with 500 "no such pod" when an object goes
+ * while it is listed (another session ending). A list is asked again; a
+ * list that keeps failing so, and any other failure, is reported. */
+#define NO_SUCH_POD JSON_ANSWER("500 Internal Server Error", "{\"cause\":\"no such pod\",\"message\":" \
+    "\"could not find container 1f2e in pod 9a8b: no such pod\",\"response\":500}")
+
+static void list_during_a_removal_is_asked_again(void **state)
+{
+    (void)state;
+    server_t srv;
+    podman_api_t *api = SERVER_ANSWERS(&srv,
+        NO_SUCH_POD, NO_SUCH_POD,
+        JSON_ANSWER("200 OK", "[{\"Names\":[\"c1\"],\"Labels\":{\"k\":\"s1\"}}]"),
+        NO_SUCH_POD, NO_SUCH_POD, NO_SUCH_POD, NO_SUCH_POD, NO_SUCH_POD,
+        JSON_ANSWER("500 Internal Server Error", "{\"cause\":\"database is locked\",\"message\":"
+                    "\"database is locked\",\"response\":500}"));
+    as_error_t *err = NULL;
+    podman_labelled_t *list = NULL;
+    size_t n = 0;
+    assert_int_equal(podman_list_labelled(api, PODMAN_CONTAINERS, "k", &list, &n, &err), 0);
+    assert_null(err);
+    assert_int_equal(n, 1);
+    assert_string_equal(list[0].name, "c1");
+    podman_labelled_free(list, n);
+    assert_int_equal(podman_list_labelled(api, PODMAN_PODS, "k", &list, &n, &err), -ENOENT);
+    assert_non_null(strstr(err->msg, "listing pods labelled k: HTTP 500: could not find container"));
+    as_error_free(&err);
+    assert_int_equal(podman_list_labelled(api, PODMAN_PODS, "k", &list, &n, &err), -EPROTO);
+    assert_non_null(strstr(err->msg, "database is locked"));
+    as_error_free(&err);
+    podman_api_free(api);
+    server_stop(&srv);
+    assert_non_null(strstr(srv.requests[8], "GET /v4.0.0/libpod/pods/json?"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +487,7 @@ int main(void)
         cmocka_unit_test(garbage_answer_is_an_error),
         cmocka_unit_test(api_calls_send_and_read_what_libpod_expects),
         cmocka_unit_test(lost_exit_code_is_no_exit_code_on_both_podmans),
+        cmocka_unit_test(list_during_a_removal_is_asked_again),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);
 }
