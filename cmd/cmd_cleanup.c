@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "shared/backend.h"
+#include "shared/stale_sweep.h"
 #include "shared/cli.h"
 #include "reviews/review.h"
 #include "shared/workspace_check.h"

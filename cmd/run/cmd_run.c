@@ -18,6 +18,7 @@
 #include "run_options.h"
 #include "reviews/review.h"
 #include "teardown.h"
+#include "shared/stale_sweep.h"
 #include "shared/workspace_check.h"
 #include "base/escape.h"
 #include "base/signal_source.h"
@@ -446,6 +447,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
         goto out;
     }
     progress_clear();
+    sweep_stale_end(b);
     /* The before-state is taken during the set-up; it must be complete
      * before the agent runs. */
     if (!reviewing && (rc = workspace_check_ready(ws, b->dir->id)) != 0)
@@ -462,6 +464,7 @@ static int run_planned(const run_options_t *o, const run_inputs_t *ri, cli_backe
         workspace_check_agent_exited(ws);
     egress_notices_stop(notices);
 out:
+    sweep_stale_end(b);
     terminal_restore();
     /* The agent's processes are gone once it has exited: the user's part
      * ends with the workspace check and the egress lines, and the removals
@@ -571,10 +574,18 @@ int run_loaded(const run_options_t *o, const run_inputs_t *ri)
             rc = print_plan(plan, ri, ws);
     } else if (rc == 0) {
         teardown_failures_tell();
-        sweep_stale(&b, false);
-        workspace_check_recover(b.api);
+        /* A killed CLI's check runs only once its sandbox is gone, and
+         * before this session's before-state is taken: after a sweep in
+         * line. Else nothing waits for the sweep. */
+        if (workspace_check_pending()) {
+            sweep_stale(&b, false);
+            workspace_check_recover(b.api);
+        } else {
+            sweep_stale_begin(&b);
+        }
         register_session(o, ri, &b, workdir);
         rc = run_planned(o, ri, &b, workdir, ws);
+        sweep_stale_end(&b);
     }
     backend_stop(&b);
     return rc;

@@ -13,7 +13,6 @@
 #include "base/util.h"
 #include "base/user_dirs.h"
 #include "session/labels.h"
-#include "session/stale.h"
 
 void report(const char *fmt, ...)
 {
@@ -199,21 +198,6 @@ void backend_detach(cli_backend_t *b)
     b->service = NULL;
     session_dir_free(b->dir);      /* the lock stays the child's */
     b->dir = NULL;
-}
-
-void sweep_stale(cli_backend_t *b, bool verbose)
-{
-    as_error_t *err = NULL;
-    stale_report_t rep = {0};
-    if (stale_sweep(b->api, b->dir->base, b->dir->id, &rep, &err) < 0) {
-        as_error_prefix(&err, "removing the leftovers of earlier sessions");
-        report_error(&err);
-    }
-    if (verbose || rep.resources > 0)
-        report("removed %zu leftover %s and %zu %s of %zu earlier %s whose CLI was gone",
-               rep.resources, plural(rep.resources, "resource", "resources"), rep.dirs,
-               plural(rep.dirs, "directory", "directories"), rep.sessions,
-               plural(rep.sessions, "session", "sessions"));
 }
 
 int image_status(podman_api_t *api, const char *image, bool *ret_present, char **ret_version,

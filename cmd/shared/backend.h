@@ -21,6 +21,7 @@ typedef struct cli_backend {
     podman_service_t *service;       /* NULL until backend_service */
     podman_api_t *api;
     const signal_source_t *signals;  /* interrupt the service's start; may be NULL */
+    struct stale_sweep_job *sweep;   /* a session's sweep while it runs (stale_sweep.h) */
 } cli_backend_t;
 
 /* Settles the runtime directory before anything else needs it: a set
@@ -55,8 +56,5 @@ void backend_detach(cli_backend_t *b);
  * for (its agent-sandbox.version label; NULL when it has none). */
 int image_status(podman_api_t *api, const char *image, bool *ret_present, char **ret_version,
                  as_error_t **err);
-
-/* Sweeps dead sessions; says what it removed when `verbose`. */
-void sweep_stale(cli_backend_t *b, bool verbose);
 
 #endif

@@ -313,6 +313,17 @@ static void recovered(void *ctx, const char *id, const char *launch_dir, const c
                "killed); checked now: nothing to report", id, dir != NULL ? dir : "?");
 }
 
+bool workspace_check_pending(void)
+{
+    as_error_t *err = NULL;
+    _cleanup_free_ char *dir = NULL;
+    if (journal_dir(&dir, &err) < 0) {
+        as_error_free(&err);
+        return true;                      /* workspace_check_recover says why */
+    }
+    return workspace_journal_pending(dir);
+}
+
 void workspace_check_recover(podman_api_t *api)
 {
     as_error_t *err = NULL;

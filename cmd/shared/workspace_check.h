@@ -41,5 +41,7 @@ void workspace_check_end(workspace_t *ws, bool container_gone);
  * what it found. */
 struct podman_api;
 void workspace_check_recover(struct podman_api *api);
+/* Whether there is such a check to run (or no way to tell). */
+bool workspace_check_pending(void);
 
 #endif

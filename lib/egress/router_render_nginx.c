@@ -122,7 +122,7 @@ static void put_nginx_stream(FILE *f, const allowlist_t *al, const render_layout
                     "        proxy_pass $sandbox_upstream;\n    }\n", fw[i].host, fw[i].pod_port,
                     fw[i].pod_ip, fw[i].pod_port, l->router_ip, fw[i].router_port);
     if (l->terminate != NULL)
-        router_render_terminate_relays(f, l->terminate);
+        router_render_terminate_stream(f, l->terminate, l->router_ip, l->https_port);
     fputs("}\n\n", f);
 }
 

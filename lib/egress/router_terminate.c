@@ -280,7 +280,7 @@ static void put_dropped_headers(FILE *f, const router_terminate_t *t, size_t i)
  * variable keeps no connection pool, so each request would open a new TCP
  * and TLS connection. A name in an upstream{} block, though, is resolved
  * once, when nginx loads its config (nginx 1.26 has no `resolve` there):
- * the block's one server is the name's relay (router_render_terminate_relays),
+ * the block's one server is the name's relay (router_render_terminate_stream),
  * which resolves the name through the router's resolver for each new
  * connection, as every other upstream is. The one server is never marked
  * down (max_fails=0): there is no other to try. Up to 8 idle connections
@@ -294,8 +294,26 @@ static void put_upstream(FILE *f, size_t i)
             "        keepalive 8;\n        keepalive_timeout 30s;\n    }\n", i, i);
 }
 
-void router_render_terminate_relays(FILE *f, const router_terminate_t *t)
+/* The first hop: the stream{} server on the router's 443 picks a virtual
+ * server by the ClientHello's SNI (ssl_preread, nginx 1.25.5 and later), and
+ * a terminated name's one hands the accepted connection itself to the
+ * terminating http{} server (pass), in the same worker: no second socket
+ * and no copy of every byte, as a proxy_pass to the TLS socket would make.
+ * The SNI map still sends a terminated name to that socket (by proxy), so
+ * an SNI spelling the virtual servers did not pick is terminated too. */
+static void put_passes(FILE *f, const router_terminate_t *t, const char *listen_ip, unsigned port)
 {
+    for (size_t i = 0; i < t->n_hosts; i++)
+        fprintf(f, "\n    # %s: handed to its terminating server\n    server {\n"
+                "        listen %s:%u;\n        server_name %s;\n        ssl_preread on;\n"
+                "        preread_timeout 10s;\n        pass unix:" ROUTER_TLS_SOCKET ";\n    }\n",
+                t->hosts[i], listen_ip, port, t->hosts[i]);
+}
+
+void router_render_terminate_stream(FILE *f, const router_terminate_t *t, const char *listen_ip,
+                                    unsigned port)
+{
+    put_passes(f, t, listen_ip, port);
     /* Not in the stream access log: the connection is the terminated
      * server's, which logs each request (an empty $server_port on a unix
      * socket would also break the log's JSON). */

@@ -1,8 +1,8 @@
 /* The router's TLS termination for the names that carry a held secret
  * (docs/secrets.md): pure renderers, like router_render.
  *
- * The stream{} block sends a terminated name's TLS to a unix socket
- * instead of its upstream; an http{} server there holds the session's
+ * The stream{} block hands a terminated name's TLS connection to a unix
+ * socket instead of relaying it to its upstream; an http{} server there holds the session's
  * certificate, checks the credential headers, puts the held value in the
  * stand-in's place and opens its own TLS to the real name, verified
  * against the upstream CAs, kept alive from one request to the next. That
@@ -62,8 +62,11 @@ bool router_terminates(const router_terminate_t *t, const char *name);
  * t checked. */
 void router_render_terminate(FILE *f, const router_terminate_t *t);
 
-/* The stream{} part: each name's relay to its origin; t checked. */
-void router_render_terminate_relays(FILE *f, const router_terminate_t *t);
+/* The stream{} part: each name's virtual server on listen_ip:port, which
+ * passes the connection to the terminating server, and each name's relay
+ * to its origin; t checked. */
+void router_render_terminate_stream(FILE *f, const router_terminate_t *t, const char *listen_ip,
+                                    unsigned port);
 
 /* The value maps the servers include (ROUTER_HELD_VALUES). */
 int router_render_held_values(const router_terminate_t *t, char **ret_text, as_error_t **err);

@@ -266,10 +266,34 @@ static int container_post(podman_api_t *api, const char *id, const char *action,
     return podman_request(api, "POST", path, NULL, timeout_ms, ok1, ok2, what, NULL, NULL, err);
 }
 
+/* runc now and then loses its init process before anything of the
+ * container runs ("runc create failed: unable to start container process:
+ * waiting for init preliminary setup: read init-p: connection reset by
+ * peer"; seen with podman 5 and runc on cgroup v1, about once in a
+ * thousand starts). Podman leaves the container as it was before the
+ * call, so the call that runs the runtime (a start, or the attach that
+ * prepares a container before its start) is asked once more. Any other
+ * failure, and this one twice, is reported. */
+static bool runtime_init_lost(const as_error_t *e)
+{
+    return e != NULL && e->msg != NULL && strstr(e->msg, "waiting for init preliminary setup") != NULL;
+}
+
+static void retry_pause(as_error_t **err)
+{
+    as_error_free(err);
+    (void)nanosleep(&(struct timespec){ 0, 100 * 1000000L }, NULL);
+}
+
 int podman_container_start(podman_api_t *api, const char *id, as_error_t **err)
 {
     /* A 304 says the container is already running, which is what we asked for. */
-    return container_post(api, id, "start", "", 204, 304, PODMAN_CALL_TIMEOUT_MS, "starting", err);
+    int r = container_post(api, id, "start", "", 204, 304, PODMAN_CALL_TIMEOUT_MS, "starting", err);
+    if (r < 0 && err != NULL && runtime_init_lost(*err)) {
+        retry_pause(err);
+        r = container_post(api, id, "start", "", 204, 304, PODMAN_CALL_TIMEOUT_MS, "starting", err);
+    }
+    return r;
 }
 
 static int attach_with(podman_api_t *api, const char *id, const char *streams, http_stream_t **ret,
@@ -281,7 +305,12 @@ static int attach_with(podman_api_t *api, const char *id, const char *streams, h
     _cleanup_free_ char *what = podman_printf("attaching to container %.12s", id);
     if (what == NULL)
         return podman_oom(err);
-    return podman_stream_open(api, "POST", path, what, ret, err);
+    int r = podman_stream_open(api, "POST", path, what, ret, err);
+    if (r < 0 && err != NULL && runtime_init_lost(*err)) {
+        retry_pause(err);
+        r = podman_stream_open(api, "POST", path, what, ret, err);
+    }
+    return r;
 }
 
 int podman_container_attach(podman_api_t *api, const char *id, bool with_stdin,

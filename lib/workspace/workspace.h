@@ -195,6 +195,11 @@ typedef struct workspace_recovery {
  * dead and gone. A tree another session holds now is left for later. */
 int workspace_journal_recover(const char *dir, const workspace_recovery_t *rc, as_error_t **err);
 
+/* Whether DIR holds a journal whose session's CLI is gone (its lock is
+ * free): one workspace_journal_recover would check, or leave until the
+ * session's containers are gone. */
+bool workspace_journal_pending(const char *dir);
+
 /* Releases the tree's lock (workspace_begin_start; a busy tree: taken
  * again later; a child of the CLI that outlives it once the end-of-session
  * check is done: cmd/run/teardown.c), nothing else. */

@@ -462,3 +462,21 @@ int workspace_journal_recover(const char *dir, const workspace_recovery_t *rc, a
     closedir(d);
     return first;
 }
+
+bool workspace_journal_pending(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return errno != ENOENT;          /* cannot tell: say so, the caller checks */
+    bool pending = false;
+    struct dirent *e;
+    while (!pending && (e = readdir(d)) != NULL) {
+        if (!is_journal_name(e->d_name))
+            continue;
+        _cleanup_close_ int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        /* the lock is let go with the descriptor */
+        pending = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    }
+    closedir(d);
+    return pending;
+}

@@ -81,11 +81,24 @@ teardown() {
         echo "other key: $(curl -sS -w " %{http_code}" -H "x-token: '"$OTHER"'" https://api.allowed.test/ | tr "\n" " ")"
         echo "other header: $(curl -sS -w " %{http_code}" -H "x-token: $MY_TOKEN" -H "Authorization: Bearer '"$OTHER"'" https://api.allowed.test/ | tr "\n" " ")"
         echo "query key: $(curl -sS -o /dev/null -w "%{http_code}" "https://api.allowed.test/?key=x")"
-        echo "wrong host: $(curl -sS -o /dev/null -w "%{http_code}" -H "Host: www.wild.test" https://api.allowed.test/)"'
+        echo "wrong host: $(curl -sS -o /dev/null -w "%{http_code}" -H "Host: www.wild.test" https://api.allowed.test/)"
+        # the held name in other SNI spellings: terminated and judged the same
+        for sni in API.Allowed.TEST api.allowed.test.; do
+            echo "sni $sni: $(python3 -c "
+import socket, ssl, sys
+ctx = ssl.create_default_context(cafile=\"/etc/agent-sandbox/session-ca.pem\")
+ctx.check_hostname = False
+with ctx.wrap_socket(socket.create_connection((\"api.allowed.test\", 443)), server_hostname=sys.argv[1]) as s:
+    s.sendall(b\"GET / HTTP/1.1\\r\\nHost: api.allowed.test\\r\\nx-token: '"$OTHER"'\\r\\nConnection: close\\r\\n\\r\\n\")
+    print(s.recv(4096).decode().split(\"\\r\\n\")[0])
+" "$sni" 2>&1 | tail -1)"
+        done'
     expect "other key" =~ "^blocked by agent-sandbox: this request to api.allowed.test: MY_TOKEN in x-token carries a value other than the sandbox's stand-in, or more than one copy; .* 403$"
     expect "other header" =~ "a credential in authorization, which no held secret of this name uses; .* 403$"
     expect "query key" 403
     expect "wrong host" 421
+    expect "sni API.Allowed.TEST" "HTTP/1.1 403 Forbidden"
+    expect "sni api.allowed.test." "HTTP/1.1 403 Forbidden"
     assert "$(fi_log origin | grep -c 'sni="api.allowed.test"')" == 0 "refused requests that reached the origin"
     fi_assert_no_hit
 }

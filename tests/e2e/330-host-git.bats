@@ -169,6 +169,16 @@ plant_then_kill() {
     [ -e "$AS_DIR/sub/config" ] || die "the planted config is not there"
 }
 
+@test "threat 31: a killed CLI's check runs at the next session's start, before its own set-up" {
+    plant_then_kill
+    run_x --warns "$WARN_UNCHECKED" 0 agent-sandbox --exec sh -c 'test -e sub/config && echo planted-left || echo disabled'
+    assert "$output" == disabled "what the new session sees of the planted config"
+    assert "$stderr" contains "ended without its end-of-session check (its CLI was killed); checked now:"
+    assert "$stderr" contains "  sub/config: a git config with core.fsmonitor"
+    host_git_everywhere
+    assert "$(ls -A "$XDG_STATE_HOME/agent-sandbox/journals")" == "" "journals left"
+}
+
 @test "threat 31: a killed CLI's check runs at the next cleanup" {
     plant_then_kill
     run_x --warns "$WARN_UNCHECKED" 0 agent-sandbox cleanup

@@ -476,6 +476,34 @@ static void list_during_a_removal_is_asked_again(void **state)
     assert_non_null(strstr(srv.requests[8], "GET /v4.0.0/libpod/pods/json?"));
 }
 
+/* runc losing its init process before the container runs: the start is
+ * asked once more; twice, it is reported, and so is any other failure. */
+#define INIT_LOST JSON_ANSWER("500 Internal Server Error", "{\"cause\":\"OCI runtime error\",\"message\":" \
+    "\"runc: runc create failed: unable to start container process: waiting for init preliminary setup: " \
+    "read init-p: connection reset by peer: OCI runtime error\",\"response\":500}")
+#define NO_ANSWER_BODY "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n"
+
+static void start_whose_runtime_lost_its_init_is_asked_again(void **state)
+{
+    (void)state;
+    server_t srv;
+    podman_api_t *api = SERVER_ANSWERS(&srv, INIT_LOST, NO_ANSWER_BODY, INIT_LOST, INIT_LOST,
+        JSON_ANSWER("500 Internal Server Error", "{\"cause\":\"x\",\"message\":\"runc create failed: "
+                    "permission denied\",\"response\":500}"));
+    as_error_t *err = NULL;
+    assert_int_equal(podman_container_start(api, "c1", &err), 0);
+    assert_null(err);
+    assert_int_equal(podman_container_start(api, "c1", &err), -EPROTO);
+    assert_non_null(strstr(err->msg, "starting container c1: HTTP 500: runc: runc create failed"));
+    as_error_free(&err);
+    assert_int_equal(podman_container_start(api, "c1", &err), -EPROTO);
+    assert_non_null(strstr(err->msg, "permission denied"));
+    as_error_free(&err);
+    podman_api_free(api);
+    server_stop(&srv);
+    assert_non_null(strstr(srv.requests[4], "POST /v4.0.0/libpod/containers/c1/start "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +516,7 @@ int main(void)
         cmocka_unit_test(api_calls_send_and_read_what_libpod_expects),
         cmocka_unit_test(lost_exit_code_is_no_exit_code_on_both_podmans),
         cmocka_unit_test(list_during_a_removal_is_asked_again),
+        cmocka_unit_test(start_whose_runtime_lost_its_init_is_asked_again),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);
 }

@@ -1151,8 +1151,10 @@ static void journal_checks_a_killed_session(void **state)
     workspace_t *ws = plan(r, rules_of(r, NULL));
     as_error_t *err = NULL;
     int fd = -1;
+    assert_false(workspace_journal_pending(dir));               /* no directory yet */
     assert_int_equal(workspace_begin(ws, &err), 0);
     assert_int_equal(workspace_journal_begin(ws, user_file, dir, "0123456789ab", &fd, &err), 0);
+    assert_false(workspace_journal_pending(dir));               /* its session runs */
     make(r, "bare/HEAD", "ref: refs/heads/main\n");          /* what the agent plants */
     make(r, "bare/objects/", NULL);
     make(r, "bare/refs/", NULL);
@@ -1164,6 +1166,7 @@ static void journal_checks_a_killed_session(void **state)
     assert_int_equal(c.calls, 0);                              /* its CLI still runs */
     close(fd);                                                 /* kill -9: no end, no unlink */
     workspace_free(ws);
+    assert_true(workspace_journal_pending(dir));
     c.gone = false;
     assert_int_equal(workspace_journal_recover(dir, &rc, &err), 0);
     assert_int_equal(c.calls, 0);                              /* its sandbox is not gone yet */
@@ -1176,6 +1179,7 @@ static void journal_checks_a_killed_session(void **state)
     assert_contains(c.report, "  bare/config: a git config with core.fsmonitor");
     assert_true(real_exists(r, "bare/config.agent-sandbox-disabled") && !real_exists(r, "bare/config"));
     assert_int_equal(access(journal, F_OK), -1);               /* checked once */
+    assert_false(workspace_journal_pending(dir));
 
     write_file(journal, "agent-sandbox-journal 1\nD3:/x,\n");  /* cut short */
     assert_int_equal(workspace_journal_recover(dir, &rc, &err), 0);
