@@ -316,10 +316,12 @@ void router_render_terminate_stream(FILE *f, const router_terminate_t *t, const 
     put_passes(f, t, listen_ip, port);
     /* Not in the stream access log: the connection is the terminated
      * server's, which logs each request (an empty $server_port on a unix
-     * socket would also break the log's JSON). */
+     * socket would also break the log's JSON). It copies as much at a
+     * time as the terminating server reads (put_server). */
     for (size_t i = 0; i < t->n_hosts; i++)
         fprintf(f, "\n    # %s: the terminated server's connections to it\n    server {\n"
                 "        listen unix:" ROUTER_RELAY_SOCKET_PREFIX "%zu.sock;\n        access_log off;\n"
+                "        proxy_buffer_size 256k;\n"
                 "        set $sandbox_relay_upstream %s:443;\n"
                 "        proxy_pass $sandbox_relay_upstream;\n    }\n", t->hosts[i], i, t->hosts[i]);
 }
@@ -341,17 +343,19 @@ static void put_server(FILE *f, const router_terminate_t *t, size_t i)
             "        }\n", ROUTER_TLS_SOCKET, h, t->log, i, h, i,
             held ? "The router holds this name's credentials" : "Your request rules apply to this name");
     /* $sandbox_held_upstream names the upstream in the log; the TLS to it
-     * is verified by the name, not by the upstream{} block's. Unbuffered,
-     * a response moves proxy_buffer_size at a time: 64 KiB as in stream{}
-     * instead of a page (a 1 GiB download went from 126 to 193 MB/s on
-     * the 2-core VM); proxy_buffers, unused here, only has to be larger
-     * for nginx to accept it. */
+     * is verified by the name, not by the upstream{} block's. Unbuffered
+     * (a streamed answer reaches the agent as it comes), a response moves
+     * proxy_buffer_size at a time: 256 KiB, as the relay's, instead of a
+     * page (a 1 GiB download: 126 MB/s with 4 KiB, 193 with 64 KiB, 0.53x
+     * then 0.59x the SNI-routed path with 256 KiB, BENCHMARKS.md);
+     * proxy_buffers, unused here, only has to be larger for nginx to
+     * accept it. */
     fprintf(f, "        location / {\n            set $sandbox_held_upstream %s;\n"
             "            proxy_pass https://" TERMINATED_UPSTREAM "%zu;\n"
             "            proxy_ssl_server_name on;\n            proxy_ssl_name %s;\n"
             "            proxy_ssl_verify on;\n            proxy_ssl_verify_depth 5;\n"
             "            proxy_ssl_trusted_certificate %s;\n"
-            "            proxy_buffer_size 64k;\n            proxy_buffers 4 64k;\n"
+            "            proxy_buffer_size 256k;\n            proxy_buffers 4 256k;\n"
             "            proxy_set_header Host %s;\n            proxy_set_header Connection \"\";\n"
             "            proxy_set_header Proxy \"\";\n", h, i, h, t->upstream_ca, h);
     for (size_t k = 0; k < t->n_held; k++)

@@ -282,17 +282,28 @@ static void test_terminate_upstream_path(void **state)
         assert_int_equal(count_of(conf, want), 1);
         /* the relay, in stream{} (before http{}), and only there */
         snprintf(want, sizeof(want), "        listen unix:" ROUTER_RELAY_SOCKET_PREFIX "%zu.sock;\n"
-                 "        access_log off;\n        set $sandbox_relay_upstream %s:443;\n"
+                 "        access_log off;\n        proxy_buffer_size 256k;\n"
+                 "        set $sandbox_relay_upstream %s:443;\n"
                  "        proxy_pass $sandbox_relay_upstream;\n", i, h);
         const char *relay = strstr(conf, want);
         assert_non_null(relay);
         assert_true(relay < http);
         assert_int_equal(count_of(conf, want), 1);
+        /* its virtual server on 443, in stream{}, hands the connection over */
+        snprintf(want, sizeof(want), "        listen 10.89.3.2:443;\n        server_name %s;\n"
+                 "        ssl_preread on;\n        preread_timeout 10s;\n"
+                 "        pass unix:" ROUTER_TLS_SOCKET ";\n", h);
+        const char *pass = strstr(conf, want);
+        assert_non_null(pass);
+        assert_true(pass < http);
+        assert_int_equal(count_of(conf, want), 1);
     }
+    /* the SNI map still sends each to the terminating server */
+    assert_int_equal(count_of(conf, " unix:" ROUTER_TLS_SOCKET ";\n"), 2 * terminate_sample.n_hosts);
     assert_null(strstr(conf, "proxy_pass https://$"));
     assert_int_equal(count_of(conf, "keepalive 8;"), terminate_sample.n_hosts);
     assert_int_equal(count_of(conf, "set $sandbox_relay_upstream "), terminate_sample.n_hosts);
-    assert_int_equal(count_of(conf, "proxy_buffer_size 64k;\n            proxy_buffers 4 64k;\n"),
+    assert_int_equal(count_of(conf, "proxy_buffer_size 256k;\n            proxy_buffers 4 256k;\n"),
                      terminate_sample.n_hosts);
     /* a pool needs HTTP/1.1 and no "Connection: close" upstream */
     assert_non_null(strstr(http, "    proxy_http_version 1.1;\n"));
