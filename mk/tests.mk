@@ -116,9 +116,15 @@ print-podman5-e2e:
 
 .PHONY: e2e check check-suites check-sanitize check-sanitize-full check-host-packages check-conventions check-shell
 
+# The build (the CLI, the unit tests, the fuzz replays) uses every core; the
+# suites then run one at a time, so that no compile competes with a test.
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 check:
 	@tests/user-state-guard $(MAKE) --no-print-directory check-suites
-check-suites: all check-conventions unit e2e check-rpm check-host-packages
+check-suites:
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all
+	@$(MAKE) --no-print-directory check-conventions unit e2e check-rpm check-host-packages
 
 # Conventions that hold for the whole tree, checked, not only reviewed:
 # no C function over 80 lines (scripts/check-function-length); the include
@@ -149,9 +155,11 @@ e2e: $(BIN) images
 	tests/e2e/tap-summary $(E2E_TAP) && [ "$$rc" = 0 ]
 
 check-sanitize:
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) SANITIZE=1 all
 	@tests/user-state-guard $(MAKE) --no-print-directory SANITIZE=1 all unit e2e \
 	    E2E_TESTS='$(SANITIZE_E2E)'
 check-sanitize-full:
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) SANITIZE=1 all
 	@tests/user-state-guard $(MAKE) --no-print-directory SANITIZE=1 all unit e2e
 
 check-host-packages:

@@ -226,7 +226,8 @@ copy="$TMP/copy"; mkdir -p "$copy"
 tree_list | while IFS= read -r -d '' f; do
     [ -e "$f" ] && printf '%s\0' "$f"
 done | tar -cf - --null -T - | tar -xf - -C "$copy"
-mk() { make -C "$copy" "$@"; }
+# Its builds use every core (the RPM's builds do too: %make_build).
+mk() { make -C "$copy" -j"$(nproc)" "$@"; }
 
 dest="$TMP/destdir"
 if mk install DESTDIR="$dest" PREFIX=/usr >"$TMP/install.log" 2>&1; then
