@@ -19,6 +19,7 @@
 #define STOP_GRACE_MS    10000L
 #define STOP_TIMEOUT_MS  60000L
 #define STOP_POLL_MS     100
+#define STOP_PENDING_POLL_MS 5   /* --now: until the first signal was taken */
 
 /* The entries `arg` names: its whole ID or a prefix of one alone. */
 static const session_entry_t *find_session(session_entry_t **v, size_t n, const char *arg)
@@ -67,8 +68,20 @@ static int signal_all(const session_entry_t **chosen, size_t n, bool again)
     return rc;
 }
 
+/* Whether a chosen session has not yet taken the signal sent to it: a
+ * second SIGTERM sent then would merge with the first (standard signals are
+ * not queued), and the session would hear one. */
+static bool any_pending(const session_entry_t **chosen, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (chosen[i] != NULL && session_entry_signal_pending(chosen[i], SIGTERM))
+            return true;
+    return false;
+}
+
 /* Waits until no chosen session runs, with a second signal to those still
- * running after the grace. 0, or 1 after naming those left running. */
+ * running after the grace (with --now, as soon as each took the first). 0,
+ * or 1 after naming those left running. */
 static int wait_all(const session_entry_t **chosen, size_t n, long grace_ms)
 {
     long start = monotonic_ms();
@@ -87,11 +100,11 @@ static int wait_all(const session_entry_t **chosen, size_t n, long grace_ms)
         long waited = monotonic_ms() - start;
         if (waited >= STOP_TIMEOUT_MS)
             break;
-        if (!again && waited >= grace_ms) {
+        if (!again && waited >= grace_ms && !any_pending(chosen, n)) {
             signal_all(chosen, n, true);
             again = true;
         }
-        poll(NULL, 0, STOP_POLL_MS);
+        poll(NULL, 0, again || grace_ms > 0 ? STOP_POLL_MS : STOP_PENDING_POLL_MS);
     }
     for (size_t i = 0; i < n; i++)
         if (chosen[i] != NULL)

@@ -345,3 +345,34 @@ int session_entry_signal(const session_entry_t *e, int signo, as_error_t **err)
     }
     return 0;
 }
+
+bool proc_status_signal_pending(const char *status, int signo)
+{
+    static const char *const fields[] = { "\nShdPnd:", "\nSigPnd:" };
+    if (signo < 1 || signo > 64)
+        return false;
+    for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+        const char *at = strstr(status, fields[i]);
+        if (at == NULL)
+            continue;
+        at += strlen(fields[i]);
+        char *end = NULL;
+        errno = 0;
+        unsigned long long mask = strtoull(at, &end, 16);
+        if (errno == 0 && end != at && (mask >> (signo - 1) & 1))
+            return true;
+    }
+    return false;
+}
+
+bool session_entry_signal_pending(const session_entry_t *e, int signo)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)e->pid);
+    _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+    _cleanup_free_ char *text = NULL;
+    size_t len = 0;
+    if (fd < 0 || read_fd_bounded(fd, 64 * 1024, &text, &len) < 0)
+        return false;
+    return proc_status_signal_pending(text, signo);
+}

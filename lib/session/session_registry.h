@@ -64,6 +64,16 @@ bool session_entry_live(const session_entry_t *e);
 #define SESSION_STOP_SIGNAL_VALUE 0x5354   /* "ST" */
 int session_entry_signal(const session_entry_t *e, int signo, as_error_t **err);
 
+/* Whether `signo` sent to the session's CLI is still pending, not yet taken:
+ * a standard signal sent while one of its kind is pending merges with it
+ * (signal(7)), so a second one must wait until the first was taken. False
+ * when the process is gone or cannot be read. */
+bool session_entry_signal_pending(const session_entry_t *e, int signo);
+
+/* The test of the above on the text of a /proc/PID/status: `signo` in the
+ * process's shared pending set (ShdPnd) or its main thread's (SigPnd). */
+bool proc_status_signal_pending(const char *status, int signo);
+
 void session_entry_free(session_entry_t *e);
 DEFINE_CLEANUP_FUNC(session_entry_t, session_entry_free)
 void session_entries_free(session_entry_t **v, size_t n);

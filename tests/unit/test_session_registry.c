@@ -206,6 +206,43 @@ static void a_signal_reaches_only_a_running_session(void **state)
     session_dir_free(d);
 }
 
+/* A second stop signal waits while the first is pending: read off
+ * /proc/PID/status, the process's shared set or its thread's. */
+static void a_pending_signal_is_read_off_the_process_status(void **state)
+{
+    (void)state;
+    assert_true(proc_status_signal_pending("Name:\tx\nSigPnd:\t0000000000000000\n"
+                                           "ShdPnd:\t0000000000004000\n", SIGTERM));
+    assert_true(proc_status_signal_pending("Name:\tx\nSigPnd:\t0000000000004000\n"
+                                           "ShdPnd:\t0000000000000000\n", SIGTERM));
+    assert_false(proc_status_signal_pending("Name:\tx\nSigPnd:\t0000000000000000\n"
+                                            "ShdPnd:\t0000000000000100\n", SIGTERM));
+    assert_true(proc_status_signal_pending("Name:\tx\nShdPnd:\t0000000000000100\n", SIGKILL));
+    assert_false(proc_status_signal_pending("Name:\tx\nShdPnd:\tzz\n", SIGTERM));
+    assert_false(proc_status_signal_pending("Name:\tx\n", SIGTERM));
+    assert_false(proc_status_signal_pending("Name:\tx\nShdPnd:\tffffffffffffffff\n", 0));
+    assert_false(proc_status_signal_pending("Name:\tx\nShdPnd:\tffffffffffffffff\n", 65));
+
+    /* a child that blocks SIGTERM: pending from the kill until it ends */
+    sigset_t term, old;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, &old);
+    pid_t child = sleeper();
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    session_entry_t e = { .pid = child };
+    assert_false(session_entry_signal_pending(&e, SIGTERM));
+    assert_int_equal(kill(child, SIGTERM), 0);
+    bool pending = session_entry_signal_pending(&e, SIGTERM);
+    bool other = session_entry_signal_pending(&e, SIGHUP);
+    int status;
+    kill(child, SIGKILL);
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(pending);
+    assert_false(other);
+    assert_false(session_entry_signal_pending(&e, SIGTERM));   /* gone */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +250,7 @@ int main(void)
         cmocka_unit_test(a_missing_or_foreign_entry_is_refused),
         cmocka_unit_test(only_running_sessions_are_listed_oldest_first),
         cmocka_unit_test(a_signal_reaches_only_a_running_session),
+        cmocka_unit_test(a_pending_signal_is_read_off_the_process_status),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
