@@ -91,6 +91,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBAS) $(UNIT_HELPERS)
 $(BUILD)/tests/test_router_query: LDLIBS += $(shell pkg-config --libs libpcre2-8)
 # This test looks into every block freed (tests/unit/test_secret_wipe.c).
 $(BUILD)/tests/test_secret_wipe: LDFLAGS += -Wl,--wrap=free
+# This test cuts chosen listings short (tests/unit/test_listing_cut_short.c).
+$(BUILD)/tests/test_listing_cut_short: LDFLAGS += -Wl,--wrap=readdir
 
 # Unit tests; VALGRIND=1 runs each under memcheck and fails on any leak.
 unit: $(UNIT_BINS)

@@ -176,17 +176,24 @@ static int check_hooks(const workspace_t *ws, const char *dir_rel, ws_actions_t 
                : ws_disable(ws, phys, "a git hooks directory the check cannot list", acts);
     int r = 0;
     struct dirent *e;
+    errno = 0;
     while (r == 0 && (e = readdir(d)) != NULL) {
         /* git runs hooks by their names: never one renamed aside */
-        if (!git_hook_name_live(e->d_name) || strstr(e->d_name, DISABLED_SUFFIX) != NULL)
-            continue;
-        _cleanup_free_ char *rel = join_rel(phys, e->d_name);
-        if (rel == NULL)
-            r = -ENOMEM;
-        else if (!ws_unchanged(ws, rel))
-            r = ws_disable(ws, rel, "a git hook", acts);
+        if (git_hook_name_live(e->d_name) && strstr(e->d_name, DISABLED_SUFFIX) == NULL) {
+            _cleanup_free_ char *rel = join_rel(phys, e->d_name);
+            if (rel == NULL)
+                r = -ENOMEM;
+            else if (!ws_unchanged(ws, rel))
+                r = ws_disable(ws, rel, "a git hook", acts);
+        }
+        errno = 0;
     }
+    int read_error = r == 0 ? errno : 0;
     closedir(d);
+    /* a listing cut short hides the hooks after it: git may still run them */
+    if (read_error != 0)
+        return read_error == ENOMEM ? -ENOMEM
+               : ws_disable(ws, phys, "a git hooks directory the check could not list to its end", acts);
     return r;
 }
 
