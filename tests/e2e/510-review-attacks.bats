@@ -152,3 +152,40 @@ echo planted'
     assert "$(cat a.txt)" == $'one\ntwo' "the edit landed"
     assert "$(cat b.txt)" == new "the addition landed"
 }
+
+# Issue 46, route 9: the agent's view is the kernel overlay, which takes
+# other flavours' markers for plain data. A `.wh.NAME` file, a
+# `.wh..wh..opq` and fuse-overlayfs' opaque xattr, made inside, are what
+# the agent saw: files it added, a directory it added to. The review
+# deletes nothing the agent still saw; a deletion by the kernel's own
+# marker (its whiteout) and a directory it replaced whole still count.
+@test "threat 49: another overlay's markers are plain files in the review; apply deletes nothing the agent still saw" {
+    echo keep >keep.txt
+    echo old >old.txt
+    mkdir -p d f r && echo d >d/kept && echo f >f/kept && echo r >r/gone
+    run_x 0 agent-sandbox --review --exec python3 -c '
+import os, shutil
+open(".wh.keep.txt", "w").close()
+open("d/.wh..wh..opq", "w").close()
+open("f/new", "w").write("new\n")
+os.setxattr("f", "user.fuseoverlayfs.opaque", b"y")
+os.remove("old.txt")
+shutil.rmtree("r"); os.mkdir("r"); open("r/fresh", "w").write("fresh\n")
+print(sorted(os.listdir(".")), sorted(os.listdir("d")), sorted(os.listdir("f")))'
+    assert "$output" == "['.wh.keep.txt', 'd', 'f', 'keep.txt', 'r'] ['.wh..wh..opq', 'kept'] ['kept', 'new']" \
+        "what the agent saw"
+    run_x 0 agent-sandbox diff --stat
+    assert "$output" contains " A .wh.keep.txt"
+    assert "$output" contains " A d/.wh..wh..opq"
+    assert "$output" contains " A f/new"
+    assert "$output" contains " D old.txt"
+    assert "$output" contains " D r/gone"
+    assert "$output" !contains " D keep.txt"
+    assert "$output" !contains " D d/kept"
+    assert "$output" !contains " D f/kept"
+    run_x 0 agent-sandbox apply
+    [ "$(cat keep.txt)" = keep ] && [ "$(cat d/kept)" = d ] && [ "$(cat f/kept)" = f ] ||
+        die "apply deleted what the agent still saw: $(ls -la . d f)"
+    [ ! -e old.txt ] && [ ! -e r/gone ] && [ "$(cat r/fresh)" = fresh ] || die "the kernel's own deletions did not land"
+    [ -e .wh.keep.txt ] && [ -e d/.wh..wh..opq ] && [ "$(cat f/new)" = new ] || die "the agent's files did not land"
+}
