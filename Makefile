@@ -59,6 +59,12 @@ $(BUILD)/gen/toolchains.inc: scripts/gen-toolchains $(wildcard sandbox-image/too
 	@mkdir -p $(@D)
 	scripts/gen-toolchains sandbox-image/toolchains >$@.tmp && mv $@.tmp $@
 $(BUILD)/obj/lib/images/toolchains.o: $(BUILD)/gen/toolchains.inc
+# The files host tools read from a project directory, compiled in
+# (lib/workspace/tool_configs.h; the table is data: its format at its top).
+$(BUILD)/gen/tool_configs.inc: scripts/gen-tool-configs lib/workspace/tool_configs.table
+	@mkdir -p $(@D)
+	scripts/gen-tool-configs lib/workspace/tool_configs.table >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/lib/workspace/tool_configs.o: $(BUILD)/gen/tool_configs.inc
 CFLAGS += -I$(BUILD)/gen
 
 # cmd/'s files spell the headers of another cmd/ folder from cmd/

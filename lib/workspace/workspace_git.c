@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "git_repo.h"
+#include "tool_configs.h"
 #include "link_resolve.h"
 #include "base/file_read.h"
 #include "base/paths.h"
@@ -274,26 +275,14 @@ static int check_dot_git(const workspace_t *ws, const char *rel, ws_actions_t *a
     return ws_disable(ws, rel, "a .git file naming a git directory outside the launch directory", acts);
 }
 
-/* Copies of frozen tool configs deeper in the tree: the tool obeys them when
- * run in that directory (npm, yarn and cargo look upwards from there). */
-static const char *const TOOL_CONFIGS[] = {
-    "/.npmrc", "/.yarnrc", "/.yarnrc.yml", "/.pnpmfile.cjs", "/.envrc", "/.lfsconfig", "/.bazelrc",
-    "/.bazelversion", "/.tool-versions", "/.mise.toml", "/.mise.local.toml", "/.hg/hgrc",
-    "/.cargo/config", "/.cargo/config.toml",
-    "/.codex/config.toml",   /* codex reads each one from the project's root down to where it runs */
-};
-
-static bool nested_tool_config(const ws_item_t *it)
+/* Copies of tool configs deeper in the tree (the table's nested rows): the
+ * tool obeys them when run in that directory (npm, yarn and cargo look
+ * upwards from there). */
+static const tool_config_t *nested_tool_config(const ws_item_t *it)
 {
-    if (!(it->what & W_NESTED) || !(S_ISREG(it->mode) || S_ISLNK(it->mode)))
-        return false;
-    size_t n = strlen(it->rel);
-    for (size_t i = 0; i < sizeof(TOOL_CONFIGS) / sizeof(TOOL_CONFIGS[0]); i++) {
-        size_t l = strlen(TOOL_CONFIGS[i]);
-        if (n > l && strcmp(it->rel + n - l, TOOL_CONFIGS[i]) == 0)
-            return true;
-    }
-    return false;
+    if (!(it->what & W_NESTED) || S_ISDIR(it->mode))
+        return NULL;
+    return tool_config_nested(it->rel);
 }
 
 int ws_git_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts, as_error_t **err)
@@ -307,7 +296,7 @@ int ws_git_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_ac
             r = check_gitdir(ws, it->rel, acts);
         else if (!S_ISDIR(it->mode) && strcmp(base, ".git") == 0)
             r = check_dot_git(ws, it->rel, acts);
-        else if (nested_tool_config(it) && !ws_unchanged(ws, it->rel))
+        else if (nested_tool_config(it) != NULL && !ws_unchanged(ws, it->rel))
             r = ws_disable(ws, it->rel, "a tool config the tool obeys when run in that directory", acts);
     }
     return r == -ENOMEM ? ws_oom(err) : r < 0 ? as_error_errno(err, -r, "checking the git repositories") : 0;

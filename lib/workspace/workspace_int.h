@@ -63,10 +63,10 @@ bool ws_remove_placeholder(workspace_mount_t *m);
 /* ---- files frozen configs name (workspace_tools.c) ---- */
 
 typedef int (*ws_named_fn)(void *ctx, const char *path);
-/* Calls fn with each path yarn's config text names to run (yarnPath or
- * yarn-path, plugin paths), as written. */
-int ws_yarn_named_paths(const char *text, size_t len, bool yml, ws_named_fn fn, void *ctx);
-/* The same for the launch directory's .yarnrc.yml and .yarnrc. */
+/* Calls fn with each path (relative to the launch directory, as written)
+ * that the launch directory's configs name for their tool to run or read:
+ * yarn's yarnPath, yarn-path and plugins, pnpm's pnpmfile, the hgrc of a
+ * Mercurial share's store in the tree. */
 int ws_tool_named_files(const char *launch_dir, ws_named_fn fn, void *ctx);
 
 /* ---- the snapshot and the walk that takes it (workspace_scan.c) ---- */

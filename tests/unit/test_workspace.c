@@ -21,6 +21,7 @@
 #include "base/util.h"
 #include "session/agent_spec.h"
 #include "session/session_plan.h"
+#include "workspace/tool_configs.h"
 #include "workspace/workspace.h"
 #include "workspace/workspace_int.h"
 
@@ -92,36 +93,37 @@ static void defaults_without_files(void **state)
 {
     (void)state;
     workspace_rules_t *r = build_ok(NULL, NULL);
-    static const char *const files[] = { ".git/config", ".git/config.worktree", ".envrc",
-                                         ".pre-commit-config.yaml", ".mcp.json", ".npmrc", ".yarnrc",
-                                         ".yarnrc.yml", ".pnpmfile.cjs", ".hg/hgrc", ".lfsconfig",
-                                         ".bazelrc", ".bazelversion", ".tool-versions", ".mise.toml",
-                                         ".mise.local.toml" };
-    static const char *const dirs[] = { ".git/hooks", ".git/modules", ".git/worktrees", ".vscode",
-                                        ".idea", ".devcontainer", ".husky", ".claude", ".cargo",
-                                        ".mvn" };
-    static const char *const if_exists[] = { ".git/commondir", "gradle/wrapper", "mise.toml",
-                                             "mise.local.toml", ".config/mise.toml", ".config/mise",
-                                             ".gemini", ".codex", "opencode.json", "opencode.jsonc",
-                                             ".opencode", ".crush.json", "crush.json", ".cursor",
-                                             ".devcontainer.json", ".zed", ".continue", ".windsurf" };
-    assert_int_equal(r->n, ARRAY_SIZE(files) + ARRAY_SIZE(dirs) + ARRAY_SIZE(if_exists));
-    for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-        const workspace_rule_t *x = rule(r, files[i]);
-        assert_non_null(x);
-        assert_false(x->dir);
-        assert_false(x->if_exists);
+    /* Every frozen or if-exists row of the table is a default, no other path. */
+    size_t nt = 0, n = 0;
+    const tool_config_t *t = tool_configs(&nt);
+    for (size_t i = 0; i < nt; i++) {
+        if (!(t[i].how & (TOOL_FROZEN | TOOL_IF_EXISTS)))
+            continue;
+        const workspace_rule_t *x = rule(r, t[i].path);
+        if (x == NULL)
+            fail_msg("%s: a row of the table, not a default", t[i].path);
+        assert_int_equal(x->dir, t[i].dir);
+        assert_int_equal(x->if_exists, (t[i].how & TOOL_IF_EXISTS) != 0);
         assert_string_equal(x->origin, "default");
+        n++;
     }
-    for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-        const workspace_rule_t *x = rule(r, dirs[i]);
-        assert_non_null(x);
-        assert_true(x->dir);
-        assert_false(x->if_exists);
-    }
+    assert_int_equal(r->n, n);
+    /* a few by name: the issue's rows among them */
+    static const char *const frozen[] = { ".git/config", ".git/hooks", ".envrc", ".npmrc", ".pnpmfile.cjs",
+                                          ".hg/hgrc", ".hg/hgrc-not-shared", ".cargo", ".claude" };
+    static const char *const if_exists[] = { ".git/commondir", "gradle/wrapper", "pnpm-workspace.yaml",
+                                             "rust-toolchain", "rust-toolchain.toml", ".bazeliskrc",
+                                             "tools/bazel", "mise.toml", ".mise/config.toml", "mise/config.toml",
+                                             ".config/mise", ".hg/sharedpath", ".pdbrc", ".gemini" };
+    for (size_t i = 0; i < ARRAY_SIZE(frozen); i++)
+        assert_false(rule(r, frozen[i])->if_exists);
     for (size_t i = 0; i < ARRAY_SIZE(if_exists); i++)
         assert_true(rule(r, if_exists[i])->if_exists);
-    assert_null(rule(r, WORKSPACE_PROJECT_FILE));   /* only when the project has one */
+    assert_true(rule(r, ".cargo")->dir);
+    assert_null(rule(r, "pip.conf"));                 /* a venv row: no protected path */
+    assert_null(rule(r, "mise.*.toml"));              /* a glob row */
+    assert_null(rule(r, ".cargo/config.toml"));       /* nested only: .cargo covers it */
+    assert_null(rule(r, WORKSPACE_PROJECT_FILE));     /* only when the project has one */
     workspace_rules_free(r);
     workspace_rules_free(NULL);
 }
@@ -485,6 +487,26 @@ static void plan_freezes_what_yarn_configs_name(void **state)
     make(r, ".yarnrc", "yarn-path missing.js\n");
     ws = plan(r, only(r, ""));
     assert_null(mount_of(ws, "missing.js"));
+    workspace_free(ws);
+}
+
+/* pnpm's hooks file named in pnpm-workspace.yaml or .npmrc, and the hgrc of
+ * a Mercurial share's store in the tree, are frozen where they exist. */
+static void plan_freezes_what_pnpm_and_hg_shares_name(void **state)
+{
+    struct real *r = *state;
+    make(r, "pnpm-workspace.yaml", "packages:\n  - 'pkgs/*'\npnpmfile: lib/hooks.cjs\n");
+    make(r, ".npmrc", "pnpmfile=tools/other.cjs\n");
+    make(r, "lib/hooks.cjs", "x");
+    make(r, "tools/other.cjs", "x");
+    char shared[PATH_MAX * 3];
+    snprintf(shared, sizeof(shared), "%s/store/.hg\n", r->launch);
+    make(r, ".hg/sharedpath", shared);
+    make(r, "store/.hg/hgrc", "[ui]\n");
+    workspace_t *ws = plan(r, only(r, ""));
+    assert_mount(ws, "lib/hooks.cjs", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, "tools/other.cjs", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, "store/.hg/hgrc", WORKSPACE_READ_ONLY, false, false);
     workspace_free(ws);
 }
 
@@ -1205,6 +1227,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(plan_covered_paths_are_dropped, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(plan_through_symlinks, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(plan_freezes_what_yarn_configs_name, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(plan_freezes_what_pnpm_and_hg_shares_name, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_live_for_the_session_only, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_written_on_the_host_are_kept, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_stay_while_the_sandbox_may_run, real_setup, real_teardown),
