@@ -103,7 +103,8 @@ typedef struct key_check {
 static int check_key(void *ctx, const char *key, const char *value)
 {
     key_check_t *k = ctx;
-    bool ok = git_config_key_allowed(key);
+    /* what init and clone write, less what makes a read command fetch */
+    bool ok = git_config_key_allowed(key) && !git_config_key_fetches(key);
     if (ok && strcmp(key, "core.worktree") == 0) {
         _cleanup_free_ char *where = value ? resolve_named(k->ws, k->dir_rel, value) : NULL;
         ok = where != NULL && ws_in_tree(k->ws, where);
@@ -139,7 +140,10 @@ static int check_config(const workspace_t *ws, const char *dir_rel, const char *
         return r;
     if (r == 0)
         return 0;
-    if (k.bad != NULL)
+    if (k.bad != NULL && git_config_key_fetches(k.bad))
+        r = asprintf(&why, "a git config with %s, a partial clone's key by which a command that only reads "
+                     "(git status, git log) fetches from the network", k.bad);
+    else if (k.bad != NULL)
         r = asprintf(&why, "a git config with %s, which a plain git init or clone never writes", k.bad);
     else if (r == -EBADMSG)
         r = asprintf(&why, "a git config that cannot be read safely (line %u)", line);
@@ -290,6 +294,7 @@ int ws_git_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_ac
     int r = 0;
     for (size_t i = 0; i < after->n && r >= 0; i++) {
         const ws_item_t *it = &after->v[i];
+
         const char *base = strrchr(it->rel, '/');
         base = base != NULL ? base + 1 : it->rel;
         if (it->what & W_REPO)
