@@ -35,8 +35,7 @@ bool ws_in_tree(const workspace_t *ws, const char *abs)
     return rel == PATH_SAME || rel == PATH_INSIDE;
 }
 
-/* rel of an absolute path inside the tree ("." for the top). */
-static char *rel_in_tree(const workspace_t *ws, const char *abs)
+char *ws_rel_in_tree(const workspace_t *ws, const char *abs)
 {
     size_t l = strlen(ws->launch_dir);
     if (abs[l] == '\0')
@@ -122,11 +121,7 @@ static int check_config(const workspace_t *ws, const char *dir_rel, const char *
     _cleanup_free_ char *rel = join_rel(dir_rel, name), *text = NULL, *why = NULL;
     if (rel == NULL)
         return -ENOMEM;
-    struct stat st;
-    _cleanup_free_ char *abs = NULL;
-    if (asprintf(&abs, "%s/%s", ws->launch_dir, rel) < 0)
-        return -ENOMEM;
-    if (lstat(abs, &st) < 0 || ws_unchanged(ws, rel))
+    if (!ws_changed(ws, rel))
         return 0;
     size_t len = 0;
     int r = read_rel(ws, rel, false, &text, &len);
@@ -171,7 +166,7 @@ static int check_hooks(const workspace_t *ws, const char *dir_rel, ws_actions_t 
                                                          "the check cannot judge", acts);
     if (!ws_in_tree(ws, where))
         return 0;
-    if ((phys = rel_in_tree(ws, where)) == NULL || asprintf(&abs, "%s/%s", ws->launch_dir, phys) < 0)
+    if ((phys = ws_rel_in_tree(ws, where)) == NULL || asprintf(&abs, "%s/%s", ws->launch_dir, phys) < 0)
         return -ENOMEM;
     DIR *d = opendir(abs);
     if (d == NULL)
@@ -219,7 +214,7 @@ static int check_commondir(const workspace_t *ws, const char *dir_rel, ws_action
     if (r == 0 && (r = git_commondir_parse(text, len, &named)) == -ENOMEM)
         return r;
     if (r == 0 && (where = resolve_named(ws, dir_rel, named)) != NULL && ws_in_tree(ws, where))
-        return (*ret_common = rel_in_tree(ws, where)) == NULL ? -ENOMEM : 0;
+        return (*ret_common = ws_rel_in_tree(ws, where)) == NULL ? -ENOMEM : 0;
     if (ws_unchanged(ws, rel))
         return 0;            /* the user's own, leading where it always did */
     return ws_disable(ws, rel, "a git commondir naming a place outside the launch directory, "
@@ -273,7 +268,7 @@ static int check_dot_git(const workspace_t *ws, const char *rel, ws_actions_t *a
         return ws_disable(ws, rel, "a .git file not in the form gitdir: PATH", acts);
     where = resolve_named(ws, slash != NULL ? dir : ".", named);
     if (where != NULL && ws_in_tree(ws, where)) {
-        _cleanup_free_ char *target = rel_in_tree(ws, where);
+        _cleanup_free_ char *target = ws_rel_in_tree(ws, where);
         return target != NULL ? check_gitdir(ws, target, acts) : -ENOMEM;
     }
     return ws_disable(ws, rel, "a .git file naming a git directory outside the launch directory", acts);

@@ -101,7 +101,7 @@ static int named_paths(size_t i, const char *text, size_t len, ws_named_fn fn, v
     return 0;
 }
 
-/* Reads the launch directory's file `rel`, never through a symlink. */
+/* Reads the file `rel` of the launch directory, never through a symlink. */
 static int read_top(const char *launch_dir, const char *rel, char **ret, size_t *ret_len)
 {
     _cleanup_free_ char *abs = NULL;
@@ -113,45 +113,67 @@ static int read_top(const char *launch_dir, const char *rel, char **ret, size_t 
     return r;
 }
 
-typedef struct absolute_ctx {
+typedef struct named_ctx {
     const char *launch_dir;
+    const char *dir_rel;     /* the config's directory: "" for the top */
     ws_named_fn fn;
     void *ctx;
-} absolute_ctx_t;
+} named_ctx_t;
 
-/* A share's store is named by its absolute path: in the tree, it is the
- * path below the launch directory that is frozen. */
-static int in_tree_rel(void *ctx, const char *path)
+/* A relative name is the config's directory's; a share's store is named by
+ * its absolute path, and in the tree it is the path below the launch
+ * directory that counts. */
+static int to_tree_rel(void *ctx, const char *path)
 {
-    absolute_ctx_t *a = ctx;
+    named_ctx_t *a = ctx;
+    if (path[0] != '/') {
+        if (a->dir_rel[0] == '\0')
+            return a->fn(a->ctx, path);
+        _cleanup_free_ char *rel = NULL;
+        return asprintf(&rel, "%s/%s", a->dir_rel, path) < 0 ? -ENOMEM : a->fn(a->ctx, rel);
+    }
     _cleanup_free_ char *norm = NULL;
     as_error_t *e = NULL;
-    if (path[0] != '/')
-        return 0;                     /* relshared: relative to .hg, not to the tree */
     if (path_normalize(path, &norm, &e) < 0) {
         as_error_free(&e);
         return 0;
     }
     if (!path_is_inside(norm, a->launch_dir))
-        return 0;
+        return 0;                    /* outside: the agent cannot write it */
     return a->fn(a->ctx, norm + strlen(a->launch_dir) + (strcmp(a->launch_dir, "/") == 0 ? 0 : 1));
 }
 
-int ws_tool_named_files(const char *launch_dir, ws_named_fn fn, void *ctx)
+bool ws_naming_config(const char *rel)
 {
     for (size_t i = 0; i < ARRAY_SIZE(NAMING); i++) {
-        _cleanup_free_ char *text = NULL;
+        size_t n = strlen(rel), l = strlen(NAMING[i].file);
+        if (n >= l && strcmp(rel + n - l, NAMING[i].file) == 0 && (n == l || rel[n - l - 1] == '/'))
+            return true;
+    }
+    return false;
+}
+
+int ws_tool_named_files_in(const char *launch_dir, const char *dir_rel, ws_named_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(NAMING); i++) {
+        _cleanup_free_ char *text = NULL, *file = NULL;
         size_t len = 0;
-        int r = read_top(launch_dir, NAMING[i].file, &text, &len);
+        if ((dir_rel[0] == '\0' ? (file = strdup(NAMING[i].file)) == NULL
+                                : asprintf(&file, "%s/%s", dir_rel, NAMING[i].file) < 0))
+            return -ENOMEM;
+        int r = read_top(launch_dir, file, &text, &len);
         if (r == -ENOMEM)
             return r;
         if (r < 0)
             continue;
-        absolute_ctx_t a = { launch_dir, fn, ctx };
-        r = NAMING[i].syntax == NAMED_WHOLE ? named_paths(i, text, len, in_tree_rel, &a)
-                                            : named_paths(i, text, len, fn, ctx);
-        if (r < 0)
+        named_ctx_t a = { launch_dir, dir_rel, fn, ctx };
+        if ((r = named_paths(i, text, len, to_tree_rel, &a)) < 0)
             return r;
     }
     return 0;
+}
+
+int ws_tool_named_files(const char *launch_dir, ws_named_fn fn, void *ctx)
+{
+    return ws_tool_named_files_in(launch_dir, "", fn, ctx);
 }
