@@ -12,6 +12,7 @@
 #include "base/paths.h"
 #include "review_after.h"
 #include "workspace/link_resolve.h"
+#include "workspace/host_names.h"
 #include "workspace/python_env.h"
 #include "workspace/vcs_meta.h"
 
@@ -226,7 +227,44 @@ static int judge_class(const review_change_t *c, review_verdict_t *v, as_error_t
     return 0;
 }
 
-static int judge_one(const review_filter_t *f, review_after_t *after, const review_change_t *c,
+/* Names that stand in for the host's (the default mode's
+ * workspace_shadow.c and its bin/ rule): a module at the top named like
+ * one of the host python's, an entry of an environment's bin/ named like a
+ * command on the host's PATH. A host python that cannot answer makes every
+ * module at the top suspect. 1 when refused. */
+static int judge_shadow(const review_filter_t *f, host_names_t *hn, const review_change_t *c, const char *sub,
+                        review_verdict_t *v, as_error_t **err)
+{
+    _cleanup_free_ char *what = NULL, *where = NULL;
+    if (c->kind == REVIEW_DELETED || included(f, c))
+        return 0;
+    if (sub != NULL && strncmp(sub, "bin/", 4) == 0 && strchr(sub + 4, '/') == NULL && c->type != REVIEW_DIR &&
+        !python_env_own_bin_name(sub + 4)) {
+        if (host_names_command(hn, sub + 4, &where) < 0)
+            return oom(err);
+        if (where != NULL)
+            return refuse(v, err, "an entry of a virtual environment's bin named like the host command %s (%s): "
+                          "name it with --include to apply it", sub + 4, where) < 0 ? -ENOMEM : 1;
+    }
+    bool found = false;
+    as_error_t *e = NULL;
+    _cleanup_free_ char *module = host_names_top_module(hn, c->path, c->type == REVIEW_DIR);
+    if (module == NULL)
+        return 0;
+    int r = host_names_python(hn, &found, &e);
+    if (r == 0 && (!found || !host_names_shadows(hn, module)))
+        return 0;
+    if (r < 0 && (what = strdup(e != NULL ? e->msg : "no answer")) == NULL)
+        return oom(err);
+    as_error_free(&e);
+    return (what != NULL ? refuse(v, err, "a Python module at the top of the tree, and the host python's "
+                                  "modules could not be listed (%s): name it with --include to apply it", what)
+                         : refuse(v, err, "a Python module named %s, like one of the host python's or what "
+                                  "python3 -m runs, which python run from the top imports instead: name it with "
+                                  "--include to apply it", module)) < 0 ? -ENOMEM : 1;
+}
+
+static int judge_one(const review_filter_t *f, review_after_t *after, host_names_t *hn, const review_change_t *c,
                      review_verdict_t *v, as_error_t **err)
 {
     const char *rule, *sub = NULL;
@@ -239,6 +277,8 @@ static int judge_one(const review_filter_t *f, review_after_t *after, const revi
     if (c->kind != REVIEW_DELETED && t != REVIEW_FILE && t != REVIEW_DIR && t != REVIEW_SYMLINK)
         return refuse(v, err, "a %s: only regular files, directories and links are applied", review_type_name(t));
     r = judge_readers(f, after, c, v, &sub, err);
+    if (r == 0)
+        r = judge_shadow(f, hn, c, sub, v, err);
     if (r != 0)
         return r < 0 ? r : 0;
     if ((rule = review_protected_rule(f, c->path)) != NULL) {
@@ -298,10 +338,11 @@ int review_filter_judge(const review_filter_t *f, const review_changes_t *c, rev
         return oom(err);
     vs->n = c->n;
     _cleanup_(review_after_freep) review_after_t *after = NULL;
-    if (review_after_new(f->root, c, &after, err) < 0)
+    _cleanup_(host_names_freep) host_names_t *hn = NULL;
+    if (review_after_new(f->root, c, &after, err) < 0 || host_names_new(f->host_path, f->root, &hn, err) < 0)
         return -ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
-        int r = judge_one(f, after, &c->v[i], &vs->v[i], err);
+        int r = judge_one(f, after, hn, &c->v[i], &vs->v[i], err);
         if (r < 0)
             return r;
     }

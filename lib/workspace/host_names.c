@@ -33,6 +33,7 @@ static const char ASK_PYTHON[] =
 struct host_names {
     char **dirs;         /* PATH's absolute entries outside the tree */
     bool asked, found;
+    char *failed;        /* why the host python could not answer (asked once) */
     char **suffixes;     /* the python's import suffixes, longest first */
     char **modules;      /* sorted */
 };
@@ -42,6 +43,7 @@ void host_names_free(host_names_t *h)
     if (h == NULL)
         return;
     strv_free(h->dirs);
+    free(h->failed);
     strv_free(h->suffixes);
     strv_free(h->modules);
     free(h);
@@ -173,8 +175,12 @@ static int ask(host_names_t *h, const char *python, as_error_t **err)
     size_t len = 0;
     if (lseek(out, 0, SEEK_SET) < 0 || (r = read_fd_bounded(out, ANSWER_MAX, &text, &len)) < 0)
         return as_error_errno(err, errno ? errno : EIO, "reading what %s answered", python);
-    if ((r = host_names_parse(h, text, len)) < 0)
+    if ((r = host_names_parse(h, text, len)) < 0) {
+        strv_free(h->suffixes);      /* half an answer is none: the fallback suffixes, no modules */
+        strv_free(h->modules);
+        h->suffixes = h->modules = NULL;
         return as_error_make(err, -r, "%s answered something else than its modules", python);
+    }
     return 0;
 }
 
@@ -185,41 +191,85 @@ int host_names_python(host_names_t *h, bool *ret_found, as_error_t **err)
         if (host_names_command(h, "python3", &python) < 0)
             return as_error_make(err, ENOMEM, "out of memory");
         h->found = python != NULL;
-        h->asked = true;
-        if (python != NULL) {
-            int r = ask(h, python, err);
-            if (r < 0) {
-                h->asked = false;        /* asked again next time, failing again */
-                return r;
-            }
+        as_error_t *e = NULL;
+        if (python != NULL && ask(h, python, &e) < 0) {
+            /* the same answer for every later question: one failure, said once */
+            h->failed = strdup(e->msg);
+            as_error_free(&e);
+            if (h->failed == NULL)
+                return as_error_make(err, ENOMEM, "out of memory");
         }
+        h->asked = true;
     }
+    if (h->failed != NULL)
+        return as_error_make(err, EIO, "%s", h->failed);
     *ret_found = h->found;
     return 0;
 }
 
-char *host_names_module_of(const host_names_t *h, const char *base, bool dir)
+/* What `python3 -m NAME` commonly runs, from each one's documentation:
+ * kept by name, since python imports it from the tree (even a bare
+ * directory, a namespace package) when the host lacks it. */
+static const char *const RUN_WITH_M[] = {
+    "pip",              /* https://pip.pypa.io/en/stable/user_guide/#running-pip */
+    "setuptools",       /* https://setuptools.pypa.io/: pip and build import it */
+    "pkg_resources",    /* setuptools', imported by pip and console scripts */
+    "_distutils_hack",  /* setuptools', imported by its distutils-precedence.pth */
+    "wheel",            /* https://wheel.readthedocs.io/ (python -m wheel) */
+    "virtualenv",       /* https://virtualenv.pypa.io/en/latest/user_guide.html */
+    "pipx",             /* https://pipx.pypa.io/stable/installation/ (python3 -m pipx) */
+    "build",            /* https://build.pypa.io/en/stable/ (python -m build) */
+    "twine",            /* https://twine.readthedocs.io/ (python -m twine) */
+    "pytest",           /* https://docs.pytest.org/en/stable/how-to/usage.html (python -m pytest) */
+    "black",            /* https://black.readthedocs.io/ (python -m black) */
+    "mypy",             /* https://mypy.readthedocs.io/ (python3 -m mypy) */
+    "coverage",         /* https://coverage.readthedocs.io/ (python -m coverage) */
+    "sitecustomize",    /* https://docs.python.org/3/library/site.html */
+    "usercustomize",    /* https://docs.python.org/3/library/site.html */
+};
+
+/* Import suffixes every CPython on Linux has: what "module-shaped" means
+ * before, or without, the host python's answer (fail closed). */
+static const char *const FALLBACK_SUFFIXES[] = { ".py", ".pyc", ".so" };
+
+static bool run_with_m(const char *name)
 {
-    if (dir)
-        return word(base, strlen(base), NULL) ? strdup(base) : NULL;
-    size_t n = strlen(base);
-    for (size_t i = 0; h->suffixes != NULL && h->suffixes[i] != NULL; i++) {
-        size_t l = strlen(h->suffixes[i]);
-        if (n > l && strcmp(base + n - l, h->suffixes[i]) == 0 && word(base, n - l, NULL))
+    for (size_t i = 0; i < sizeof(RUN_WITH_M) / sizeof(RUN_WITH_M[0]); i++)
+        if (strcmp(name, RUN_WITH_M[i]) == 0)
+            return true;
+    return false;
+}
+
+/* "json" of "json.py": by the host's suffixes, else the fallback ones. */
+static char *module_of(const host_names_t *h, const char *base)
+{
+    size_t n = strlen(base), nf = sizeof(FALLBACK_SUFFIXES) / sizeof(FALLBACK_SUFFIXES[0]);
+    size_t count = h->suffixes != NULL ? strv_length(h->suffixes) : nf;
+    for (size_t i = 0; i < count; i++) {
+        const char *sfx = h->suffixes != NULL ? h->suffixes[i] : FALLBACK_SUFFIXES[i];
+        size_t l = strlen(sfx);
+        if (n > l && strcmp(base + n - l, sfx) == 0 && word(base, n - l, NULL))
             return strndup(base, n - l);
     }
     return NULL;
 }
 
-bool host_names_is_module(const host_names_t *h, const char *name)
+char *host_names_top_module(const host_names_t *h, const char *rel, bool dir)
 {
-    if (h->modules == NULL)
-        return false;
-    return bsearch(&name, h->modules, strv_length(h->modules), sizeof(char *), by_name) != NULL;
+    const char *slash = strchr(rel, '/');
+    if (slash == NULL)
+        return dir ? (run_with_m(rel) ? strdup(rel) : NULL) : module_of(h, rel);
+    if (dir || strchr(slash + 1, '/') != NULL)
+        return NULL;
+    _cleanup_free_ char *m = module_of(h, slash + 1);
+    if (m == NULL || strcmp(m, "__init__") != 0 || !word(rel, (size_t)(slash - rel), NULL))
+        return NULL;
+    return strndup(rel, (size_t)(slash - rel));
 }
 
-bool host_names_init_file(const host_names_t *h, const char *base)
+bool host_names_shadows(const host_names_t *h, const char *name)
 {
-    _cleanup_free_ char *m = host_names_module_of(h, base, false);
-    return m != NULL && strcmp(m, "__init__") == 0;
+    if (run_with_m(name))
+        return true;
+    return h->modules != NULL && bsearch(&name, h->modules, strv_length(h->modules), sizeof(char *), by_name) != NULL;
 }

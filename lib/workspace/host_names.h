@@ -34,19 +34,19 @@ int host_names_command(const host_names_t *h, const char *name, char **ret_where
  * has one whose answer could not be had (the caller fails closed). */
 int host_names_python(host_names_t *h, bool *ret_found, as_error_t **err);
 
-/* After host_names_python found one: the module name of a top-level entry
- * that python would import ("json" of "json.py", of "json.cpython-311-
- * x86_64-linux-gnu.so" or of "json.pyc"), by the host python's own import
- * suffixes; a directory is a module by its name. NULL (and nothing kept)
- * when the name has no such suffix. Malloc'd. */
-char *host_names_module_of(const host_names_t *h, const char *base, bool dir);
+/* The module a top-level entry of the tree is to python run from the top,
+ * malloc'd, or NULL: rel "json.py", "json.pyc" or "json.cpython-311-
+ * x86_64-linux-gnu.so" (by the host python's own import suffixes once
+ * host_names_python answered, else by those every CPython on Linux has:
+ * .py, .pyc, .so); "json/__init__.py" (a package); "pip" a directory,
+ * only for what `python3 -m` commonly runs (a namespace package loses to
+ * an installed module, but wins where the host has none). */
+char *host_names_top_module(const host_names_t *h, const char *rel, bool dir);
 
-/* Is NAME one of the host python's modules: its sys.stdlib_module_names
- * and every top-level module on its sys.path? */
-bool host_names_is_module(const host_names_t *h, const char *name);
-
-/* The host python's import suffixes, for one that names an __init__ file. */
-bool host_names_init_file(const host_names_t *h, const char *base);
+/* Would NAME at the top stand in for the host's: one of the host python's
+ * modules (its sys.stdlib_module_names and every module on its sys.path)
+ * or what `python3 -m` commonly runs? */
+bool host_names_shadows(const host_names_t *h, const char *name);
 
 /* Parses the answer of the host python (lines "S .suffix", "M name") into
  * h; -EBADMSG on anything else. Pure; for the tests. */

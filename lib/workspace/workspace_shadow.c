@@ -6,8 +6,9 @@
  * library's. The names are computed on the host when the check runs
  * (host_names.h: the host python's sys.stdlib_module_names and every
  * module on its sys.path, and its own import suffixes), not typed in; only
- * what `python3 -m` commonly runs is kept by name, since python imports it
- * from the tree (a namespace package will do) when the host lacks it. A
+ * what `python3 -m` commonly runs is kept by name (host_names.c), since
+ * python imports it from the tree (a namespace package will do) when the
+ * host lacks it. A
  * module the session made or changed with such a name is disabled; when
  * the host python cannot answer, every one the session made is. */
 #include "workspace_int.h"
@@ -18,63 +19,16 @@
 
 #include "base/util.h"
 
-/* What `python3 -m NAME` commonly runs, from each one's documentation;
- * also shadowed by a bare directory when the host has no such module. */
-static const char *const RUN_WITH_M[] = {
-    "pip",              /* https://pip.pypa.io/en/stable/user_guide/#running-pip */
-    "setuptools",       /* https://setuptools.pypa.io/: pip and build import it */
-    "pkg_resources",    /* setuptools', imported by pip and console scripts */
-    "_distutils_hack",  /* setuptools', imported by its distutils-precedence.pth */
-    "wheel",            /* https://wheel.readthedocs.io/ (python -m wheel) */
-    "virtualenv",       /* https://virtualenv.pypa.io/en/latest/user_guide.html */
-    "pipx",             /* https://pipx.pypa.io/stable/installation/ (python3 -m pipx) */
-    "build",            /* https://build.pypa.io/en/stable/ (python -m build) */
-    "twine",            /* https://twine.readthedocs.io/ (python -m twine) */
-    "pytest",           /* https://docs.pytest.org/en/stable/how-to/usage.html (python -m pytest) */
-    "black",            /* https://black.readthedocs.io/ (python -m black) */
-    "mypy",             /* https://mypy.readthedocs.io/ (python3 -m mypy) */
-    "coverage",         /* https://coverage.readthedocs.io/ (python -m coverage) */
-    "sitecustomize",    /* https://docs.python.org/3/library/site.html */
-    "usercustomize",    /* https://docs.python.org/3/library/site.html */
-};
-
-/* Import suffixes every CPython on Linux has: what "module-shaped" means
- * when the host python cannot be asked (fail closed). */
-static const char *const FALLBACK_SUFFIXES[] = { ".py", ".pyc", ".so" };
-
-static bool run_with_m(const char *name)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(RUN_WITH_M); i++)
-        if (strcmp(name, RUN_WITH_M[i]) == 0)
-            return true;
-    return false;
-}
-
-/* The module a top-level entry (or an __init__ of a top-level directory)
- * makes, by the host's suffixes, or by the fallback ones when `h` is NULL.
- * *ret_target: what to disable (the entry, or the package's __init__ when
- * its directory was there at the start, else the directory). */
+/* The module `it` makes at the top, or NULL; *ret_target: what to
+ * disable (the entry; for a package's __init__, the __init__ when its
+ * directory was there at the start, else the whole directory: NULL). */
 static char *module_of(const workspace_t *ws, const host_names_t *h, const ws_item_t *it, const char **ret_target)
 {
-    const char *slash = strchr(it->rel, '/');
+    char *m = host_names_top_module(h, it->rel, S_ISDIR(it->mode));
     *ret_target = it->rel;
-    if (slash == NULL) {
-        if (S_ISDIR(it->mode))
-            return run_with_m(it->rel) ? strdup(it->rel) : NULL;
-        if (h != NULL)
-            return host_names_module_of(h, it->rel, false);
-        for (size_t i = 0; i < ARRAY_SIZE(FALLBACK_SUFFIXES); i++)
-            if (ws_has_suffix(it->rel, FALLBACK_SUFFIXES[i]))
-                return strndup(it->rel, strlen(it->rel) - strlen(FALLBACK_SUFFIXES[i]));
-        return NULL;
-    }
-    bool init = h != NULL ? host_names_init_file(h, slash + 1) : strncmp(slash + 1, "__init__.", 9) == 0;
-    if (!init || S_ISDIR(it->mode))
-        return NULL;
-    char *pkg = strndup(it->rel, (size_t)(slash - it->rel));
-    if (pkg != NULL && ws_snapshot_find(ws->before, pkg) == NULL)
-        *ret_target = NULL;                /* the whole package is new: the caller takes the directory */
-    return pkg;
+    if (m != NULL && strchr(it->rel, '/') != NULL && ws_snapshot_find(ws->before, m) == NULL)
+        *ret_target = NULL;
+    return m;
 }
 
 /* Made or changed during the session, still there, not disabled yet. */
@@ -83,21 +37,21 @@ static bool news(const workspace_t *ws, const ws_item_t *it, const ws_actions_t 
     return (it->what & W_TOP) && !ws_acted_on(acts, it->rel) && ws_changed(ws, it->rel);
 }
 
+/* `failed`: why the host python could not be asked (then every module
+ * the session made is taken for one of its own), or NULL. */
 static int judge(const workspace_t *ws, const host_names_t *h, const char *failed, const ws_item_t *it,
                  ws_actions_t *acts)
 {
     const char *target = NULL;
     _cleanup_free_ char *module = module_of(ws, h, it, &target), *why = NULL;
-    if (module == NULL || (failed == NULL && !run_with_m(module) && !host_names_is_module(h, module)))
+    if (module == NULL || (failed == NULL && !host_names_shadows(h, module)))
         return 0;
     int n = failed != NULL
             ? asprintf(&why, "a Python module at the top of the tree, made or changed during the session; the "
                        "host python's modules could not be listed (%s), so it is taken for one of them", failed)
-            : host_names_is_module(h, module)
-            ? asprintf(&why, "a Python module named like the host python's %s, which python run from the top "
-                       "of the tree (python3 -m, a script there, the REPL) imports instead", module)
-            : asprintf(&why, "a Python module named like %s, which python3 -m %s run from the top of the tree "
-                       "would load instead of the tool's own", module, module);
+            : asprintf(&why, "a Python module named %s, like one of the host python's or what python3 -m "
+                       "runs, which python run from the top of the tree (python3 -m, a script there, the REPL) "
+                       "imports instead", module);
     if (n < 0)
         return -ENOMEM;
     return ws_disable(ws, target != NULL ? target : module, why, acts);
@@ -127,6 +81,6 @@ int ws_shadow_check(const workspace_t *ws, const workspace_snapshot_t *after, ho
     r = 0;
     for (size_t i = 0; i < after->n && r == 0; i++)
         if (news(ws, &after->v[i], acts))
-            r = judge(ws, failed != NULL ? NULL : hn, failed, &after->v[i], acts);
+            r = judge(ws, hn, failed, &after->v[i], acts);
     return r == -ENOMEM ? ws_oom(err) : r;
 }

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -246,6 +247,31 @@ static void classes_never_applied(void **state)
     review_verdicts_free(v);
 }
 
+/* Threat 57 in apply: names that stand in for the host's, asked of the
+ * host (this test's PATH, its real python3) when apply runs. */
+static void shadowing_names_need_include(void **state)
+{
+    struct real *r = *state;
+    real_make(r, ".venv/pyvenv.cfg", "home = /usr/bin\n", false);
+    review_change_t c[] = {
+        added("argparse.py", REVIEW_FILE, 0644), added("myapp.py", REVIEW_FILE, 0644),
+        added("json/__init__.py", REVIEW_FILE, 0644), added(".venv/bin/ls", REVIEW_FILE, 0755),
+        added(".venv/bin/mytool", REVIEW_FILE, 0755), added("README.md", REVIEW_FILE, 0644),
+    };
+    review_filter_t f = { .root = r->launch, .host_path = getenv("PATH") };
+    review_verdicts_t *v = NULL;
+    as_error_t *err = NULL;
+    if (review_filter_judge(&f, &(review_changes_t){ .v = c, .n = ARRAY_SIZE(c) }, &v, &err) < 0)
+        fail_msg("judge: %s", err->msg);
+    real_assert_contains(v->v[0].reason, "a Python module named argparse, like one of the host python's");
+    assert_false(v->v[1].refused);
+    real_assert_contains(v->v[2].reason, "a Python module named json");
+    real_assert_contains(v->v[3].reason, "an entry of a virtual environment's bin named like the host command ls (");
+    assert_false(v->v[4].refused);
+    assert_false(v->v[5].refused);
+    review_verdicts_free(v);
+}
+
 static void venv_startup_files_need_include(void **state)
 {
     struct real *r = *state;
@@ -330,6 +356,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unexaminable_host_counts_as_present, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(venv_startup_files_need_include, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(classes_never_applied, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(shadowing_names_need_include, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(links_on_the_way_to_protected_paths, real_setup, real_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

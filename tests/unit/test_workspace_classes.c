@@ -188,11 +188,12 @@ static void modules_named_like_the_hosts(void **state)
     make(r, "html/index.html", "<p>\n");                /* a namespace package loses */
     make(r, "myapp.py", "print(1)\n");
     char *out = end(ws);
-    real_assert_contains(out, "  argparse.py: a Python module named like the host python's argparse, which python run "
-                         "from the top of the tree (python3 -m, a script there, the REPL) imports instead; moved to ");
-    real_assert_contains(out, "  readline: a Python module named like the host python's readline");
-    real_assert_contains(out, "  tokenize.pyc: a Python module named like the host python's tokenize");
-    real_assert_contains(out, "  pip: a Python module named like the host python's pip");
+    real_assert_contains(out, "  argparse.py: a Python module named argparse, like one of the host python's or what python3 "
+                         "-m runs, which python run from the top of the tree (python3 -m, a script there, the REPL) "
+                         "imports instead; moved to ");
+    real_assert_contains(out, "  readline: a Python module named readline, like one");
+    real_assert_contains(out, "  tokenize.pyc: a Python module named tokenize, like one");
+    real_assert_contains(out, "  pip: a Python module named pip, like one");
     real_assert_lacks(out, "data");
     real_assert_lacks(out, "html:");
     real_assert_lacks(out, "myapp");
@@ -296,13 +297,22 @@ static void host_names_pure_and_path(void **state)
     static const char answer[] = "S .py\nS .pyc\nS .cpython-311-x86_64-linux-gnu.so\nS .so\n"
                                  "M argparse\nM _sysconfigdata__x86_64-linux-gnu\nM json\n";
     assert_int_equal(host_names_parse(h, answer, strlen(answer)), 0);
-    char *m = host_names_module_of(h, "json.cpython-311-x86_64-linux-gnu.so", false);
+    char *m = host_names_top_module(h, "json.cpython-311-x86_64-linux-gnu.so", false);
     assert_string_equal(m, "json");
     free(m);
-    assert_null(host_names_module_of(h, "notes.txt", false));
-    assert_null(host_names_module_of(h, ".py", false));
-    assert_true(host_names_is_module(h, "argparse") && !host_names_is_module(h, "myapp"));
-    assert_true(host_names_init_file(h, "__init__.pyc") && !host_names_init_file(h, "__main__.py"));
+    m = host_names_top_module(h, "yaml/__init__.pyc", false);
+    assert_string_equal(m, "yaml");
+    free(m);
+    m = host_names_top_module(h, "pip", true);           /* a bare directory: by name only */
+    assert_string_equal(m, "pip");
+    free(m);
+    assert_null(host_names_top_module(h, "html", true));
+    assert_null(host_names_top_module(h, "notes.txt", false));
+    assert_null(host_names_top_module(h, ".py", false));
+    assert_null(host_names_top_module(h, "a/__main__.py", false));
+    assert_null(host_names_top_module(h, "a/b/__init__.py", false));
+    assert_true(host_names_shadows(h, "argparse") && host_names_shadows(h, "pytest"));
+    assert_false(host_names_shadows(h, "myapp"));
     char *where = NULL;
     assert_int_equal(host_names_command(h, "git", &where), 0);
     if (where != NULL && strncmp(where, r->launch, strlen(r->launch)) == 0)
