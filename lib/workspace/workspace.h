@@ -32,7 +32,7 @@
 
 #define WORKSPACE_USER_FILE    "protected-paths"                  /* in the config directory */
 #define WORKSPACE_PROJECT_FILE ".agent-sandbox/protected-paths"   /* under the launch dir */
-#define WORKSPACE_MAX_PATHS    128
+#define WORKSPACE_MAX_PATHS    192
 #define WORKSPACE_FILE_MAX     (1024 * 1024)
 
 /* Refusals carry these codes: a config file is malformed or unreadable, or
