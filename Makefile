@@ -59,6 +59,12 @@ $(BUILD)/gen/toolchains.inc: scripts/gen-toolchains $(wildcard sandbox-image/too
 	@mkdir -p $(@D)
 	scripts/gen-toolchains sandbox-image/toolchains >$@.tmp && mv $@.tmp $@
 $(BUILD)/obj/lib/images/toolchains.o: $(BUILD)/gen/toolchains.inc
+# The files host tools read from a project directory, compiled in
+# (lib/workspace/tool_configs.h; the table is data: its format at its top).
+$(BUILD)/gen/tool_configs.inc: scripts/gen-tool-configs lib/workspace/tool_configs.table
+	@mkdir -p $(@D)
+	scripts/gen-tool-configs lib/workspace/tool_configs.table >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/lib/workspace/tool_configs.o: $(BUILD)/gen/tool_configs.inc
 CFLAGS += -I$(BUILD)/gen
 
 # cmd/'s files spell the headers of another cmd/ folder from cmd/
@@ -91,6 +97,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBAS) $(UNIT_HELPERS)
 $(BUILD)/tests/test_router_query: LDLIBS += $(shell pkg-config --libs libpcre2-8)
 # This test looks into every block freed (tests/unit/test_secret_wipe.c).
 $(BUILD)/tests/test_secret_wipe: LDFLAGS += -Wl,--wrap=free
+# This test cuts chosen listings short (tests/unit/test_listing_cut_short.c).
+$(BUILD)/tests/test_listing_cut_short: LDFLAGS += -Wl,--wrap=readdir
 
 # Unit tests; VALGRIND=1 runs each under memcheck and fails on any leak.
 unit: $(UNIT_BINS)

@@ -49,6 +49,7 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 $(FUZZ_BUILD)/obj/lib/verify/verify.o: $(BUILD)/gen/verify_probe.inc
 $(FUZZ_BUILD)/obj/lib/images/agent_pins.o: $(BUILD)/gen/agent_pins.inc
 $(FUZZ_BUILD)/obj/lib/images/toolchains.o: $(BUILD)/gen/toolchains.inc
+$(FUZZ_BUILD)/obj/lib/workspace/tool_configs.o: $(BUILD)/gen/tool_configs.inc
 
 $(FUZZ_LIBAS): $(FUZZ_LIB_OBJS)
 	rm -f $@

@@ -395,7 +395,7 @@ static int apply_review(const review_info_t *r, const apply_args_t *a)
     for (size_t i = 0; i < ws->rules->n; i++)
         protected_paths[i] = ws->rules->v[i].path;
     review_filter_t f = { .root = r->root, .protected_paths = protected_paths, .n_protected = ws->rules->n,
-                          .include = include, .n_include = strv_length(include) };
+                          .include = include, .n_include = strv_length(include), .host_path = ws->host_path };
     if (review_changes_list(r->upper, r->root, &c, &err) < 0 || review_filter_judge(&f, c, &v, &err) < 0) {
         report_error(&err);
         return EXIT_INTERNAL;

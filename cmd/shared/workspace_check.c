@@ -53,6 +53,12 @@ int workspace_check_load(const char *workdir, workspace_t **ret)
     if (user_config_file(WORKSPACE_USER_FILE, &journal.user_file, &err) < 0 ||
         workspace_load(workdir, home, journal.user_file, ret, &err) < 0)
         return fail(&err, "reading the protected paths");
+    /* what the agent makes is judged against the host's commands and python */
+    if (workspace_host_path(*ret, cli_env()->path, &err) < 0) {
+        workspace_free(*ret);
+        *ret = NULL;
+        return fail(&err, "reading the protected paths");
+    }
     return 0;
 }
 
@@ -328,7 +334,8 @@ void workspace_check_recover(podman_api_t *api)
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *dir = NULL;
-    workspace_recovery_t rc = { .is_gone = session_gone, .on_report = recovered, .ctx = api };
+    workspace_recovery_t rc = { .is_gone = session_gone, .on_report = recovered, .ctx = api,
+                                .host_path = cli_env()->path };
     if (journal_dir(&dir, &err) < 0 || workspace_journal_recover(dir, &rc, &err) < 0) {
         as_error_prefix(&err, "checking the workspace of an earlier, killed session");
         report_error(&err);

@@ -41,6 +41,8 @@ static void set_up_io(posix_spawn_file_actions_t *fa, const spawn_io_t *io, int 
         posix_spawn_file_actions_addopen(fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     if (io->quiet)
         posix_spawn_file_actions_addopen(fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    if (io->dir != NULL)
+        posix_spawn_file_actions_addchdir_np(fa, io->dir);
 }
 
 int spawn_and_wait(char *const *argv, char *const *env, const spawn_io_t *io, char **ret_line)

@@ -13,6 +13,7 @@ typedef struct spawn_io {
     int stdout_fd;           /* without capture: where stdout goes (-1: ours) */
     bool stdin_null;         /* stdin from /dev/null */
     bool quiet;              /* stderr to /dev/null */
+    const char *dir;         /* the program's working directory (NULL: ours) */
 } spawn_io_t;
 
 /* Runs argv[0], found on PATH, with `env` (NULL: ours), and waits for it.

@@ -299,3 +299,15 @@ bool git_config_key_allowed(const char *key)
     }
     return false;
 }
+
+bool git_config_key_fetches(const char *key)
+{
+    const char *last = strrchr(key, '.');
+    if (last == NULL)
+        return false;
+    if (strcmp(key, "extensions.partialclone") == 0 || strcmp(key, "core.partialclonefilter") == 0)
+        return true;
+    /* remote.<any subsection>.promisor / .partialclonefilter */
+    return strncmp(key, "remote.", 7) == 0 && last > key + 6 &&
+           (strcmp(last + 1, "promisor") == 0 || strcmp(last + 1, "partialclonefilter") == 0);
+}

@@ -28,4 +28,12 @@ int git_config_parse(const char *text, size_t len, git_config_fn fn, void *ctx, 
  * (core.worktree is allowed here; its value is the caller's to check.) */
 bool git_config_key_allowed(const char *key);
 
+/* Is this a key by which a command that only reads (git status, git log,
+ * git diff, a prompt's git) reaches the network? A partial clone's:
+ * `extensions.partialClone` and a promisor remote (`remote.*.promisor`,
+ * `remote.*.partialCloneFilter`, the older `core.partialCloneFilter`) make
+ * git fetch every object it lacks, on demand, from the remote's URL. A
+ * plain clone writes none of them; `git clone --filter` does. */
+bool git_config_key_fetches(const char *key);
+
 #endif

@@ -89,12 +89,20 @@ static int names_of(int dirfd, const char *top, const char *rel, char ***ret, as
     _cleanup_(strv_freep) char **names = NULL;
     struct dirent *e;
     int r = 0;
-    while (r == 0 && (e = readdir(d)) != NULL)
+    errno = 0;
+    while (r == 0 && (e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
             r = strv_push(&names, e->d_name);
+        errno = 0;
+    }
+    int read_error = r == 0 ? errno : 0;
     closedir(d);
     if (r < 0)
         return as_error_make(err, ENOMEM, "out of memory");
+    /* a listing cut short would pack part of the folder as if it were all */
+    if (read_error != 0)
+        return as_error_make(err, read_error, "%s/%s: cannot list it to its end: %s", top, rel,
+                             strerror(read_error));
     if (names != NULL)
         qsort(names, strv_length(names), sizeof(char *), by_name);
     *ret = steal_pointer(&names);

@@ -11,16 +11,17 @@
 
 #include "base/strv.h"
 
-#define WH_PREFIX ".wh."
-#define WH_OPAQUE ".wh..wh..opq"
-
-/* The xattrs overlay implementations mark with: privileged kernel overlay,
- * unprivileged (userxattr) kernel overlay, fuse-overlayfs. */
-static const char *const OPAQUE_XATTRS[] = {
-    "trusted.overlay.opaque", "user.overlay.opaque", "user.fuseoverlayfs.opaque",
-};
-static const char *const REDIRECT_XATTRS[] = { "trusted.overlay.redirect", "user.overlay.redirect" };
-static const char *const METACOPY_XATTRS[] = { "trusted.overlay.metacopy", "user.overlay.metacopy" };
+/* The agent's view is the kernel's overlayfs that rootless podman mounts
+ * in its user namespace, with `userxattr`: its own markers are in the
+ * "user.overlay." namespace, which it keeps for itself (a process in the
+ * view can neither read nor set them: they are escaped or refused). Every
+ * other flavour's marker is plain data the agent wrote: a file named
+ * `.wh.NAME`, `.wh..wh..opq`, an xattr `user.fuseoverlayfs.opaque`. */
+static const char *const OPAQUE_XATTRS[] = { "user.overlay.opaque" };
+/* With userxattr the kernel makes neither; one there is not the agent's
+ * (it cannot set them) and is listed as unexamined. */
+static const char *const REDIRECT_XATTRS[] = { "user.overlay.redirect" };
+static const char *const METACOPY_XATTRS[] = { "user.overlay.metacopy" };
 
 typedef struct walk {
     review_changes_t *out;
@@ -31,17 +32,6 @@ typedef struct walk {
 bool review_stat_is_whiteout(const struct stat *st)
 {
     return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
-}
-
-const char *review_whiteout_name(const char *name)
-{
-    if (strncmp(name, WH_PREFIX, strlen(WH_PREFIX)) != 0)
-        return NULL;
-    if (strcmp(name, WH_OPAQUE) == 0)
-        return "";
-    if (strncmp(name, WH_PREFIX WH_PREFIX, 2 * strlen(WH_PREFIX)) == 0)
-        return name;
-    return name + strlen(WH_PREFIX);
 }
 
 review_type_t review_type_of(mode_t mode)
@@ -410,20 +400,6 @@ static int upper_entry(walk_t *w, int upper_fd, int host_fd, const char *rel, co
     return 0;
 }
 
-/* An aufs-style marker (".wh..wh.NAME" other than the opaque one): nothing
- * this walk knows the meaning of, so listed for the filter to refuse. */
-static int unknown_marker(walk_t *w, int upper_fd, const char *rel, const char *name, as_error_t **err)
-{
-    struct stat st;
-    if (fstatat(upper_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return as_error_errno(err, errno, "%s/%s%s%s: cannot examine it", w->upper, rel, *rel ? "/" : "", name);
-    size_t at = w->out->n;
-    int r = add_change(w, REVIEW_ADDED, rel, name, upper_fd, &st, -1, NULL, err);
-    if (r == 0)
-        w->out->v[at].unexamined = "an overlay marker of unknown meaning";
-    return r;
-}
-
 /* In an opaque directory, each host entry the upper layer does not have is
  * deleted. `upper` holds the upper names, sorted. */
 static int opaque_sweep(walk_t *w, int host_fd, const char *rel, char **upper, as_error_t **err)
@@ -448,19 +424,10 @@ static int walk_dir(walk_t *w, int upper_fd, int host_fd, const char *rel, as_er
     int r = list_names(upper_fd, w->upper, rel, &names, err);
     if (r < 0)
         return r;
-    bool opaque = has_xattr_y(upper_fd, OPAQUE_XATTRS, ARRAY_SIZE(OPAQUE_XATTRS), false) ||
-                  faccessat(upper_fd, WH_OPAQUE, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
-    for (char **n = names; *n; n++) {
-        const char *wh = review_whiteout_name(*n);
-        if (wh == NULL)
-            r = upper_entry(w, upper_fd, host_fd, rel, *n, err);
-        else if (wh == *n)
-            r = unknown_marker(w, upper_fd, rel, *n, err);
-        else if (*wh != '\0' && !opaque)   /* in an opaque one, the sweep finds it */
-            r = host_deleted(w, host_fd, rel, wh, err);
-        if (r < 0)
+    bool opaque = has_xattr_y(upper_fd, OPAQUE_XATTRS, ARRAY_SIZE(OPAQUE_XATTRS), false);
+    for (char **n = names; *n; n++)
+        if ((r = upper_entry(w, upper_fd, host_fd, rel, *n, err)) < 0)
             return r;
-    }
     return opaque && host_fd >= 0 ? opaque_sweep(w, host_fd, rel, names, err) : 0;
 }
 

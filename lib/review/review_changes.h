@@ -3,13 +3,15 @@
  *
  * The upper directory is the record of the agent's writes: an entry there is
  * new, or a copy-up of a host entry (changed, or only touched: a copy-up with
- * the same content, mode and link target is no change). Deletions are
- * whiteouts, of either kind: a character device 0/0 named as the entry
- * (kernel overlayfs, fuse-overlayfs) or an empty file `.wh.NAME` (the OCI
- * layer form). A directory that replaced the host's whole (`rm -r d; mkdir
- * d`) is opaque: the xattr `trusted.overlay.opaque`, `user.overlay.opaque`
- * or `user.fuseoverlayfs.opaque` is "y", or it holds `.wh..wh..opq`; each host
- * entry below it that the upper directory does not have is deleted.
+ * the same content, mode and link target is no change). It is read the way
+ * the agent's overlay read it: the kernel's overlayfs, mounted by rootless
+ * podman with `userxattr` (docs/review.md). A deletion is its whiteout, a
+ * character device 0/0 named as the entry; a directory that replaced the
+ * host's whole (`rm -r d; mkdir d`) is opaque, its xattr
+ * `user.overlay.opaque` "y", and each host entry below it that the upper
+ * directory does not have is deleted. Another flavour's marker (`.wh.NAME`,
+ * `.wh..wh..opq`, `user.fuseoverlayfs.opaque`) is a plain file or plain
+ * data, as the agent saw it.
  *
  * The host is only read, never through a symlink (each level is opened with
  * O_NOFOLLOW from the one above): a host symlink where the upper layer has a
@@ -74,12 +76,6 @@ DEFINE_CLEANUP_FUNC(review_changes_t, review_changes_free)
  * without privilege, so the tests give it a struct stat): is this entry a
  * kernel-overlay whiteout? */
 bool review_stat_is_whiteout(const struct stat *st);
-
-/* An upper-layer name in the OCI layer form: the name it deletes for
- * ".wh.NAME", "" for the opaque marker ".wh..wh..opq", NULL for an ordinary
- * name. Other ".wh..wh." names (aufs' own) are returned as themselves: the
- * caller refuses them as unexamined. */
-const char *review_whiteout_name(const char *name);
 
 /* The type of a struct stat's st_mode. */
 review_type_t review_type_of(mode_t mode);

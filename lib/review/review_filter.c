@@ -12,7 +12,9 @@
 #include "base/paths.h"
 #include "review_after.h"
 #include "workspace/link_resolve.h"
+#include "workspace/host_names.h"
 #include "workspace/python_env.h"
+#include "workspace/vcs_meta.h"
 
 static int oom(as_error_t **err)
 {
@@ -71,16 +73,10 @@ static bool included(const review_filter_t *f, const review_change_t *c)
     return false;
 }
 
-/* A file of the system: owned by root and not writable by us (the default
- * mode's rule: nothing writes through a link to it). */
-static bool system_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && st.st_uid == 0 && access(path, W_OK) < 0 && errno == EACCES;
-}
-
-/* Where the link c would lead: NULL in *ret when inside the tree. */
-static int link_leads_out(const review_filter_t *f, const review_change_t *c, char **ret, as_error_t **err)
+/* Where the link c would lead: NULL in *ret when inside the tree;
+ * *ret_system: out of it, to a file of the system. */
+static int link_leads_out(const review_filter_t *f, const review_change_t *c, char **ret, bool *ret_system,
+                          as_error_t **err)
 {
     _cleanup_free_ char *start = NULL, *end_path = NULL, *norm = NULL;
     const char *slash = strrchr(c->path, '/');
@@ -92,12 +88,14 @@ static int link_leads_out(const review_filter_t *f, const review_change_t *c, ch
     as_error_t *e = NULL;
     link_end_t end;
     *ret = NULL;
+    *ret_system = false;
     if (link_resolve(start, NULL, &end_path, &end, &e) < 0 || path_normalize(end_path, &norm, &e) < 0) {
         as_error_free(&e);   /* a loop, an unreadable place: no telling where it leads */
         return (*ret = strdup("a place that cannot be resolved")) == NULL ? oom(err) : 0;
     }
-    if (strcmp(norm, f->root) == 0 || path_is_inside(norm, f->root) || (end == LINK_FOUND && system_file(norm)))
+    if (strcmp(norm, f->root) == 0 || path_is_inside(norm, f->root))
         return 0;
+    *ret_system = end == LINK_FOUND && link_system_file(norm);
     *ret = steal_pointer(&norm);
     return 0;
 }
@@ -170,14 +168,25 @@ static mode_t st_mode_of(const review_change_t *c)
     return type | (c->mode & 07777);
 }
 
+/* The link a change makes, judged where it leads (a python of the system
+ * for PYTHON_ENV_SYSTEM_PYTHON): harmless? */
+static bool leads_to_system(const review_filter_t *f, const review_change_t *c, as_error_t **err)
+{
+    _cleanup_free_ char *out = NULL;
+    bool system = false;
+    return link_leads_out(f, c, &out, &system, err) == 0 && out != NULL && system;
+}
+
 /* What host git and a virtual environment's python would read of the tree
  * after apply, as the default mode's end-of-session check judges it: a
  * bare-shaped directory's content is never applied; what an environment's
- * python runs at start, only with --include. 1 when refused. */
+ * python runs at start, only with --include. 1 when refused; *ret_sub the
+ * change's path below its environment, or NULL. */
 static int judge_readers(const review_filter_t *f, review_after_t *after, const review_change_t *c,
-                         review_verdict_t *v, as_error_t **err)
+                         review_verdict_t *v, const char **ret_sub, as_error_t **err)
 {
     const char *repo, *venv;
+    *ret_sub = NULL;
     int r = review_after_context(after, c->path, &repo, &venv, err);
     if (r < 0)
         return r;
@@ -186,7 +195,10 @@ static int judge_readers(const review_filter_t *f, review_after_t *after, const 
                                     "and objects and refs or a commondir): never applied as a file") < 0 ? -ENOMEM : 1;
     if (venv == NULL || c->kind == REVIEW_DELETED)
         return 0;
-    const char *why = python_env_verdict(c->path, *venv ? c->path + strlen(venv) + 1 : c->path, st_mode_of(c));
+    *ret_sub = *venv ? c->path + strlen(venv) + 1 : c->path;
+    const char *why = python_env_verdict(c->path, *ret_sub, st_mode_of(c), c->target);
+    if (why == PYTHON_ENV_SYSTEM_PYTHON && leads_to_system(f, c, err))
+        why = NULL;
     if (why == NULL)
         return 0;
     if (!included(f, c))
@@ -195,22 +207,78 @@ static int judge_readers(const review_filter_t *f, review_after_t *after, const 
     return 0;
 }
 
-static int judge_one(const review_filter_t *f, review_after_t *after, const review_change_t *c,
-                     review_verdict_t *v, as_error_t **err)
+/* What never lands as a file, by the class of its path: a version-control
+ * tool's metadata, bytecode. 1 when refused. */
+static int judge_class(const review_change_t *c, review_verdict_t *v, as_error_t **err)
 {
-    const char *rule;
     int git = review_git_depth(c->path);
-    if (c->unexamined != NULL)
-        return refuse(v, err, "cannot be examined: %s", c->unexamined);
     if (git != 0) {
         v->git = git == 1;
         return refuse(v, err, "%s", git == 1 ? "inside .git: never applied as a file (the agent's commits come as a branch: docs/review-apply.md)"
-                                            : "inside a nested .git: never applied as a file");
+                                            : "inside a nested .git: never applied as a file") < 0 ? -ENOMEM : 1;
     }
+    if (vcs_meta_inside(c->path))
+        return refuse(v, err, "%s", "the metadata of a version-control tool (its configuration, hooks and "
+                                    "extensions with its data): never applied as a file") < 0 ? -ENOMEM : 1;
+    size_t n = strlen(c->path);
+    if (c->kind != REVIEW_DELETED && c->type != REVIEW_DIR && n > 4 && strcmp(c->path + n - 4, ".pyc") == 0)
+        return refuse(v, err, "%s", "bytecode: a cache python makes again from the sources, and loads instead "
+                                    "of them; never applied") < 0 ? -ENOMEM : 1;
+    return 0;
+}
+
+/* Names that stand in for the host's (the default mode's
+ * workspace_shadow.c and its bin/ rule): a module at the top named like
+ * one of the host python's, an entry of an environment's bin/ named like a
+ * command on the host's PATH. A host python that cannot answer makes every
+ * module at the top suspect. 1 when refused. */
+static int judge_shadow(const review_filter_t *f, host_names_t *hn, const review_change_t *c, const char *sub,
+                        review_verdict_t *v, as_error_t **err)
+{
+    _cleanup_free_ char *what = NULL, *where = NULL;
+    if (c->kind == REVIEW_DELETED || included(f, c))
+        return 0;
+    if (sub != NULL && strncmp(sub, "bin/", 4) == 0 && strchr(sub + 4, '/') == NULL && c->type != REVIEW_DIR &&
+        !python_env_own_bin_name(sub + 4)) {
+        if (host_names_command(hn, sub + 4, &where) < 0)
+            return oom(err);
+        if (where != NULL)
+            return refuse(v, err, "an entry of a virtual environment's bin named like the host command %s (%s): "
+                          "name it with --include to apply it", sub + 4, where) < 0 ? -ENOMEM : 1;
+    }
+    bool found = false;
+    as_error_t *e = NULL;
+    _cleanup_free_ char *module = host_names_top_module(hn, c->path, c->type == REVIEW_DIR);
+    if (module == NULL)
+        return 0;
+    int r = host_names_python(hn, &found, &e);
+    if (r == 0 && (!found || !host_names_shadows(hn, module)))
+        return 0;
+    if (r < 0 && (what = strdup(e != NULL ? e->msg : "no answer")) == NULL)
+        return oom(err);
+    as_error_free(&e);
+    return (what != NULL ? refuse(v, err, "a Python module at the top of the tree, and the host python's "
+                                  "modules could not be listed (%s): name it with --include to apply it", what)
+                         : refuse(v, err, "a Python module named %s, like one of the host python's or what "
+                                  "python3 -m runs, which python run from the top imports instead: name it with "
+                                  "--include to apply it", module)) < 0 ? -ENOMEM : 1;
+}
+
+static int judge_one(const review_filter_t *f, review_after_t *after, host_names_t *hn, const review_change_t *c,
+                     review_verdict_t *v, as_error_t **err)
+{
+    const char *rule, *sub = NULL;
+    if (c->unexamined != NULL)
+        return refuse(v, err, "cannot be examined: %s", c->unexamined);
+    int r = judge_class(c, v, err);
+    if (r != 0)
+        return r < 0 ? r : 0;
     review_type_t t = c->kind == REVIEW_DELETED ? c->host_type : c->type;
     if (c->kind != REVIEW_DELETED && t != REVIEW_FILE && t != REVIEW_DIR && t != REVIEW_SYMLINK)
         return refuse(v, err, "a %s: only regular files, directories and links are applied", review_type_name(t));
-    int r = judge_readers(f, after, c, v, err);
+    r = judge_readers(f, after, c, v, &sub, err);
+    if (r == 0)
+        r = judge_shadow(f, hn, c, sub, v, err);
     if (r != 0)
         return r < 0 ? r : 0;
     if ((rule = review_protected_rule(f, c->path)) != NULL) {
@@ -226,10 +294,12 @@ static int judge_one(const review_filter_t *f, review_after_t *after, const revi
     }
     if (c->kind != REVIEW_DELETED && c->type == REVIEW_SYMLINK) {
         _cleanup_free_ char *out = NULL;
-        r = link_leads_out(f, c, &out, err);
+        bool system = false;
+        r = link_leads_out(f, c, &out, &system, err);
         if (r < 0)
             return r;
-        if (out != NULL)
+        /* the one shape that leaves: venv's bin/python* -> a python of the system */
+        if (out != NULL && !(system && sub != NULL && python_env_link_shape(sub, c->target)))
             return refuse(v, err, "a link that leads out of the tree (to %s)", out);
     }
     return c->kind == REVIEW_DELETED ? 0 : judge_mode(c, v, err);
@@ -268,10 +338,11 @@ int review_filter_judge(const review_filter_t *f, const review_changes_t *c, rev
         return oom(err);
     vs->n = c->n;
     _cleanup_(review_after_freep) review_after_t *after = NULL;
-    if (review_after_new(f->root, c, &after, err) < 0)
+    _cleanup_(host_names_freep) host_names_t *hn = NULL;
+    if (review_after_new(f->root, c, &after, err) < 0 || host_names_new(f->host_path, f->root, &hn, err) < 0)
         return -ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
-        int r = judge_one(f, after, &c->v[i], &vs->v[i], err);
+        int r = judge_one(f, after, hn, &c->v[i], &vs->v[i], err);
         if (r < 0)
             return r;
     }

@@ -10,8 +10,13 @@
  *     also copies deeper in the tree: `sub/.envrc`) only when the user names
  *     them with --include; they are then marked to be shown again;
  *   - a link only where it stays inside the tree as the default mode judges
- *     it (lib/workspace/link_resolve, to its end, on the host as it is; a
- *     system file owned by root and not writable counts as inside);
+ *     it (lib/workspace/link_resolve, to its end, on the host as it is), but
+ *     venv's own bin/python* -> a python of the system;
+ *   - no other version-control tool's metadata and no bytecode as files;
+ *   - a module at the top named like one of the host python's, and an
+ *     environment's bin/ entry named like a command on the host's PATH
+ *     (lib/workspace/host_names, asked when apply runs), only with
+ *     --include;
  *   - setuid, setgid and world-writable bits are dropped, a new executable
  *     bit is noted;
  *   - what sits below a refused directory, and a directory to delete or
@@ -41,6 +46,7 @@ typedef struct review_filter {
     size_t n_protected;
     char *const *include;             /* --include paths, relative to root, normalized */
     size_t n_include;
+    const char *host_path;            /* the host's PATH, what names are judged against (NULL: none) */
 } review_filter_t;
 
 typedef struct review_verdicts {

@@ -159,3 +159,9 @@ int link_resolve(const char *path, link_chain_t *chain, char **ret_path, link_en
     *ret_end = end;
     return 0;
 }
+
+bool link_system_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_uid == 0 && access(path, W_OK) < 0 && errno == EACCES;
+}

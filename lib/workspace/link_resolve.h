@@ -6,6 +6,7 @@
 #ifndef AS_LINK_RESOLVE_H
 #define AS_LINK_RESOLVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/error.h"
@@ -38,5 +39,10 @@ int link_resolve(const char *path, link_chain_t *chain, char **ret_path, link_en
                  as_error_t **err);
 
 void link_chain_clear(link_chain_t *chain);
+
+/* Is the file at path (followed to its end) one of the system's: owned by
+ * root and not writable by us? Such a file is no way out for a host tool
+ * that writes, and runs what the system runs. */
+bool link_system_file(const char *path);
 
 #endif

@@ -32,7 +32,7 @@
 
 #define WORKSPACE_USER_FILE    "protected-paths"                  /* in the config directory */
 #define WORKSPACE_PROJECT_FILE ".agent-sandbox/protected-paths"   /* under the launch dir */
-#define WORKSPACE_MAX_PATHS    128
+#define WORKSPACE_MAX_PATHS    192
 #define WORKSPACE_FILE_MAX     (1024 * 1024)
 
 /* Refusals carry these codes: a config file is malformed or unreadable, or
@@ -127,6 +127,7 @@ typedef struct workspace {
     workspace_snapshot_t *before;
     workspace_pending_t *pending;   /* the before-state, still being taken */
     workspace_pending_t *pending_end;   /* the after-state, ditto */
+    char *host_path;             /* the host's PATH, for the end-of-session check (NULL: none) */
 } workspace_t;
 
 /* Reads the user's file (user_file, an absolute path, symlinks followed) and
@@ -138,6 +139,12 @@ int workspace_load(const char *launch_dir, const char *home, const char *user_fi
 /* Plans the mounts for given rules (taken over, also on failure). */
 int workspace_plan(const char *launch_dir, const char *home, workspace_rules_t *rules,
                    workspace_t **ret, as_error_t **err);
+
+/* The host's PATH (NULL: none): at the end of the session, what the agent
+ * made is judged against the commands on it and the modules of the
+ * python3 it finds (a name in an environment's bin/, a module at the top).
+ * Copied. */
+int workspace_host_path(workspace_t *ws, const char *path, as_error_t **err);
 
 /* Before the sandbox is set up: locks the tree against other sessions
  * (-WORKSPACE_EBUSY), removes the empty placeholders a killed session left,
@@ -189,6 +196,7 @@ typedef struct workspace_recovery {
      * nothing to say). */
     void (*on_report)(void *ctx, const char *id, const char *launch_dir, const char *report, const char *whole);
     void *ctx;
+    const char *host_path;   /* the host's PATH now (workspace_host_path) */
 } workspace_recovery_t;
 
 /* Runs the end-of-session check of every journal in DIR whose session is

@@ -2,29 +2,19 @@
  * and the session's own placeholders and object stores: pure, asked of
  * every entry of the tree (workspace_scan.c walks it). */
 #include "workspace_int.h"
+#include "vcs_meta.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
 
-/* Watched at the top of the tree, not frozen (that would break ordinary
- * work): modules that `python3 -m pip` (or -m venv, -m ensurepip...) run
- * from the launch directory imports instead of the tool's own, since -m puts
- * the current directory first on sys.path. Reported when created or changed. */
-static const char *const WATCHED[] = {
-    "pip", "pip.py", "setuptools", "setuptools.py", "pkg_resources", "pkg_resources.py", "_distutils_hack",
-    "distutils", "distutils.py", "wheel", "wheel.py", "venv", "venv.py", "ensurepip", "ensurepip.py",
-    "virtualenv", "virtualenv.py", "runpy.py", "sitecustomize.py", "usercustomize.py",
-};
-
-/* A path the walk looks for: a protected path, a watched module or a
- * read-only mount's target. */
+/* A path the walk looks for: a protected path or a read-only mount's
+ * target. */
 struct ws_pattern {
     char *slashed;           /* "/" + relative path */
     size_t len;
     char last;               /* its last byte: a cheap first test */
-    bool protected;          /* else watched */
     bool root_only;          /* a symlink's target: not looked for deeper */
 };
 
@@ -43,21 +33,17 @@ void ws_patterns_clear(ws_patterns_t *pats)
 
 int ws_patterns_build(const workspace_t *ws, ws_patterns_t *ret, as_error_t **err)
 {
-    size_t cap = ws->rules->n + ARRAY_SIZE(WATCHED) + ws->n_mounts, n = 0;
+    size_t cap = ws->rules->n + ws->n_mounts, n = 0;
     struct ws_pattern *p = calloc(cap ? cap : 1, sizeof(*p));
     if (p == NULL)
         return ws_oom(err);
     for (size_t i = 0; i < cap; i++) {
         const char *rel;
-        bool prot = true, root_only = false;
+        bool root_only = false;
         if (i < ws->rules->n) {
             rel = ws->rules->v[i].path;
-        } else if (i < ws->rules->n + ARRAY_SIZE(WATCHED)) {
-            rel = WATCHED[i - ws->rules->n];
-            prot = false;
-            root_only = true;
         } else {
-            const workspace_mount_t *m = &ws->mounts[i - ws->rules->n - ARRAY_SIZE(WATCHED)];
+            const workspace_mount_t *m = &ws->mounts[i - ws->rules->n];
             if (m->kind != WORKSPACE_READ_ONLY)
                 continue;
             rel = m->rel;
@@ -69,7 +55,6 @@ int ws_patterns_build(const workspace_t *ws, ws_patterns_t *ret, as_error_t **er
         }
         p[n].len = strlen(p[n].slashed);
         p[n].last = p[n].slashed[p[n].len - 1];
-        p[n].protected = prot;
         p[n].root_only = root_only;
         n++;
     }
@@ -89,11 +74,30 @@ static bool git_relevant(const char *path)
     return plen >= 6 && strncmp(path + plen - 6, "/hooks", 6) == 0;
 }
 
+/* Names the class checks judge, wherever they are: bytecode, which the end
+ * removes when the session wrote it; a top-level entry, or an __init__ of
+ * a top-level directory (a module that python run from the top imports);
+ * the metadata of a version-control tool, and Mercurial's hgrc (a share's
+ * store may have any name). */
+static unsigned class_relevant(const char *path, size_t len)
+{
+    const char *base = strrchr(path, '/') + 1;
+    size_t depth = ws_depth(path);
+    unsigned what = 0;
+    if (len >= 4 && memcmp(path + len - 4, ".pyc", 4) == 0)
+        what |= W_BYTECODE;
+    if (depth == 1 || (depth == 2 && strncmp(base, "__init__", 8) == 0))
+        what |= W_TOP;
+    if (vcs_meta_tool(base) != NULL || strcmp(base, "hgrc") == 0)
+        what |= W_VCS;
+    return what;
+}
+
 /* Only the patterns that end at this entry are compared: what is inside a
- * protected (watched, nested) path is so too, and comes in `inherited`. */
+ * protected (nested) path is so too, and comes in `inherited`. */
 unsigned ws_classify_name(const ws_patterns_t *pats, const char *path, size_t len, unsigned inherited)
 {
-    unsigned what = inherited;
+    unsigned what = inherited | class_relevant(path, len);
     if (git_relevant(path))
         what |= W_GIT;
     if (ws_python_relevant(path))
@@ -103,7 +107,7 @@ unsigned ws_classify_name(const ws_patterns_t *pats, const char *path, size_t le
         if (p->last != path[len - 1] || p->len > len || memcmp(path + len - p->len, p->slashed, p->len) != 0)
             continue;
         if (p->len == len)
-            what |= p->protected ? W_PROTECTED : W_WATCHED;
+            what |= W_PROTECTED;
         else if (!p->root_only)
             what |= W_NESTED;
     }

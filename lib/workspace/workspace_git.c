@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "git_repo.h"
+#include "tool_configs.h"
 #include "link_resolve.h"
 #include "base/file_read.h"
 #include "base/paths.h"
@@ -34,8 +35,7 @@ bool ws_in_tree(const workspace_t *ws, const char *abs)
     return rel == PATH_SAME || rel == PATH_INSIDE;
 }
 
-/* rel of an absolute path inside the tree ("." for the top). */
-static char *rel_in_tree(const workspace_t *ws, const char *abs)
+char *ws_rel_in_tree(const workspace_t *ws, const char *abs)
 {
     size_t l = strlen(ws->launch_dir);
     if (abs[l] == '\0')
@@ -102,7 +102,8 @@ typedef struct key_check {
 static int check_key(void *ctx, const char *key, const char *value)
 {
     key_check_t *k = ctx;
-    bool ok = git_config_key_allowed(key);
+    /* what init and clone write, less what makes a read command fetch */
+    bool ok = git_config_key_allowed(key) && !git_config_key_fetches(key);
     if (ok && strcmp(key, "core.worktree") == 0) {
         _cleanup_free_ char *where = value ? resolve_named(k->ws, k->dir_rel, value) : NULL;
         ok = where != NULL && ws_in_tree(k->ws, where);
@@ -120,11 +121,7 @@ static int check_config(const workspace_t *ws, const char *dir_rel, const char *
     _cleanup_free_ char *rel = join_rel(dir_rel, name), *text = NULL, *why = NULL;
     if (rel == NULL)
         return -ENOMEM;
-    struct stat st;
-    _cleanup_free_ char *abs = NULL;
-    if (asprintf(&abs, "%s/%s", ws->launch_dir, rel) < 0)
-        return -ENOMEM;
-    if (lstat(abs, &st) < 0 || ws_unchanged(ws, rel))
+    if (!ws_changed(ws, rel))
         return 0;
     size_t len = 0;
     int r = read_rel(ws, rel, false, &text, &len);
@@ -138,7 +135,10 @@ static int check_config(const workspace_t *ws, const char *dir_rel, const char *
         return r;
     if (r == 0)
         return 0;
-    if (k.bad != NULL)
+    if (k.bad != NULL && git_config_key_fetches(k.bad))
+        r = asprintf(&why, "a git config with %s, a partial clone's key by which a command that only reads "
+                     "(git status, git log) fetches from the network", k.bad);
+    else if (k.bad != NULL)
         r = asprintf(&why, "a git config with %s, which a plain git init or clone never writes", k.bad);
     else if (r == -EBADMSG)
         r = asprintf(&why, "a git config that cannot be read safely (line %u)", line);
@@ -166,7 +166,7 @@ static int check_hooks(const workspace_t *ws, const char *dir_rel, ws_actions_t 
                                                          "the check cannot judge", acts);
     if (!ws_in_tree(ws, where))
         return 0;
-    if ((phys = rel_in_tree(ws, where)) == NULL || asprintf(&abs, "%s/%s", ws->launch_dir, phys) < 0)
+    if ((phys = ws_rel_in_tree(ws, where)) == NULL || asprintf(&abs, "%s/%s", ws->launch_dir, phys) < 0)
         return -ENOMEM;
     DIR *d = opendir(abs);
     if (d == NULL)
@@ -176,17 +176,24 @@ static int check_hooks(const workspace_t *ws, const char *dir_rel, ws_actions_t 
                : ws_disable(ws, phys, "a git hooks directory the check cannot list", acts);
     int r = 0;
     struct dirent *e;
+    errno = 0;
     while (r == 0 && (e = readdir(d)) != NULL) {
         /* git runs hooks by their names: never one renamed aside */
-        if (!git_hook_name_live(e->d_name) || strstr(e->d_name, DISABLED_SUFFIX) != NULL)
-            continue;
-        _cleanup_free_ char *rel = join_rel(phys, e->d_name);
-        if (rel == NULL)
-            r = -ENOMEM;
-        else if (!ws_unchanged(ws, rel))
-            r = ws_disable(ws, rel, "a git hook", acts);
+        if (git_hook_name_live(e->d_name) && strstr(e->d_name, DISABLED_SUFFIX) == NULL) {
+            _cleanup_free_ char *rel = join_rel(phys, e->d_name);
+            if (rel == NULL)
+                r = -ENOMEM;
+            else if (!ws_unchanged(ws, rel))
+                r = ws_disable(ws, rel, "a git hook", acts);
+        }
+        errno = 0;
     }
+    int read_error = r == 0 ? errno : 0;
     closedir(d);
+    /* a listing cut short hides the hooks after it: git may still run them */
+    if (read_error != 0)
+        return read_error == ENOMEM ? -ENOMEM
+               : ws_disable(ws, phys, "a git hooks directory the check could not list to its end", acts);
     return r;
 }
 
@@ -207,7 +214,7 @@ static int check_commondir(const workspace_t *ws, const char *dir_rel, ws_action
     if (r == 0 && (r = git_commondir_parse(text, len, &named)) == -ENOMEM)
         return r;
     if (r == 0 && (where = resolve_named(ws, dir_rel, named)) != NULL && ws_in_tree(ws, where))
-        return (*ret_common = rel_in_tree(ws, where)) == NULL ? -ENOMEM : 0;
+        return (*ret_common = ws_rel_in_tree(ws, where)) == NULL ? -ENOMEM : 0;
     if (ws_unchanged(ws, rel))
         return 0;            /* the user's own, leading where it always did */
     return ws_disable(ws, rel, "a git commondir naming a place outside the launch directory, "
@@ -261,32 +268,20 @@ static int check_dot_git(const workspace_t *ws, const char *rel, ws_actions_t *a
         return ws_disable(ws, rel, "a .git file not in the form gitdir: PATH", acts);
     where = resolve_named(ws, slash != NULL ? dir : ".", named);
     if (where != NULL && ws_in_tree(ws, where)) {
-        _cleanup_free_ char *target = rel_in_tree(ws, where);
+        _cleanup_free_ char *target = ws_rel_in_tree(ws, where);
         return target != NULL ? check_gitdir(ws, target, acts) : -ENOMEM;
     }
     return ws_disable(ws, rel, "a .git file naming a git directory outside the launch directory", acts);
 }
 
-/* Copies of frozen tool configs deeper in the tree: the tool obeys them when
- * run in that directory (npm, yarn and cargo look upwards from there). */
-static const char *const TOOL_CONFIGS[] = {
-    "/.npmrc", "/.yarnrc", "/.yarnrc.yml", "/.pnpmfile.cjs", "/.envrc", "/.lfsconfig", "/.bazelrc",
-    "/.bazelversion", "/.tool-versions", "/.mise.toml", "/.mise.local.toml", "/.hg/hgrc",
-    "/.cargo/config", "/.cargo/config.toml",
-    "/.codex/config.toml",   /* codex reads each one from the project's root down to where it runs */
-};
-
-static bool nested_tool_config(const ws_item_t *it)
+/* Copies of tool configs deeper in the tree (the table's nested rows): the
+ * tool obeys them when run in that directory (npm, yarn and cargo look
+ * upwards from there). */
+static const tool_config_t *nested_tool_config(const ws_item_t *it)
 {
-    if (!(it->what & W_NESTED) || !(S_ISREG(it->mode) || S_ISLNK(it->mode)))
-        return false;
-    size_t n = strlen(it->rel);
-    for (size_t i = 0; i < sizeof(TOOL_CONFIGS) / sizeof(TOOL_CONFIGS[0]); i++) {
-        size_t l = strlen(TOOL_CONFIGS[i]);
-        if (n > l && strcmp(it->rel + n - l, TOOL_CONFIGS[i]) == 0)
-            return true;
-    }
-    return false;
+    if (!(it->what & W_NESTED) || S_ISDIR(it->mode))
+        return NULL;
+    return tool_config_nested(it->rel);
 }
 
 int ws_git_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts, as_error_t **err)
@@ -294,13 +289,14 @@ int ws_git_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_ac
     int r = 0;
     for (size_t i = 0; i < after->n && r >= 0; i++) {
         const ws_item_t *it = &after->v[i];
+
         const char *base = strrchr(it->rel, '/');
         base = base != NULL ? base + 1 : it->rel;
         if (it->what & W_REPO)
             r = check_gitdir(ws, it->rel, acts);
         else if (!S_ISDIR(it->mode) && strcmp(base, ".git") == 0)
             r = check_dot_git(ws, it->rel, acts);
-        else if (nested_tool_config(it) && !ws_unchanged(ws, it->rel))
+        else if (nested_tool_config(it) != NULL && !ws_unchanged(ws, it->rel))
             r = ws_disable(ws, it->rel, "a tool config the tool obeys when run in that directory", acts);
     }
     return r == -ENOMEM ? ws_oom(err) : r < 0 ? as_error_errno(err, -r, "checking the git repositories") : 0;

@@ -63,29 +63,36 @@ bool ws_remove_placeholder(workspace_mount_t *m);
 /* ---- files frozen configs name (workspace_tools.c) ---- */
 
 typedef int (*ws_named_fn)(void *ctx, const char *path);
-/* Calls fn with each path yarn's config text names to run (yarnPath or
- * yarn-path, plugin paths), as written. */
-int ws_yarn_named_paths(const char *text, size_t len, bool yml, ws_named_fn fn, void *ctx);
-/* The same for the launch directory's .yarnrc.yml and .yarnrc. */
+/* Calls fn with each path (relative to the launch directory, as written)
+ * that the launch directory's configs name for their tool to run or read:
+ * yarn's yarnPath, yarn-path and plugins, pnpm's pnpmfile, the hgrc of a
+ * Mercurial share's store in the tree. */
 int ws_tool_named_files(const char *launch_dir, ws_named_fn fn, void *ctx);
+/* The same for the configs of the directory dir_rel ("" for the top), the
+ * paths still relative to the launch directory. */
+int ws_tool_named_files_in(const char *launch_dir, const char *dir_rel, ws_named_fn fn, void *ctx);
+/* Is rel one of the configs that name files (".npmrc", "web/pnpm-workspace.yaml")? */
+bool ws_naming_config(const char *rel);
 
 /* ---- the snapshot and the walk that takes it (workspace_scan.c) ---- */
 
 enum {
     W_PROTECTED = 1u << 0,   /* a protected path, or inside one */
-    W_WATCHED   = 1u << 1,   /* watched only (modules shadowing python3 -m pip...) */
-    W_NESTED    = 1u << 2,   /* a copy of a protected or watched path deeper in the tree */
+    W_NESTED    = 1u << 2,   /* a copy of a protected path deeper in the tree */
     W_EXEC      = 1u << 3,   /* an executable regular file */
     W_LINK      = 1u << 4,   /* a symlink */
     W_GIT       = 1u << 5,   /* a name host git reads in a git directory, or in hooks/ */
     W_REPO      = 1u << 6,   /* a directory git could take for a git directory */
     W_OBJSTORE  = 1u << 7,   /* the objects directory of one */
     W_PYTHON    = 1u << 8,   /* what a virtual environment's python runs at start (ws_python_relevant) */
+    W_BYTECODE  = 1u << 9,   /* a .pyc: bytecode python would load instead of compiling its source */
+    W_TOP       = 1u << 10,  /* a top-level entry, or an __init__ of a top-level directory */
+    W_VCS       = 1u << 11,  /* another version-control tool's metadata (vcs_meta.h), an hgrc */
 };
 /* What the change report is about; the rest is recorded for the checks. */
-#define W_REPORTED (W_PROTECTED | W_WATCHED | W_NESTED | W_EXEC)
+#define W_REPORTED (W_PROTECTED | W_NESTED | W_EXEC)
 /* What the entries of a directory inherit from it. */
-#define W_INHERITED (W_PROTECTED | W_WATCHED | W_NESTED)
+#define W_INHERITED (W_PROTECTED | W_NESTED)
 
 typedef struct ws_item {
     char *rel;
@@ -169,8 +176,7 @@ bool ws_item_same(const ws_item_t *a, const ws_item_t *b);
 /* ---- what the walk records of an entry (workspace_classify.c) ---- */
 
 /* The paths the walk looks for by name: the protected paths (and their
- * copies deeper in the tree), the watched modules and the read-only
- * mounts' targets at the top. */
+ * copies deeper in the tree) and the read-only mounts' targets at the top. */
 typedef struct ws_patterns {
     struct ws_pattern *v;
     size_t n;
@@ -221,6 +227,8 @@ typedef struct ws_actions {
 void ws_actions_clear(ws_actions_t *a);
 /* Was rel there at the start, unchanged (by the before-snapshot)? */
 bool ws_unchanged(const workspace_t *ws, const char *rel);
+/* Is rel there now, and made or changed since the start? */
+bool ws_changed(const workspace_t *ws, const char *rel);
 /* Renames rel aside to rel + DISABLED_SUFFIX (+ ".N" when taken) and
  * records it; a rename that fails is recorded as ACT_KEPT. */
 int ws_disable(const workspace_t *ws, const char *rel, const char *why, ws_actions_t *acts);
@@ -250,6 +258,9 @@ int ws_outside_links_check(const workspace_t *ws, const workspace_snapshot_t *af
                            as_error_t **err);
 /* Is the absolute, normalized path the launch directory or inside it? */
 bool ws_in_tree(const workspace_t *ws, const char *abs);
+/* The path relative to the launch directory of one in the tree ("." for
+ * the top), malloc'd. */
+char *ws_rel_in_tree(const workspace_t *ws, const char *abs);
 
 /* ---- python environments and agents' configs (workspace_python.c,
  *      workspace_python_names.c, workspace_configs.c) ---- */
@@ -262,6 +273,11 @@ bool ws_python_relevant(const char *path);
 /* The last component of a path; whether s ends in suffix. */
 const char *ws_base_name(const char *path);
 bool ws_has_suffix(const char *s, const char *suffix);
+/* The virtual environments of the tree (the directories holding a
+ * pyvenv.cfg, at the start or at the end, "." for the top), into *ret. */
+int ws_python_roots(const workspace_t *ws, const workspace_snapshot_t *after, char ***ret);
+/* rel below the deepest of the roots holding it, or NULL. */
+const char *ws_python_sub(char *const *roots, const char *rel);
 /* sitecustomize or usercustomize: the module, a package, a .py, .pyc, .so... */
 bool ws_python_customize_name(const char *base);
 /* A .pth file in a site-packages or dist-packages directory. */
@@ -270,8 +286,21 @@ bool ws_python_pth_path(const char *path);
  * runs when it starts, if new or changed (.pth lines that run code or name
  * a directory outside their site-packages, sitecustomize, activate scripts,
  * the interpreter links, modules in bin/ that shadow imports): disabled. */
-int ws_python_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
-                    as_error_t **err);
+struct host_names;
+int ws_python_check(const workspace_t *ws, const workspace_snapshot_t *after, struct host_names *hn,
+                    ws_actions_t *acts, as_error_t **err);
+/* Modules at the top of the tree that the session made or changed and that
+ * have the name of one of the host python's (host_names.h) or of what
+ * `python3 -m` commonly runs: disabled (workspace_shadow.c). */
+int ws_shadow_check(const workspace_t *ws, const workspace_snapshot_t *after, struct host_names *hn,
+                    ws_actions_t *acts, as_error_t **err);
+/* Other version-control tools' metadata made during the session, and a
+ * Mercurial share's store hgrc (workspace_vcs.c). */
+int ws_vcs_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts, as_error_t **err);
+/* Bytecode the session wrote (new or changed .pyc files): removed, a cache
+ * python makes again (workspace_caches.c); *ret_n how many. */
+int ws_bytecode_drop(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts, size_t *ret_n,
+                     as_error_t **err);
 /* The if_exists rules (outside .git, which ws_git_check owns): a path
  * created during the session, or a file changed, is disabled. */
 int ws_configs_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,

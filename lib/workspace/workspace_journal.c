@@ -381,10 +381,13 @@ static int adopt(workspace_t *ws, journal_t *j, as_error_t **err)
 
 /* The check the dead session could not run; *ret_report, *ret_whole as
  * workspace_end. */
-static int recover_one(journal_t *j, char **ret_report, char **ret_whole, as_error_t **err)
+static int recover_one(journal_t *j, const char *host_path, char **ret_report, char **ret_whole,
+                       as_error_t **err)
 {
     _cleanup_(workspace_freep) workspace_t *ws = NULL;
     int r = workspace_load(j->launch_dir, j->home, j->user_file, &ws, err);
+    if (r == 0)
+        r = workspace_host_path(ws, host_path, err);
     if (r == 0)
         r = ws_lock_tree(ws, err);
     if (r == 0)
@@ -421,7 +424,7 @@ static int recover_file(int dir_fd, const char *name, const workspace_recovery_t
     char *report_text = NULL, *whole = NULL;
     r = 0;
     if (parsed && stat(j.launch_dir, &st) == 0 && S_ISDIR(st.st_mode))
-        r = recover_one(&j, &report_text, &whole, err);
+        r = recover_one(&j, rc->host_path, &report_text, &whole, err);
     if (r == 0) {
         if (rc->on_report != NULL)
             rc->on_report(rc->ctx, name, parsed ? j.launch_dir : NULL, report_text, whole);

@@ -124,6 +124,16 @@ int workspace_load(const char *launch_dir, const char *home, const char *user_fi
     return workspace_plan(launch_dir, home, rules, ret, err);
 }
 
+int workspace_host_path(workspace_t *ws, const char *path, as_error_t **err)
+{
+    char *copy = path != NULL ? strdup(path) : NULL;
+    if (path != NULL && copy == NULL)
+        return ws_oom(err);
+    free(ws->host_path);
+    ws->host_path = copy;
+    return 0;
+}
+
 void workspace_free(workspace_t *ws)
 {
     if (ws == NULL)
@@ -135,5 +145,6 @@ void workspace_free(workspace_t *ws)
     workspace_rules_free(ws->rules);
     free(ws->launch_dir);
     free(ws->home);
+    free(ws->host_path);
     free(ws);
 }

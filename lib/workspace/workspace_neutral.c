@@ -75,6 +75,13 @@ bool ws_unchanged(const workspace_t *ws, const char *rel)
     return ws_item_same(b, &now);
 }
 
+bool ws_changed(const workspace_t *ws, const char *rel)
+{
+    _cleanup_free_ char *abs = abs_of(ws, rel);
+    struct stat st;
+    return abs != NULL && lstat(abs, &st) == 0 && !ws_unchanged(ws, rel);
+}
+
 /* Renames rel to a free name "rel.agent-sandbox-disabled[.N]"; *ret is it. */
 static int move_aside(const workspace_t *ws, const char *rel, char **ret)
 {

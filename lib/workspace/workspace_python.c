@@ -11,9 +11,11 @@
  * "Python environments" in docs/workspace-protection.md. */
 #include "workspace_int.h"
 #include "python_env.h"
+#include "host_names.h"
+#include "link_resolve.h"
 
-#include <fcntl.h>
 #include <limits.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,8 +68,20 @@ static const char *below(const char *root, const char *rel)
     return strncmp(rel, root, l) == 0 && rel[l] == '/' ? rel + l + 1 : NULL;
 }
 
-/* The deepest environment holding rel: its path below it, or NULL. */
-static const char *in_env(char *const *roots, const char *rel)
+int ws_python_roots(const workspace_t *ws, const workspace_snapshot_t *after, char ***ret)
+{
+    /* An environment of the start counts even if its pyvenv.cfg is gone:
+     * its activate script still runs when sourced. */
+    _cleanup_(strv_freep) char **roots = NULL;
+    int r = add_roots(ws->before, &roots);
+    if (r == 0)
+        r = add_roots(after, &roots);
+    if (r == 0)
+        *ret = steal_pointer(&roots);
+    return r;
+}
+
+const char *ws_python_sub(char *const *roots, const char *rel)
 {
     const char *best = NULL;
     for (size_t i = 0; roots != NULL && roots[i] != NULL; i++) {
@@ -188,51 +202,150 @@ static int pth_check(const workspace_t *ws, const char *rel, const char **ret_wh
     return pth_text(abs, text, len, ret_why);
 }
 
+/* ---- pyvenv.cfg --------------------------------------------------------- */
+
+/* A path value of a pyvenv.cfg: absolute, leading out of the tree to the
+ * system (root's, not writable by us). */
+static bool system_path(const workspace_t *ws, const char *v, size_t n)
+{
+    _cleanup_free_ char *p = strndup(v, n), *end = NULL, *norm = NULL;
+    as_error_t *e = NULL;
+    link_end_t how;
+    if (p == NULL || p[0] != '/' || link_resolve(p, NULL, &end, &how, &e) < 0 || how != LINK_FOUND ||
+        path_normalize(end, &norm, &e) < 0) {
+        as_error_free(&e);
+        return false;
+    }
+    return !ws_in_tree(ws, norm) && link_system_file(norm);
+}
+
+/* One "key = value" line as venv writes it. */
+static bool cfg_line(const workspace_t *ws, const char *s, size_t n)
+{
+    const char *eq = memchr(s, '=', n);
+    if (eq == NULL)
+        return false;
+    size_t kl = (size_t)(eq - s), vb = kl + 1;
+    while (kl > 0 && (s[kl - 1] == ' ' || s[kl - 1] == '\t'))
+        kl--;
+    while (vb < n && (s[vb] == ' ' || s[vb] == '\t'))
+        vb++;
+    while (n > vb && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        n--;
+    char key[64];
+    if (kl == 0 || kl >= sizeof(key))
+        return false;
+    memcpy(key, s, kl);
+    key[kl] = '\0';
+    int kind = python_env_cfg_key(key);
+    return kind == 1 || (kind == 2 && system_path(ws, s + vb, n - vb));
+}
+
+/* Is the pyvenv.cfg at rel the shape venv writes: plain text, known keys,
+ * every path python uses (home, base prefixes and executables) one of the
+ * system's? Then a python of the system runs, with its own library. */
+static int cfg_venv_shape(const workspace_t *ws, const char *rel, bool *ret)
+{
+    _cleanup_free_ char *abs = NULL, *text = NULL;
+    size_t len = 0;
+    as_error_t *e = NULL;
+    *ret = false;
+    if (asprintf(&abs, "%s/%s", ws->launch_dir, rel) < 0)
+        return -ENOMEM;
+    int r = config_file_read(AT_FDCWD, abs, CONFIG_NOFOLLOW, PTH_MAX, &text, &len, &e);
+    as_error_free(&e);
+    if (r < 0)
+        return r == -ENOMEM ? r : 0;
+    if (!plain_text(text, len))
+        return 0;
+    for (size_t i = 0; i < len;) {
+        size_t end = i;
+        while (end < len && text[end] != '\n')
+            end++;
+        size_t b = i;
+        while (b < end && (text[b] == ' ' || text[b] == '\t' || text[b] == '\r'))
+            b++;
+        if (b < end && text[b] != '#' && !cfg_line(ws, text + b, end - b))
+            return 0;
+        i = end + 1;
+    }
+    *ret = true;
+    return 0;
+}
+
 /* ---- what runs ---------------------------------------------------------- */
 
 /* Why the new or changed entry `it`, at `sub` below its environment, is
  * to be disabled; *ret_why stays NULL when it is harmless. */
 static int verdict(const workspace_t *ws, const ws_item_t *it, const char *sub, const char **ret_why)
 {
-    *ret_why = python_env_verdict(it->rel, sub, it->mode);
+    *ret_why = python_env_verdict(it->rel, sub, it->mode, it->link);
     if (*ret_why == PYTHON_ENV_PTH) {
         *ret_why = NULL;
         return pth_check(ws, it->rel, ret_why);
     }
+    if (*ret_why == PYTHON_ENV_SYSTEM_PYTHON) {
+        _cleanup_free_ char *abs = NULL;
+        if (asprintf(&abs, "%s/%s", ws->launch_dir, it->rel) < 0)
+            return -ENOMEM;
+        if (system_path(ws, abs, strlen(abs)))
+            *ret_why = NULL;
+        return 0;
+    }
+    if (*ret_why == PYTHON_ENV_CFG && S_ISREG(it->mode)) {
+        bool shape = false;
+        int r = cfg_venv_shape(ws, it->rel, &shape);
+        if (shape)
+            *ret_why = NULL;
+        return r;
+    }
     return 0;
 }
 
-static bool present(const workspace_t *ws, const char *rel)
+/* A new entry of an environment's bin/ named like a command on the host's
+ * PATH: once the environment is activated (an editor's terminal does it),
+ * `git status` runs it instead. The environment's own names stay. */
+static int shadows_command(const ws_item_t *it, const char *sub, host_names_t *hn, char **ret_why)
 {
-    _cleanup_free_ char *abs = NULL;
-    struct stat st;
-    return asprintf(&abs, "%s/%s", ws->launch_dir, rel) >= 0 && lstat(abs, &st) == 0;
+    const char *name = sub + 4;
+    _cleanup_free_ char *where = NULL;
+    *ret_why = NULL;
+    if (strncmp(sub, "bin/", 4) != 0 || strchr(name, '/') != NULL || S_ISDIR(it->mode) ||
+        python_env_own_bin_name(name))
+        return 0;
+    int r = host_names_command(hn, name, &where);
+    if (r < 0 || where == NULL)
+        return r;
+    return asprintf(ret_why, "an entry of a virtual environment's bin named like the host command %s (%s), "
+                    "which runs instead of it once the environment is activated", name, where) < 0 ? -ENOMEM : 0;
 }
 
-static int check_item(const workspace_t *ws, char *const *roots, const ws_item_t *it, ws_actions_t *acts)
+static int check_item(const workspace_t *ws, char *const *roots, host_names_t *hn, const ws_item_t *it,
+                      ws_actions_t *acts)
 {
     if (!(it->what & (W_PYTHON | W_LINK)))
         return 0;
-    const char *sub = in_env(roots, it->rel);
+    const char *sub = ws_python_sub(roots, it->rel);
     /* gone (inside something disabled already) or disabled already: nothing
      * to do; the user's own, unchanged: never touched */
-    if (sub == NULL || ws_acted_on(acts, it->rel) || !present(ws, it->rel) || ws_unchanged(ws, it->rel))
+    if (sub == NULL || ws_acted_on(acts, it->rel) || !ws_changed(ws, it->rel))
         return 0;
     const char *why = NULL;
     int r = verdict(ws, it, sub, &why);
-    return r < 0 || why == NULL ? r : ws_disable(ws, it->rel, why, acts);
+    if (r < 0 || why != NULL)
+        return r < 0 ? r : ws_disable(ws, it->rel, why, acts);
+    _cleanup_free_ char *shadow = NULL;
+    if ((r = shadows_command(it, sub, hn, &shadow)) < 0 || shadow == NULL)
+        return r;
+    return ws_disable(ws, it->rel, shadow, acts);
 }
 
-int ws_python_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+int ws_python_check(const workspace_t *ws, const workspace_snapshot_t *after, host_names_t *hn, ws_actions_t *acts,
                     as_error_t **err)
 {
-    /* An environment of the start counts even if its pyvenv.cfg is gone:
-     * its activate script still runs when sourced. */
     _cleanup_(strv_freep) char **roots = NULL;
-    int r = add_roots(ws->before, &roots);
-    if (r == 0)
-        r = add_roots(after, &roots);
+    int r = ws_python_roots(ws, after, &roots);
     for (size_t i = 0; r == 0 && roots != NULL && i < after->n; i++)
-        r = check_item(ws, roots, &after->v[i], acts);
+        r = check_item(ws, roots, hn, &after->v[i], acts);
     return r == -ENOMEM ? ws_oom(err) : r < 0 ? as_error_errno(err, -r, "checking the Python environments") : 0;
 }

@@ -1,5 +1,6 @@
 /* The end of a session: the placeholders removed, the check, the report. */
 #include "workspace_int.h"
+#include "host_names.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ typedef struct change {
 
 static int rank(unsigned what)
 {
-    return (what & W_PROTECTED) ? 0 : (what & W_WATCHED) ? 1 : (what & W_NESTED) ? 2 : 3;
+    return (what & W_PROTECTED) ? 0 : (what & W_NESTED) ? 1 : 2;
 }
 
 static int change_cmp(const void *a, const void *b)
@@ -36,7 +37,7 @@ static int change_cmp(const void *a, const void *b)
  * for the rest, any change. */
 static bool relevant(change_t kind, unsigned what)
 {
-    if (what & (W_PROTECTED | W_WATCHED | W_NESTED))
+    if (what & (W_PROTECTED | W_NESTED))
         return true;
     return kind != CH_REMOVED;
 }
@@ -45,12 +46,10 @@ static void put_change(FILE *f, const change_entry_t *c)
 {
     fputs("  ", f);
     path_put_escaped(f, c->it->rel, strlen(c->it->rel));
-    if (c->what & (W_PROTECTED | W_WATCHED | W_NESTED)) {
+    if (c->what & (W_PROTECTED | W_NESTED)) {
         fprintf(f, ": %s", c->kind == CH_CREATED ? "created" : c->kind == CH_REMOVED ? "removed" : "changed");
         if (c->what & W_PROTECTED)
             fputs(" (protected)", f);
-        else if (c->what & W_WATCHED)
-            fputs(" (run from here, python3 -m pip and the like would load it instead of their own)", f);
         else
             fputs(" (a copy of a protected path)", f);
         if ((c->what & W_EXEC) && c->kind != CH_REMOVED)
@@ -85,7 +84,7 @@ static bool judged_by_git(const workspace_snapshot_t *after, const ws_item_t *it
     if (bl > 7 && strcmp(base + bl - 7, ".sample") == 0 && base - it->rel >= 6 &&
         strncmp(base - 6, "hooks/", 6) == 0)
         return true;
-    if ((what & (W_PROTECTED | W_WATCHED)) || (what & W_EXEC) || !(what & W_NESTED))
+    if ((what & W_PROTECTED) || (what & W_EXEC) || !(what & W_NESTED))
         return false;
     if (!S_ISDIR(it->mode) && strcmp(base, "config") != 0 && strcmp(base, "config.worktree") != 0)
         return false;
@@ -136,10 +135,13 @@ static int collect_changes(const workspace_snapshot_t *before, const workspace_s
             const ws_item_t *a = &before->v[i++], *b = &after->v[j++];
             if (ws_item_same(a, b))
                 continue;
-            /* became executable: as good as new */
-            e = (change_entry_t){ b, (b->what & W_EXEC) && !(a->what & W_EXEC) ? CH_CREATED : CH_CHANGED,
+            /* became executable: as good as new, or only made so when its
+             * content is older than the session */
+            bool made_exec = (b->what & W_EXEC) && !(a->what & W_EXEC);
+            e = (change_entry_t){ b, !made_exec ? CH_CHANGED : earlier(&b->mtim, &before->started) ? CH_MADE_EXEC
+                                                                                                : CH_CREATED,
                                   (a->what | b->what) & W_REPORTED };
-            if (!(e.what & (W_PROTECTED | W_WATCHED | W_NESTED)) && !(b->what & W_EXEC))
+            if (!(e.what & (W_PROTECTED | W_NESTED)) && !(b->what & W_EXEC))
                 continue;         /* no longer executable */
         }
         if (e.what != 0 && relevant(e.kind, e.what) && !judged_by_git(after, e.it, e.what) &&
@@ -180,28 +182,41 @@ static void put_closed(FILE *f, const workspace_snapshot_t *after, const char *s
     }
 }
 
+typedef struct report_parts {
+    const ws_actions_t *acts;
+    const change_entry_t *ch;
+    size_t n;
+    const char *kept;
+    size_t bytecode;
+} report_parts_t;
+
 /* The report: what was disabled, what changed, placeholders kept, what
- * could not be examined; the first lines of each list, or whole. */
-static int report_text(const workspace_t *ws, const workspace_snapshot_t *after, const ws_actions_t *acts,
-                       const change_entry_t *ch, size_t n, const char *kept, bool whole, char **ret,
-                       as_error_t **err)
+ * could not be examined, the bytecode dropped; the first lines of each
+ * list, or whole. */
+static int report_text(const workspace_t *ws, const workspace_snapshot_t *after, const report_parts_t *p,
+                       bool whole, char **ret, as_error_t **err)
 {
     msg_t m;
     int r = msg_open(&m, err);
     if (r < 0)
         return r;
     const char *sep = "";
-    if (acts->n > 0) {
-        ws_actions_put(m.f, ws, acts, whole);
+    if (p->acts->n > 0) {
+        ws_actions_put(m.f, ws, p->acts, whole);
         sep = "\n";
     }
-    if (n > 0) {
+    if (p->n > 0) {
         fputs(sep, m.f);
-        put_changes(m.f, ws, ch, n, whole);
+        put_changes(m.f, ws, p->ch, p->n, whole);
         sep = "\n";
     }
-    if (kept != NULL) {
-        fprintf(m.f, "%s%s", sep, kept);
+    if (p->kept != NULL) {
+        fprintf(m.f, "%s%s", sep, p->kept);
+        sep = "\n";
+    }
+    if (p->bytecode > 0) {
+        fprintf(m.f, "%sremoved %zu bytecode file%s (.pyc) the session wrote: a cache python makes again from "
+                "the sources", sep, p->bytecode, p->bytecode == 1 ? "" : "s");
         sep = "\n";
     }
     put_closed(m.f, after, sep);
@@ -210,7 +225,7 @@ static int report_text(const workspace_t *ws, const workspace_snapshot_t *after,
 
 /* The warning, short and whole; both NULL when there is nothing to say. */
 static int compose_report(const workspace_t *ws, const workspace_snapshot_t *after, const ws_actions_t *acts,
-                  const char *kept, char **ret, char **ret_whole, as_error_t **err)
+                          const char *kept, size_t bytecode, char **ret, char **ret_whole, as_error_t **err)
 {
     change_entry_t *ch = NULL;
     size_t n = 0;
@@ -219,8 +234,9 @@ static int compose_report(const workspace_t *ws, const workspace_snapshot_t *aft
     *ret = *ret_whole = NULL;
     int r = 0;
     if (n > 0 || acts->n > 0 || kept != NULL || after->n_unexamined > 0) {
-        r = report_text(ws, after, acts, ch, n, kept, false, ret, err);
-        if (r == 0 && (r = report_text(ws, after, acts, ch, n, kept, true, ret_whole, err)) < 0) {
+        report_parts_t parts = { acts, ch, n, kept, bytecode };
+        r = report_text(ws, after, &parts, false, ret, err);
+        if (r == 0 && (r = report_text(ws, after, &parts, true, ret_whole, err)) < 0) {
             free(*ret);
             *ret = NULL;
         }
@@ -295,21 +311,32 @@ static int seal_unexamined(const workspace_t *ws, const workspace_snapshot_t *af
 }
 
 /* Disables what host tools would run (only once the sandbox is gone: the
- * agent could otherwise undo it). */
+ * agent could otherwise undo it), and drops the bytecode the session wrote
+ * (*ret_bytecode files). A version-control tool's metadata made during the
+ * session goes whole before the checks of what is in it. */
 static int neutralise(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
-                      as_error_t **err)
+                      size_t *ret_bytecode, as_error_t **err)
 {
+    _cleanup_(host_names_freep) host_names_t *hn = NULL;
     int r = seal_unexamined(ws, after, acts) < 0 ? ws_oom(err) : 0;
+    if (r == 0)
+        r = host_names_new(ws->host_path, ws->launch_dir, &hn, err);
     if (r == 0)
         r = ws_chain_check(ws, acts, err);
     if (r == 0)
         r = ws_outside_links_check(ws, after, acts, err);
     if (r == 0)
+        r = ws_vcs_check(ws, after, acts, err);
+    if (r == 0)
         r = ws_git_check(ws, after, acts, err);
     if (r == 0)
-        r = ws_python_check(ws, after, acts, err);
+        r = ws_python_check(ws, after, hn, acts, err);
+    if (r == 0)
+        r = ws_shadow_check(ws, after, hn, acts, err);
     if (r == 0)
         r = ws_configs_check(ws, after, acts, err);
+    if (r == 0)
+        r = ws_bytecode_drop(ws, after, acts, ret_bytecode, err);
     return r;
 }
 
@@ -329,11 +356,12 @@ int workspace_end(workspace_t *ws, bool remove_placeholders, char **ret_report, 
     if ((r = ws_end_snapshot(ws, &after, err)) < 0)
         return r;
     ws_actions_t acts = { 0 };
+    size_t bytecode = 0;
     if (remove_placeholders)
-        r = neutralise(ws, after, &acts, err);
+        r = neutralise(ws, after, &acts, &bytecode, err);
     ws_snapshot_restore_modes(ws, after);
     if (r == 0)
-        r = compose_report(ws, after, &acts, kept, ret_report, &whole, err);
+        r = compose_report(ws, after, &acts, kept, bytecode, ret_report, &whole, err);
     if (r == 0 && ret_whole != NULL)
         *ret_whole = steal_pointer(&whole);
     ws_actions_clear(&acts);

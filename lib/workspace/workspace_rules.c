@@ -1,6 +1,7 @@
 /* The set of protected paths: the defaults, the user's file, the project's
  * file (docs/workspace-protection.md). */
 #include "workspace_int.h"
+#include "tool_configs.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -13,75 +14,27 @@
 #include "base/file_read.h"
 #include "base/paths.h"
 #include "base/util.h"
-/* The default set: what runs on the host without anyone choosing to run the
- * project's code — on a git command, on cd (direnv, mise), on opening an
- * editor or an agent (Claude Code, Codex, Gemini CLI...), on a package
- * manager's plainest command. Each line is in docs/workspace-protection.md
- * with the tool that reads it. if_exists: frozen where it exists, with no
- * placeholder (one would be a visible, ordinary-looking name in the tree);
- * created during the session, it is disabled at the end (ws_configs_check),
- * and `reader` names the tool for that message. */
-static const struct {
-    const char *path;
-    bool dir, if_exists;
-    const char *reader;
-} DEFAULTS[] = {
-    { ".git/config", false, false, NULL },         /* core.hooksPath, core.fsmonitor, sshCommand, filters... */
-    { ".git/config.worktree", false, false, NULL },/* the same, with extensions.worktreeConfig */
-    { ".git/hooks", true, false, NULL },
-    { ".git/modules", true, false, NULL },         /* submodules' own config and hooks */
-    { ".git/worktrees", true, false, NULL },       /* linked worktrees' commondir and config */
-    { ".git/commondir", false, true, "git" },      /* where git reads config and hooks from */
-    { ".envrc", false, false, NULL },              /* direnv */
-    { ".vscode", true, false, NULL },              /* tasks, settings naming programs */
-    { ".idea", true, false, NULL },
-    { ".devcontainer", true, false, NULL },        /* initializeCommand runs on the host */
-    { ".husky", true, false, NULL },
-    { ".pre-commit-config.yaml", false, false, NULL },
-    { ".claude", true, false, NULL },              /* settings (hooks), commands, agents */
-    { ".mcp.json", false, false, NULL },           /* MCP servers Claude Code starts */
-    { ".npmrc", false, false, NULL },              /* registry, tokens (${ENV} expanded), script-shell */
-    { ".yarnrc", false, false, NULL },             /* yarn 1: yarn-path runs a file */
-    { ".yarnrc.yml", false, false, NULL },         /* yarnPath, plugins */
-    { ".pnpmfile.cjs", false, false, NULL },       /* pnpm hooks run on install */
-    { ".cargo", true, false, NULL },               /* config(.toml): rustc-wrapper, runners, aliases */
-    { ".hg/hgrc", false, false, NULL },            /* hooks, extensions */
-    { ".lfsconfig", false, false, NULL },          /* git-lfs endpoint: credentials go there */
-    { ".bazelrc", false, false, NULL },            /* --run_under, --workspace_status_command */
-    { ".bazelversion", false, false, NULL },       /* bazelisk downloads and runs what it names */
-    { ".mvn", true, false, NULL },                 /* jvm.config, maven.config, extensions.xml, wrapper */
-    { "gradle/wrapper", true, true, "the Gradle wrapper and IDEs" },  /* distributionUrl, fetched and run */
-    { ".tool-versions", false, false, NULL },      /* asdf, mise: "path:" versions go on PATH */
-    { ".mise.toml", false, false, NULL },          /* mise: hooks, env._.source, tasks */
-    { "mise.toml", false, true, "mise" },
-    { ".mise.local.toml", false, false, NULL },
-    { "mise.local.toml", false, true, "mise" },
-    { ".config/mise.toml", false, true, "mise" },
-    { ".config/mise", true, true, "mise" },
-    /* Other agents' and editors' project configs: MCP servers they start,
-     * hooks and tool commands they run, when started or opened here. */
-    { ".gemini", true, true, "Gemini CLI" },       /* settings.json: mcpServers, hooks, tool discovery commands */
-    { ".codex", true, true, "Codex" },             /* config.toml: mcp_servers, notify, profiles */
-    { "opencode.json", false, true, "opencode" },  /* mcp (local commands), plugin, formatter, lsp */
-    { "opencode.jsonc", false, true, "opencode" },
-    { ".opencode", true, true, "opencode" },       /* plugins (code it loads), agents, commands */
-    { ".crush.json", false, true, "Crush" },       /* mcp servers, lsp commands */
-    { "crush.json", false, true, "Crush" },
-    { ".cursor", true, true, "Cursor" },           /* mcp.json, hooks.json, environment.json */
-    { ".devcontainer.json", false, true, "Dev Containers" },  /* initializeCommand runs on the host */
-    { ".zed", true, true, "Zed" },                 /* settings.json (LSP binaries, formatters), tasks.json */
-    { ".continue", true, true, "Continue" },       /* mcpServers/: MCP servers it starts */
-    { ".windsurf", true, true, "Windsurf" },       /* hooks.json: Cascade hooks (shell commands) */
-};
+/* The default set is the table of tool configs (tool_configs.h): each
+ * frozen or if-exists row is a default protected path. if_exists: frozen
+ * where it exists, with no placeholder (one would be a visible,
+ * ordinary-looking name in the tree); created during the session, it is
+ * disabled at the end (ws_configs_check), and the row's reader names the
+ * tool for that message. */
+static bool is_default(const tool_config_t *t)
+{
+    return (t->how & (TOOL_FROZEN | TOOL_IF_EXISTS)) != 0;
+}
 
 bool workspace_default_covers(const char *rel)
 {
     size_t n = strlen(rel);
     while (n > 0 && rel[n - 1] == '/')
         n--;
-    for (size_t i = 0; i < ARRAY_SIZE(DEFAULTS); i++) {
-        size_t l = strlen(DEFAULTS[i].path);
-        if (n >= l && strncmp(rel, DEFAULTS[i].path, l) == 0 && (n == l || rel[l] == '/'))
+    size_t nt = 0;
+    const tool_config_t *t = tool_configs(&nt);
+    for (size_t i = 0; i < nt; i++) {
+        size_t l = strlen(t[i].path);
+        if (is_default(&t[i]) && n >= l && strncmp(rel, t[i].path, l) == 0 && (n == l || rel[l] == '/'))
             return true;
     }
     return false;
@@ -89,10 +42,8 @@ bool workspace_default_covers(const char *rel)
 
 const char *ws_default_reader(const char *rel)
 {
-    for (size_t i = 0; i < ARRAY_SIZE(DEFAULTS); i++)
-        if (strcmp(rel, DEFAULTS[i].path) == 0)
-            return DEFAULTS[i].reader;
-    return NULL;
+    const tool_config_t *t = tool_config_find(rel);
+    return t != NULL ? t->reader : NULL;
 }
 
 /* ---- rules: the files -------------------------------------------------- */
@@ -381,8 +332,11 @@ int workspace_rules_build(const workspace_config_t *cfg, workspace_rules_t **ret
     if (rules == NULL)
         return ws_oom(err);
     int r = 0;
-    for (size_t i = 0; i < ARRAY_SIZE(DEFAULTS) && r == 0; i++)
-        r = add_rule(rules, DEFAULTS[i].path, DEFAULTS[i].dir, DEFAULTS[i].if_exists, "default", err);
+    size_t nt = 0;
+    const tool_config_t *t = tool_configs(&nt);
+    for (size_t i = 0; i < nt && r == 0; i++)
+        if (is_default(&t[i]))
+            r = add_rule(rules, t[i].path, t[i].dir, (t[i].how & TOOL_IF_EXISTS) != 0, "default", err);
 
     if (r == 0 && ((cfg->user_text != NULL && cfg->user_file == NULL) ||
                    (cfg->project_text != NULL && cfg->project_file == NULL)))

@@ -38,7 +38,7 @@ WARNING="files that can run on this machine changed in"
     chmod +x build.sh old.sh
     run_x --warns "$WARN_EXECUTABLES" 0 agent-sandbox --exec sh -c 'chmod +x tool; echo "echo 2" >>build.sh; rm old.sh'
     assert "$stderr" contains "  tool: made executable"
-    assert "$stderr" contains "  build.sh: new or changed, executable"
+    assert "$stderr" contains "  build.sh: changed, executable"
     assert "$stderr" !contains "old.sh"
 }
 

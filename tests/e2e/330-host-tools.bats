@@ -141,8 +141,10 @@ PY
     [ ! -e "$MARK" ] || die "hg ran what the session planted"
 }
 
-@test "threat 38: a module shadowing pip when run from the tree is reported" {
-    run_x --warns "$WARN_EXECUTABLES" 0 agent-sandbox --exec sh -c 'mkdir -p pip && echo "print(1)" >pip/__main__.py && echo "x=1" >setuptools.py'
-    assert "$stderr" contains "  pip: created (run from here, python3 -m pip and the like would load it instead of their own)"
-    assert "$stderr" contains "  setuptools.py: created (run from here"
+@test "threat 38, 57: a module shadowing pip when run from the tree is disabled" {
+    command -v python3 >/dev/null || skip "no python3 on the host"
+    run_x --warns "$WARN_DISABLED" 0 agent-sandbox --exec sh -c 'mkdir -p pip && echo "print(1)" >pip/__main__.py && echo "x=1" >setuptools.py'
+    assert "$stderr" contains "  pip: a Python module named pip, like one of the host python's or what python3 -m runs"
+    assert "$stderr" contains "  setuptools.py: a Python module named setuptools, like one"
+    [ ! -e pip ] && [ ! -e setuptools.py ] || die "the modules are still there"
 }

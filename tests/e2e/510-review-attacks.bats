@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The default mode's attacks on the workspace (threat model 31, 35, 38, 40,
 # 42, 44, 45: 330-host-git, 330-host-tools, 335-host-python,
-# 336-agent-configs, 340-host-fail-closed), planted in ONE review session
+# 336-agent-configs, 340-host-fail-closed; 55-59: 337-host-classes), planted in ONE review session
 # and then applied with a plain `agent-sandbox apply`: the host tools they
 # target run nothing afterwards (issue 27, docs/review-apply.md).
 
@@ -151,4 +151,86 @@ echo planted'
     assert "$output" contains "added     b.txt"
     assert "$(cat a.txt)" == $'one\ntwo' "the edit landed"
     assert "$(cat b.txt)" == new "the addition landed"
+}
+
+# Issue 46, route 9: the agent's view is the kernel overlay, which takes
+# other flavours' markers for plain data. A `.wh.NAME` file, a
+# `.wh..wh..opq` and fuse-overlayfs' opaque xattr, made inside, are what
+# the agent saw: files it added, a directory it added to. The review
+# deletes nothing the agent still saw; a deletion by the kernel's own
+# marker (its whiteout) and a directory it replaced whole still count.
+@test "threat 49: another overlay's markers are plain files in the review; apply deletes nothing the agent still saw" {
+    echo keep >keep.txt
+    echo old >old.txt
+    mkdir -p d f r && echo d >d/kept && echo f >f/kept && echo r >r/gone
+    run_x 0 agent-sandbox --review --exec python3 -c '
+import os, shutil
+open(".wh.keep.txt", "w").close()
+open("d/.wh..wh..opq", "w").close()
+open("f/new", "w").write("new\n")
+os.setxattr("f", "user.fuseoverlayfs.opaque", b"y")
+os.remove("old.txt")
+shutil.rmtree("r"); os.mkdir("r"); open("r/fresh", "w").write("fresh\n")
+print(sorted(os.listdir(".")), sorted(os.listdir("d")), sorted(os.listdir("f")))'
+    assert "$output" == "['.wh.keep.txt', 'd', 'f', 'keep.txt', 'r'] ['.wh..wh..opq', 'kept'] ['kept', 'new']" \
+        "what the agent saw"
+    run_x 0 agent-sandbox diff --stat
+    assert "$output" contains " A .wh.keep.txt"
+    assert "$output" contains " A d/.wh..wh..opq"
+    assert "$output" contains " A f/new"
+    assert "$output" contains " D old.txt"
+    assert "$output" contains " D r/gone"
+    assert "$output" !contains " D keep.txt"
+    assert "$output" !contains " D d/kept"
+    assert "$output" !contains " D f/kept"
+    run_x 0 agent-sandbox apply
+    [ "$(cat keep.txt)" = keep ] && [ "$(cat d/kept)" = d ] && [ "$(cat f/kept)" = f ] ||
+        die "apply deleted what the agent still saw: $(ls -la . d f)"
+    [ ! -e old.txt ] && [ ! -e r/gone ] && [ "$(cat r/fresh)" = fresh ] || die "the kernel's own deletions did not land"
+    [ -e .wh.keep.txt ] && [ -e d/.wh..wh..opq ] && [ "$(cat f/new)" = new ] || die "the agent's files did not land"
+}
+
+# Issue 46's routes 1-8, planted in one review session and applied: apply's
+# filter judges the same classes as the default mode's end of session.
+@test "threat 55-59: the class attacks of issue 46, planted in a review session and applied, run nothing on the host" {
+    command -v python3 >/dev/null || skip "no python3 on the host"
+    command -v hg >/dev/null || skip "mercurial is not installed (scripts/setup-host.sh installs it)"
+    hg init old
+    python3 -m venv --without-pip .venv
+    printf 'X = "from the source"\n#%0300d\n' 0 >mod.py
+    printf 'import mod\nprint(mod.X)\n' >app.py
+    run_x 0 agent-sandbox --review --exec sh -c '
+        mark=$1
+        printf "[hooks]\npre-status = touch %s.hg\n" "$mark" >old/.hg/hgrc-not-shared
+        mkdir -p sub/.hg/store && printf "store\n" >sub/.hg/requires && printf "[hooks]\npre-status = touch %s.hg\n" "$mark" >sub/.hg/hgrc
+        mkdir -p tc/bin && ln -s /bin/sh tc/bin/cargo && printf "[toolchain]\npath = \"%s/tc\"\n" "$PWD" >rust-toolchain.toml
+        ln -s /bin/sh .venv/bin/git && printf "touch %s.git\n" "$mark" >status
+        printf "open(\"%s.argparse\", \"w\")\n" "$mark" >argparse.py
+        printf "[global]\nindex-url = http://127.0.0.1:9/simple\n" >.venv/pip.conf
+        printf "pnpmfile: hooks.cjs\n" >pnpm-workspace.yaml
+        mkdir -p __pycache__ && printf "x" >"__pycache__/mod.$(python3 -c "import sys; print(sys.implementation.cache_tag)").pyc"
+        echo planted' sh "$MARK"
+    assert "$output" == planted
+    run_x 1 agent-sandbox apply
+    assert "$output" contains "refused   old/.hg/hgrc-not-shared: the metadata of a version-control tool"
+    assert "$output" contains "refused   sub/.hg: the metadata of a version-control tool"
+    assert "$output" contains "refused   tc/bin/cargo: a link that leads out of the tree (to /"
+    assert "$output" contains "refused   rust-toolchain.toml: a protected path (rust-toolchain.toml)"
+    assert "$output" contains "refused   .venv/bin/git: "
+    assert "$output" contains "refused   argparse.py: a Python module named argparse"
+    assert "$output" contains "refused   .venv/pip.conf: a config file in a virtual environment"
+    assert "$output" contains "refused   pnpm-workspace.yaml: a protected path (pnpm-workspace.yaml)"
+    assert "$output" contains "refused   __pycache__/mod."
+    [ ! -e argparse.py ] && [ ! -e rust-toolchain.toml ] && [ ! -e .venv/pip.conf ] && [ ! -e .venv/bin/git ] ||
+        die "a refused change landed"
+    (cd old && hg status) >/dev/null 2>&1 || true
+    bash -c '. .venv/bin/activate && git status' >/dev/null 2>&1 || true
+    timeout 60 python3 -m venv --without-pip "$AS_RUN_DIR/v" >/dev/null 2>&1 || true
+    run_x 0 python3 app.py
+    assert "$output" == "from the source"
+    local m ran=
+    for m in "$MARK".*; do
+        [ ! -e "$m" ] || ran+=" ${m##*.}"
+    done
+    [ -z "$ran" ] || die "host tools ran what the review session planted:$ran"
 }

@@ -102,3 +102,15 @@ bool real_exists(const struct real *r, const char *rel)
     snprintf(path, sizeof(path), "%s/%s", r->launch, rel);
     return lstat(path, &st) == 0;
 }
+
+void real_assert_contains(const char *text, const char *needle)
+{
+    if (text == NULL || strstr(text, needle) == NULL)
+        fail_msg("expected \"%s\" in:\n%s", needle, text ? text : "(null)");
+}
+
+void real_assert_lacks(const char *text, const char *needle)
+{
+    if (text != NULL && strstr(text, needle) != NULL)
+        fail_msg("did not expect \"%s\" in:\n%s", needle, text);
+}

@@ -24,4 +24,9 @@ void real_make(const struct real *r, const char *spec, const char *content, bool
 /* Is there anything at r->launch/rel (not following a last symlink)? */
 bool real_exists(const struct real *r, const char *rel);
 
+/* Fails the test unless the text holds `needle` (real_assert_lacks: unless
+ * it does not), showing the text. */
+void real_assert_contains(const char *text, const char *needle);
+void real_assert_lacks(const char *text, const char *needle);
+
 #endif

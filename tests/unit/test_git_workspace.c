@@ -120,6 +120,27 @@ static void config_whitelist(void **state)
             fail_msg("allowed %s", refused[i]);
 }
 
+/* Threat 56: the keys by which a read command reaches the network, a class
+ * (a partial clone's, any remote's name); a plain clone's keys are none. */
+static void config_keys_that_fetch(void **state)
+{
+    (void)state;
+    static const char *const fetch[] = {
+        "extensions.partialclone", "remote.origin.promisor", "remote.beacon.partialclonefilter",
+        "remote.a.b.c.promisor", "core.partialclonefilter",
+    };
+    static const char *const quiet[] = {
+        "remote.origin.url", "remote.origin.fetch", "extensions.objectformat", "core.bare", "promisor",
+        "remote.promisor", "branch.promisor.remote", "submodule.x.url",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(fetch); i++)
+        if (!git_config_key_fetches(fetch[i]))
+            fail_msg("not taken for a fetching key: %s", fetch[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(quiet); i++)
+        if (git_config_key_fetches(quiet[i]))
+            fail_msg("taken for a fetching key: %s", quiet[i]);
+}
+
 /* ---- repository shape, .git and commondir files ----------------------- */
 
 static unsigned flags_of(const char *const *names, size_t n)
@@ -334,6 +355,7 @@ int main(void)
         cmocka_unit_test(config_syntax),
         cmocka_unit_test(config_refusals),
         cmocka_unit_test(config_whitelist),
+        cmocka_unit_test(config_keys_that_fetch),
         cmocka_unit_test(repository_shapes),
         cmocka_unit_test_setup_teardown(links_resolve_like_the_kernel, setup_tree, teardown_tree),
     };

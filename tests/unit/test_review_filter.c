@@ -7,11 +7,13 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "real_tree.h"
 #include "review/review_filter.h"
+#include "workspace/link_resolve.h"
 
 static char *rules[] = { (char *)".envrc", (char *)".git/hooks", (char *)".vscode", (char *)".idea/workspace.xml" };
 
@@ -224,6 +226,52 @@ static void unexaminable_host_counts_as_present(void **state)
     review_verdicts_free(v);
 }
 
+/* Threats 56 and 58: another version-control tool's metadata and bytecode
+ * never land as files, wherever they are. */
+static void classes_never_applied(void **state)
+{
+    struct real *r = *state;
+    review_change_t c[] = {
+        added("sub/.hg/hgrc-not-shared", REVIEW_FILE, 0644), added(".jj/repo/config.toml", REVIEW_FILE, 0644),
+        added("x/_darcs/prefs/defaults", REVIEW_FILE, 0644), added("x/.fslckout", REVIEW_FILE, 0644),
+        added("__pycache__/app.cpython-311.pyc", REVIEW_FILE, 0644), added("lib/stray.pyc", REVIEW_FILE, 0644),
+        added("hg/notes.txt", REVIEW_FILE, 0644), added("pyc/x", REVIEW_FILE, 0644),
+    };
+    review_verdicts_t *v = judge(r->launch, c, ARRAY_SIZE(c), NULL, 0);
+    for (size_t i = 0; i < 4; i++)
+        assert_non_null(strstr(v->v[i].reason, "the metadata of a version-control tool"));
+    for (size_t i = 4; i < 6; i++)
+        assert_non_null(strstr(v->v[i].reason, "bytecode: a cache python makes again"));
+    assert_false(v->v[6].refused);
+    assert_false(v->v[7].refused);
+    review_verdicts_free(v);
+}
+
+/* Threat 57 in apply: names that stand in for the host's, asked of the
+ * host (this test's PATH, its real python3) when apply runs. */
+static void shadowing_names_need_include(void **state)
+{
+    struct real *r = *state;
+    real_make(r, ".venv/pyvenv.cfg", "home = /usr/bin\n", false);
+    review_change_t c[] = {
+        added("argparse.py", REVIEW_FILE, 0644), added("myapp.py", REVIEW_FILE, 0644),
+        added("json/__init__.py", REVIEW_FILE, 0644), added(".venv/bin/ls", REVIEW_FILE, 0755),
+        added(".venv/bin/mytool", REVIEW_FILE, 0755), added("README.md", REVIEW_FILE, 0644),
+    };
+    review_filter_t f = { .root = r->launch, .host_path = getenv("PATH") };
+    review_verdicts_t *v = NULL;
+    as_error_t *err = NULL;
+    if (review_filter_judge(&f, &(review_changes_t){ .v = c, .n = ARRAY_SIZE(c) }, &v, &err) < 0)
+        fail_msg("judge: %s", err->msg);
+    real_assert_contains(v->v[0].reason, "a Python module named argparse, like one of the host python's");
+    assert_false(v->v[1].refused);
+    real_assert_contains(v->v[2].reason, "a Python module named json");
+    real_assert_contains(v->v[3].reason, "an entry of a virtual environment's bin named like the host command ls (");
+    assert_false(v->v[4].refused);
+    assert_false(v->v[5].refused);
+    review_verdicts_free(v);
+}
+
 static void venv_startup_files_need_include(void **state)
 {
     struct real *r = *state;
@@ -244,6 +292,11 @@ static void venv_startup_files_need_include(void **state)
         added("new/pyvenv.cfg", REVIEW_FILE, 0644),
         { .path = (char *)"new/bin/python", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"python3" },
         added("plain/sitecustomize.py", REVIEW_FILE, 0644),
+        { .path = (char *)"new/bin/python3", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"/bin/sh" },
+        { .path = (char *)"new/bin/python3.11", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK,
+          .target = (char *)"/usr/bin/python3" },
+        { .path = (char *)".venv/bin/git", .kind = REVIEW_ADDED, .type = REVIEW_SYMLINK, .target = (char *)"/bin/sh" },
+        added(".venv/pip.conf", REVIEW_FILE, 0644),
     };
     review_verdicts_t *v = judge(r->launch, c, ARRAY_SIZE(c), NULL, 0);
     assert_string_equal(v->v[0].reason, "a .pth file of a virtual environment, whose lines python reads when it "
@@ -255,8 +308,14 @@ static void venv_startup_files_need_include(void **state)
     assert_true(v->v[5].refused);
     assert_non_null(strstr(v->v[6].reason, "a symlink on the way to a virtual environment's bin or site-packages"));
     assert_non_null(strstr(v->v[7].reason, "pyvenv.cfg"));   /* an environment the review makes */
-    assert_non_null(strstr(v->v[8].reason, "an interpreter of a virtual environment"));
+    assert_false(v->v[8].refused);    /* python -> python3: venv's own shape, in bin/ */
     assert_false(v->v[9].refused);    /* no environment: nothing runs it at start */
+    assert_non_null(strstr(v->v[10].reason, "an interpreter of a virtual environment"));
+    if (!link_system_file("/usr/bin/python3"))
+        fail_msg("/usr/bin/python3, root's and not writable, is what venv links to here (scripts/setup-host.sh)");
+    assert_false(v->v[11].refused);   /* venv's link to a python of the system */
+    assert_non_null(strstr(v->v[12].reason, "a link that leads out of the tree (to /"));   /* root's: still out */
+    assert_non_null(strstr(v->v[13].reason, "a config file in a virtual environment"));
     review_verdicts_free(v);
     char *inc[] = { (char *)".venv/bin/activate" };
     v = judge(r->launch, c, ARRAY_SIZE(c), inc, ARRAY_SIZE(inc));
@@ -296,6 +355,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(bare_shaped_with_the_host, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(unexaminable_host_counts_as_present, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(venv_startup_files_need_include, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(classes_never_applied, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(shadowing_names_need_include, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(links_on_the_way_to_protected_paths, real_setup, real_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

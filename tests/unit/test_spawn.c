@@ -64,6 +64,19 @@ static void output_goes_to_the_given_descriptor(void **state)
     fclose(f);
 }
 
+/* The program runs in the directory asked for, not in ours (host python is
+ * run from "/", never from the tree it is asked about). */
+static void runs_in_the_directory_asked_for(void **state)
+{
+    (void)state;
+    char *pwd[] = { "pwd", NULL };
+    char *line = NULL;
+    assert_int_equal(run(pwd, &(spawn_io_t){ .capture = true, .dir = "/" }, &line), 0);
+    assert_string_equal(line, "/");
+    free(line);
+    assert_int_not_equal(run(pwd, &(spawn_io_t){ .capture = true, .dir = "/nonexistent-dir" }, NULL), 0);
+}
+
 static void failed_wait_is_no_success(void **state)
 {
     (void)state;
@@ -83,6 +96,7 @@ int main(void)
         cmocka_unit_test(exit_status_and_first_line),
         cmocka_unit_test(long_output_is_drained),
         cmocka_unit_test(output_goes_to_the_given_descriptor),
+        cmocka_unit_test(runs_in_the_directory_asked_for),
         cmocka_unit_test(failed_wait_is_no_success),
     };
     return cmocka_run_group_tests_name("spawn", tests, NULL, NULL);

@@ -21,6 +21,7 @@
 #include "base/util.h"
 #include "session/agent_spec.h"
 #include "session/session_plan.h"
+#include "workspace/tool_configs.h"
 #include "workspace/workspace.h"
 #include "workspace/workspace_int.h"
 
@@ -74,54 +75,43 @@ static char *build_fails(const char *user, size_t user_len, const char *project)
     return msg;
 }
 
-static void assert_contains(const char *haystack, const char *needle)
-{
-    if (haystack == NULL || strstr(haystack, needle) == NULL)
-        fail_msg("expected \"%s\" in:\n%s", needle, haystack ? haystack : "(null)");
-}
-
-static void assert_lacks(const char *haystack, const char *needle)
-{
-    if (haystack != NULL && strstr(haystack, needle) != NULL)
-        fail_msg("did not expect \"%s\" in:\n%s", needle, haystack);
-}
-
 /* ---- the rules --------------------------------------------------------- */
 
 static void defaults_without_files(void **state)
 {
     (void)state;
     workspace_rules_t *r = build_ok(NULL, NULL);
-    static const char *const files[] = { ".git/config", ".git/config.worktree", ".envrc",
-                                         ".pre-commit-config.yaml", ".mcp.json", ".npmrc", ".yarnrc",
-                                         ".yarnrc.yml", ".pnpmfile.cjs", ".hg/hgrc", ".lfsconfig",
-                                         ".bazelrc", ".bazelversion", ".tool-versions", ".mise.toml",
-                                         ".mise.local.toml" };
-    static const char *const dirs[] = { ".git/hooks", ".git/modules", ".git/worktrees", ".vscode",
-                                        ".idea", ".devcontainer", ".husky", ".claude", ".cargo",
-                                        ".mvn" };
-    static const char *const if_exists[] = { ".git/commondir", "gradle/wrapper", "mise.toml",
-                                             "mise.local.toml", ".config/mise.toml", ".config/mise",
-                                             ".gemini", ".codex", "opencode.json", "opencode.jsonc",
-                                             ".opencode", ".crush.json", "crush.json", ".cursor",
-                                             ".devcontainer.json", ".zed", ".continue", ".windsurf" };
-    assert_int_equal(r->n, ARRAY_SIZE(files) + ARRAY_SIZE(dirs) + ARRAY_SIZE(if_exists));
-    for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-        const workspace_rule_t *x = rule(r, files[i]);
-        assert_non_null(x);
-        assert_false(x->dir);
-        assert_false(x->if_exists);
+    /* Every frozen or if-exists row of the table is a default, no other path. */
+    size_t nt = 0, n = 0;
+    const tool_config_t *t = tool_configs(&nt);
+    for (size_t i = 0; i < nt; i++) {
+        if (!(t[i].how & (TOOL_FROZEN | TOOL_IF_EXISTS)))
+            continue;
+        const workspace_rule_t *x = rule(r, t[i].path);
+        if (x == NULL)
+            fail_msg("%s: a row of the table, not a default", t[i].path);
+        assert_int_equal(x->dir, t[i].dir);
+        assert_int_equal(x->if_exists, (t[i].how & TOOL_IF_EXISTS) != 0);
         assert_string_equal(x->origin, "default");
+        n++;
     }
-    for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-        const workspace_rule_t *x = rule(r, dirs[i]);
-        assert_non_null(x);
-        assert_true(x->dir);
-        assert_false(x->if_exists);
-    }
+    assert_int_equal(r->n, n);
+    /* a few by name: the issue's rows among them */
+    static const char *const frozen[] = { ".git/config", ".git/hooks", ".envrc", ".npmrc", ".pnpmfile.cjs",
+                                          ".hg/hgrc", ".hg/hgrc-not-shared", ".cargo", ".claude" };
+    static const char *const if_exists[] = { ".git/commondir", "gradle/wrapper", "pnpm-workspace.yaml",
+                                             "rust-toolchain", "rust-toolchain.toml", ".bazeliskrc",
+                                             "tools/bazel", "mise.toml", ".mise/config.toml", "mise/config.toml",
+                                             ".config/mise", ".hg/sharedpath", ".pdbrc", ".gemini" };
+    for (size_t i = 0; i < ARRAY_SIZE(frozen); i++)
+        assert_false(rule(r, frozen[i])->if_exists);
     for (size_t i = 0; i < ARRAY_SIZE(if_exists); i++)
         assert_true(rule(r, if_exists[i])->if_exists);
-    assert_null(rule(r, WORKSPACE_PROJECT_FILE));   /* only when the project has one */
+    assert_true(rule(r, ".cargo")->dir);
+    assert_null(rule(r, "pip.conf"));                 /* a venv row: no protected path */
+    assert_null(rule(r, "mise.*.toml"));              /* a glob row */
+    assert_null(rule(r, ".cargo/config.toml"));       /* nested only: .cargo covers it */
+    assert_null(rule(r, WORKSPACE_PROJECT_FILE));     /* only when the project has one */
     workspace_rules_free(r);
     workspace_rules_free(NULL);
 }
@@ -186,7 +176,7 @@ static void section_lines_are_checked_even_when_not_applied(void **state)
     (void)state;
     const char *text = "[/elsewhere]\n/abs\n";
     char *msg = build_fails(text, strlen(text), NULL);
-    assert_contains(msg, USER_FILE_SHOWN ":2: \"/abs\": an absolute path");
+    real_assert_contains(msg, USER_FILE_SHOWN ":2: \"/abs\": an absolute path");
     free(msg);
 }
 
@@ -218,16 +208,16 @@ static void syntax_errors_name_file_line_and_rule(void **state)
     };
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         char *msg = build_fails(cases[i].text, strlen(cases[i].text), NULL);
-        assert_contains(msg, "refusing to launch from ~/src/p: " USER_FILE_SHOWN);
-        assert_contains(msg, cases[i].where);
-        assert_contains(msg, cases[i].problem);
-        assert_contains(msg, "[rule: protected-paths-syntax]");
-        assert_contains(msg, "fix or remove that line in " USER_FILE_SHOWN);
+        real_assert_contains(msg, "refusing to launch from ~/src/p: " USER_FILE_SHOWN);
+        real_assert_contains(msg, cases[i].where);
+        real_assert_contains(msg, cases[i].problem);
+        real_assert_contains(msg, "[rule: protected-paths-syntax]");
+        real_assert_contains(msg, "fix or remove that line in " USER_FILE_SHOWN);
         free(msg);
     }
     static const char nul[] = "fine\nbad\0byte\n";
     char *msg = build_fails(nul, sizeof(nul) - 1, NULL);
-    assert_contains(msg, ":2: \"bad\\x00byte\": a NUL byte; a config file is text");
+    real_assert_contains(msg, ":2: \"bad\\x00byte\": a NUL byte; a config file is text");
     free(msg);
 }
 
@@ -251,17 +241,17 @@ static void project_file_only_adds(void **state)
     workspace_rules_free(r);
 
     char *msg = build_fails(NULL, 0, "extra\n!.vscode/\n");
-    assert_contains(msg, "~/src/p/.agent-sandbox/protected-paths:2: \"!.vscode/\": a ! line");
-    assert_contains(msg, "[rule: project-file-adds-only]");
-    assert_contains(msg, "add a section \"[~/src/p]\" with your lines to " USER_FILE_SHOWN);
+    real_assert_contains(msg, "~/src/p/.agent-sandbox/protected-paths:2: \"!.vscode/\": a ! line");
+    real_assert_contains(msg, "[rule: project-file-adds-only]");
+    real_assert_contains(msg, "add a section \"[~/src/p]\" with your lines to " USER_FILE_SHOWN);
     free(msg);
     msg = build_fails(NULL, 0, "[~/src/p]\n");
-    assert_contains(msg, "a section header");
-    assert_contains(msg, "[rule: project-file-adds-only]");
+    real_assert_contains(msg, "a section header");
+    real_assert_contains(msg, "[rule: project-file-adds-only]");
     free(msg);
     msg = build_fails(NULL, 0, "/etc/x\n");
-    assert_contains(msg, "[rule: protected-paths-syntax]");
-    assert_lacks(msg, "section header");     /* not offered in the project's file */
+    real_assert_contains(msg, "[rule: protected-paths-syntax]");
+    real_assert_lacks(msg, "section header");     /* not offered in the project's file */
     free(msg);
 }
 
@@ -281,8 +271,8 @@ static void at_most_max_paths(void **state)
     char where[32];
     snprintf(where, sizeof(where), ":%zu: \"p%zu\"", WORKSPACE_MAX_PATHS - defaults + 1,
              WORKSPACE_MAX_PATHS - defaults);
-    assert_contains(msg, where);
-    assert_contains(msg, "[rule: too-many-protected-paths]");
+    real_assert_contains(msg, where);
+    real_assert_contains(msg, "[rule: too-many-protected-paths]");
     free(msg);
     free(text);
 }
@@ -403,12 +393,12 @@ static void plan_of_a_git_checkout(void **state)
     char *text = NULL;
     as_error_t *err = NULL;
     assert_int_equal(workspace_describe(ws, &text, &err), 0);
-    assert_contains(text, "pin:     .git/ (read-write, cannot be renamed or removed)");
-    assert_contains(text, "protect: .git/config (read-only)");
-    assert_contains(text, "protect: .git/hooks/ (read-only)");
-    assert_contains(text, "protect: .envrc/ (missing: an empty directory stands in for the session)");
-    assert_contains(text, "protect: .git/config.worktree (missing: an empty file stands in for the session)");
-    assert_contains(text, "protect: .claude/ (missing: an empty directory stands in for the session)");
+    real_assert_contains(text, "pin:     .git/ (read-write, cannot be renamed or removed)");
+    real_assert_contains(text, "protect: .git/config (read-only)");
+    real_assert_contains(text, "protect: .git/hooks/ (read-only)");
+    real_assert_contains(text, "protect: .envrc/ (missing: an empty directory stands in for the session)");
+    real_assert_contains(text, "protect: .git/config.worktree (missing: an empty file stands in for the session)");
+    real_assert_contains(text, "protect: .claude/ (missing: an empty directory stands in for the session)");
     free(text);
     workspace_free(ws);
 }
@@ -488,6 +478,26 @@ static void plan_freezes_what_yarn_configs_name(void **state)
     workspace_free(ws);
 }
 
+/* pnpm's hooks file named in pnpm-workspace.yaml or .npmrc, and the hgrc of
+ * a Mercurial share's store in the tree, are frozen where they exist. */
+static void plan_freezes_what_pnpm_and_hg_shares_name(void **state)
+{
+    struct real *r = *state;
+    make(r, "pnpm-workspace.yaml", "packages:\n  - 'pkgs/*'\npnpmfile: lib/hooks.cjs\n");
+    make(r, ".npmrc", "pnpmfile=tools/other.cjs\n");
+    make(r, "lib/hooks.cjs", "x");
+    make(r, "tools/other.cjs", "x");
+    char shared[PATH_MAX * 3];
+    snprintf(shared, sizeof(shared), "%s/store/.hg\n", r->launch);
+    make(r, ".hg/sharedpath", shared);
+    make(r, "store/.hg/hgrc", "[ui]\n");
+    workspace_t *ws = plan(r, only(r, ""));
+    assert_mount(ws, "lib/hooks.cjs", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, "tools/other.cjs", WORKSPACE_READ_ONLY, false, false);
+    assert_mount(ws, "store/.hg/hgrc", WORKSPACE_READ_ONLY, false, false);
+    workspace_free(ws);
+}
+
 static void placeholders_live_for_the_session_only(void **state)
 {
     struct real *r = *state;
@@ -537,10 +547,10 @@ static void early_after_state_leaves_out_our_placeholders(void **state)
     assert_int_equal(workspace_end_start(ws, &err), 0);
     char *report = NULL;
     assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
-    assert_contains(report, "  tool: new or changed, executable\n");
-    assert_contains(report, "  .vscode/tasks.json: created (protected)\n");
-    assert_lacks(report, ".envrc");
-    assert_lacks(report, "config.worktree");
+    real_assert_contains(report, "  tool: new or changed, executable\n");
+    real_assert_contains(report, "  .vscode/tasks.json: created (protected)\n");
+    real_assert_lacks(report, ".envrc");
+    real_assert_lacks(report, "config.worktree");
     assert_false(real_exists(r, ".envrc"));
     free(report);
     workspace_free(ws);
@@ -560,10 +570,10 @@ static void placeholders_written_on_the_host_are_kept(void **state)
     assert_true(real_exists(r, ".git/config.worktree"));
     assert_true(real_exists(r, ".vscode/tasks.json"));
     assert_false(real_exists(r, ".idea"));
-    assert_contains(report, "left in place, the placeholders made for the session: .vscode, .git/config.worktree");
-    assert_contains(report, "no longer empty");
-    assert_contains(report, "  .git/config.worktree: created (protected)");
-    assert_contains(report, "  .vscode/tasks.json: created (protected)");
+    real_assert_contains(report, "left in place, the placeholders made for the session: .vscode, .git/config.worktree");
+    real_assert_contains(report, "no longer empty");
+    real_assert_contains(report, "  .git/config.worktree: created (protected)");
+    real_assert_contains(report, "  .vscode/tasks.json: created (protected)");
     free(report);
     workspace_free(ws);
 }
@@ -577,7 +587,7 @@ static void placeholders_stay_while_the_sandbox_may_run(void **state)
     char *report = NULL;
     assert_int_equal(workspace_end(ws, false, &report, NULL, &err), 0);
     assert_true(real_exists(r, ".envrc"));
-    assert_contains(report, "the sandbox may still be running");
+    real_assert_contains(report, "the sandbox may still be running");
     free(report);
     workspace_free(ws);
 
@@ -656,24 +666,24 @@ static void report_names_what_changed(void **state)
     char *report = NULL;
     assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
     assert_non_null(report);
-    assert_contains(report, "files that can run on this machine changed in ");
-    assert_contains(report, "  .git/config: changed (protected)\n");
-    assert_contains(report, "  .git/commondir: created (protected)\n");
+    real_assert_contains(report, "files that can run on this machine changed in ");
+    real_assert_contains(report, "  .git/config: changed (protected)\n");
+    real_assert_contains(report, "  .git/commondir: created (protected)\n");
     /* listed once: disabled, below */
-    assert_lacks(report, "  sub/.envrc: created");
-    assert_contains(report, "  sub/.git/hooks/post-checkout: created (a copy of a protected path)\n");
-    assert_contains(report, "  run.sh: new or changed, executable\n");
-    assert_contains(report, "  tool: made executable\n");
-    assert_contains(report, "Look at them before you run git");
-    assert_lacks(report, "old.sh");
-    assert_lacks(report, "kept.sh");
-    assert_lacks(report, "main.c");
-    assert_lacks(report, "objects");
-    assert_lacks(report, "partial");
+    real_assert_lacks(report, "  sub/.envrc: created");
+    real_assert_contains(report, "  sub/.git/hooks/post-checkout: created (a copy of a protected path)\n");
+    real_assert_contains(report, "  run.sh: new or changed, executable\n");
+    real_assert_contains(report, "  tool: made executable\n");
+    real_assert_contains(report, "Look at them before you run git");
+    real_assert_lacks(report, "old.sh");
+    real_assert_lacks(report, "kept.sh");
+    real_assert_lacks(report, "main.c");
+    real_assert_lacks(report, "objects");
+    real_assert_lacks(report, "partial");
     /* protected first, then watched, copies, executables */
     assert_true(strstr(report, ".git/config:") < strstr(report, "sub/.git/hooks/post-checkout: created"));
     /* a nested copy of a tool config is disabled, and said so first */
-    assert_contains(report, "  sub/.envrc: a tool config the tool obeys when run in that directory; moved to "
+    real_assert_contains(report, "  sub/.envrc: a tool config the tool obeys when run in that directory; moved to "
                             "sub/.envrc.agent-sandbox-disabled\n");
     assert_true(strstr(report, "DISABLED") < strstr(report, "files that can run"));
     assert_true(strstr(report, "sub/.git/hooks/post-checkout:") < strstr(report, "run.sh:"));
@@ -764,22 +774,22 @@ static void end_disables_what_host_tools_would_run(void **state)
 
     char *report = NULL;
     assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
-    assert_contains(report, "for host tools to run was DISABLED:\n");
-    assert_contains(report, "  bare/config: a git config with core.fsmonitor, which a plain git init or "
+    real_assert_contains(report, "for host tools to run was DISABLED:\n");
+    real_assert_contains(report, "  bare/config: a git config with core.fsmonitor, which a plain git init or "
                             "clone never writes; moved to bare/config.agent-sandbox-disabled\n");
-    assert_contains(report, "  hooked/.git/hooks/post-index-change: a git hook; moved to ");
-    assert_contains(report, "  wt/.git: a .git file naming a git directory outside the launch directory");
-    assert_contains(report, "  lock.json: a symlink made or re-pointed during the session, to ../home/.bashrc, "
+    real_assert_contains(report, "  hooked/.git/hooks/post-index-change: a git hook; moved to ");
+    real_assert_contains(report, "  wt/.git: a .git file naming a git directory outside the launch directory");
+    real_assert_contains(report, "  lock.json: a symlink made or re-pointed during the session, to ../home/.bashrc, "
                             "outside the launch directory; now a file that names its target\n");
-    assert_contains(report, "  .githooks: a symlink on the way to the protected .git/hooks, re-pointed during "
+    real_assert_contains(report, "  .githooks: a symlink on the way to the protected .git/hooks, re-pointed during "
                             "the session; put back to tools/hooks (the session's version is "
                             ".githooks.agent-sandbox-disabled)\n");
-    assert_contains(report, "  .git/objects/hk/pre-commit: new or changed, executable\n");
-    assert_contains(report, "  vendor/.git/objects/ab/evil: new or changed, executable\n");
+    real_assert_contains(report, "  .git/objects/hk/pre-commit: new or changed, executable\n");
+    real_assert_contains(report, "  vendor/.git/objects/ab/evil: new or changed, executable\n");
     static const char *const kept[] = { "clone/.git/config: a git config", "clone/.git/hooks/pre-commit.sample",
                                         "inside", "old/.git/config: a git config", "old/.git/hooks" };
     for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
-        assert_lacks(report, kept[i]);
+        real_assert_lacks(report, kept[i]);
     /* the re-pointed old repository's config is the bare one: disabled above */
     assert_true(real_exists(r, "bare/config.agent-sandbox-disabled") && !real_exists(r, "bare/config"));
     assert_true(real_exists(r, "clone/.git/config") && real_exists(r, "old/.git/config"));
@@ -857,16 +867,16 @@ static void end_fails_closed(void **state)
     set_mode(r, ".", 0755);
     assert_int_equal(mode_of(r, "closed/.git"), 0111);
     assert_int_equal(mode_of(r, "hooks/.git/hooks"), 0111);
-    assert_contains(report, "  closed/.git/config: a git config with core.fsmonitor");
-    assert_contains(report, "  hooks/.git/hooks/pre-commit: a git hook; moved to ");
-    assert_contains(report, "a directory deeper than 256 levels, which the check does not examine; moved to ");
-    assert_contains(report, " and closed (chmod 000)");
-    assert_contains(report, "  a/.git: a .git file naming a git directory outside the launch directory");
-    assert_contains(report, "  b/.git: a .git file naming a git directory outside the launch directory");
-    assert_contains(report, "  notes.txt: a symlink made or re-pointed during the session, to "
+    real_assert_contains(report, "  closed/.git/config: a git config with core.fsmonitor");
+    real_assert_contains(report, "  hooks/.git/hooks/pre-commit: a git hook; moved to ");
+    real_assert_contains(report, "a directory deeper than 256 levels, which the check does not examine; moved to ");
+    real_assert_contains(report, " and closed (chmod 000)");
+    real_assert_contains(report, "  a/.git: a .git file naming a git directory outside the launch directory");
+    real_assert_contains(report, "  b/.git: a .git file naming a git directory outside the launch directory");
+    real_assert_contains(report, "  notes.txt: a symlink made or re-pointed during the session, to "
                             "/proc/self/cwd/.target, outside the launch directory");
     assert_true(real_exists(r, "a/.git.agent-sandbox-disabled") && real_exists(r, "b/.git.agent-sandbox-disabled"));
-    assert_contains(whole, "closed/.git/config");
+    real_assert_contains(whole, "closed/.git/config");
     free(report);
     free(whole);
     /* the sealed directory, opened for the tree's removal */
@@ -908,9 +918,9 @@ static void report_is_short(void **state)
     }
     char *report = NULL;
     assert_int_equal(workspace_end(ws, true, &report, NULL, &err), 0);
-    assert_contains(report, "  bin/t09: new");
-    assert_lacks(report, "bin/t10");
-    assert_contains(report, "  ... and 15 more (all of them are in the whole report)\n");
+    real_assert_contains(report, "  bin/t09: new");
+    real_assert_lacks(report, "bin/t10");
+    real_assert_contains(report, "  ... and 15 more (all of them are in the whole report)\n");
     free(report);
     workspace_free(ws);
 }
@@ -934,9 +944,9 @@ static void sessions_may_not_overlap(void **state)
         workspace_t *ws = NULL;
         assert_int_equal(workspace_plan(dirs[i], r->home, only(r, "x\n"), &ws, &err), 0);
         assert_int_equal(workspace_begin(ws, &err), -WORKSPACE_EBUSY);
-        assert_contains(err->msg, "another agent-sandbox session is running in");
-        assert_contains(err->msg, why[i]);
-        assert_contains(err->msg, "[rule: one-session-per-tree]");
+        real_assert_contains(err->msg, "another agent-sandbox session is running in");
+        real_assert_contains(err->msg, why[i]);
+        real_assert_contains(err->msg, "[rule: one-session-per-tree]");
         as_error_free(&err);
         workspace_free(ws);
     }
@@ -1059,9 +1069,9 @@ static void load_reads_both_files(void **state)
     unlink(target);
     assert_int_equal(symlink(path, target), 0);
     assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), -WORKSPACE_EBADCONFIG);
-    assert_contains(err->msg, "cannot read ");
-    assert_contains(err->msg, "/proj/.agent-sandbox/protected-paths: it is a symlink");
-    assert_contains(err->msg, "[rule: protected-paths-unreadable]");
+    real_assert_contains(err->msg, "cannot read ");
+    real_assert_contains(err->msg, "/proj/.agent-sandbox/protected-paths: it is a symlink");
+    real_assert_contains(err->msg, "[rule: protected-paths-unreadable]");
     as_error_free(&err);
     unlink(target);
 
@@ -1071,7 +1081,7 @@ static void load_reads_both_files(void **state)
     snprintf(path, sizeof(path), "%s/.config/agent-sandbox", r->home);
     assert_int_equal(symlink(path, target), 0);
     assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), -WORKSPACE_EBADCONFIG);
-    assert_contains(err->msg, "it is a symlink");
+    real_assert_contains(err->msg, "it is a symlink");
     as_error_free(&err);
     unlink(target);
 
@@ -1080,15 +1090,15 @@ static void load_reads_both_files(void **state)
     unlink(path);
     assert_int_equal(mkdir(path, 0755), 0);
     assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), -WORKSPACE_EBADCONFIG);
-    assert_contains(err->msg, "~/.config/agent-sandbox/protected-paths: Is a directory [rule: protected-paths-unreadable]");
-    assert_contains(err->msg, "delete it to protect the default set only");
+    real_assert_contains(err->msg, "~/.config/agent-sandbox/protected-paths: Is a directory [rule: protected-paths-unreadable]");
+    real_assert_contains(err->msg, "delete it to protect the default set only");
     as_error_free(&err);
     rmdir(path);
 
     /* a malformed one names the line */
     write_file(path, "ok\n\n/abs\n");
     assert_int_equal(workspace_load(r->launch, r->home, user_file, &ws, &err), -WORKSPACE_EBADCONFIG);
-    assert_contains(err->msg, "~/.config/agent-sandbox/protected-paths:3: \"/abs\"");
+    real_assert_contains(err->msg, "~/.config/agent-sandbox/protected-paths:3: \"/abs\"");
     as_error_free(&err);
 
     /* no files at all: the defaults */
@@ -1176,7 +1186,7 @@ static void journal_checks_a_killed_session(void **state)
     assert_int_equal(c.calls, 1);
     assert_string_equal(c.dir, r->launch);
     assert_non_null(c.report);
-    assert_contains(c.report, "  bare/config: a git config with core.fsmonitor");
+    real_assert_contains(c.report, "  bare/config: a git config with core.fsmonitor");
     assert_true(real_exists(r, "bare/config.agent-sandbox-disabled") && !real_exists(r, "bare/config"));
     assert_int_equal(access(journal, F_OK), -1);               /* checked once */
     assert_false(workspace_journal_pending(dir));
@@ -1205,6 +1215,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(plan_covered_paths_are_dropped, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(plan_through_symlinks, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(plan_freezes_what_yarn_configs_name, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(plan_freezes_what_pnpm_and_hg_shares_name, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_live_for_the_session_only, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_written_on_the_host_are_kept, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(placeholders_stay_while_the_sandbox_may_run, real_setup, real_teardown),

@@ -34,25 +34,41 @@ static void names(void **state)
     as_error_t *err = NULL;
     assert_int_equal(ws_patterns_build(&ws, &pats, &err), 0);
 
-    /* A protected path at its own place, and a copy of it deeper. */
-    assert_int_equal(classify(&pats, "/.envrc", 0), W_PROTECTED);
+    /* A protected path at its own place, and a copy of it deeper; every
+     * top-level entry is one python run from the top could import. */
+    assert_int_equal(classify(&pats, "/.envrc", 0), W_PROTECTED | W_TOP);
     assert_int_equal(classify(&pats, "/sub/.envrc", 0), W_NESTED);
-    assert_int_equal(classify(&pats, "/.git", 0), W_PROTECTED | W_GIT);
+    assert_int_equal(classify(&pats, "/.git", 0), W_PROTECTED | W_GIT | W_TOP);
     assert_int_equal(classify(&pats, "/sub/.git", 0), W_NESTED | W_GIT);
-    /* A watched module only at the top; a read-only mount's target too. */
-    assert_int_equal(classify(&pats, "/pip", 0), W_WATCHED);
+    /* A module at the top, a package's __init__ of any suffix there; not deeper. */
+    assert_int_equal(classify(&pats, "/pip", 0), W_TOP);
     assert_int_equal(classify(&pats, "/sub/pip", 0), 0);
+    assert_int_equal(classify(&pats, "/json/__init__.cpython-311-x86_64-linux-gnu.so", 0), W_TOP);
+    assert_int_equal(classify(&pats, "/a/json/__init__.py", 0), 0);
+    /* A read-only mount's target only at the top. */
     assert_int_equal(classify(&pats, "/.vscode/settings.json", 0), W_PROTECTED);
     assert_int_equal(classify(&pats, "/x/.vscode/settings.json", 0), 0);
-    /* A read-write pin is not looked for. */
-    assert_int_equal(classify(&pats, "/src", 0), 0);
+    /* A read-write pin is not looked for as such. */
+    assert_int_equal(classify(&pats, "/src", 0), W_TOP);
+    /* Bytecode anywhere; other version-control tools' metadata anywhere, and
+     * an hgrc (a share's store may have any name). */
+    assert_int_equal(classify(&pats, "/a/__pycache__/m.cpython-311.pyc", 0), W_BYTECODE);
+    assert_int_equal(classify(&pats, "/a/b/stray.pyc", 0), W_BYTECODE);
+    assert_int_equal(classify(&pats, "/a/b/pyc", 0), 0);
+    assert_int_equal(classify(&pats, "/vendor/x/.hg", 0), W_VCS);
+    assert_int_equal(classify(&pats, "/vendor/x/_darcs", 0), W_VCS);
+    assert_int_equal(classify(&pats, "/vendor/x/.fslckout", 0), W_VCS);
+    assert_int_equal(classify(&pats, "/vendor/store/hgrc", 0), W_VCS);
+    assert_int_equal(classify(&pats, "/vendor/x/.hgignore", 0), 0);
     /* Names host git reads, what a hooks directory holds, what python runs. */
     assert_int_equal(classify(&pats, "/repo/config", 0), W_GIT);
     assert_int_equal(classify(&pats, "/repo/hooks/pre-commit", 0), W_GIT);
     assert_int_equal(classify(&pats, "/.venv/pyvenv.cfg", 0), W_PYTHON);
+    assert_int_equal(classify(&pats, "/.venv/pip.conf", 0), W_PYTHON);       /* a venv row of the table */
     /* What the directory holds inherits its bits. */
     assert_int_equal(classify(&pats, "/.envrc.d/x", W_PROTECTED), W_PROTECTED);
-    assert_int_equal(classify(&pats, "/plain.txt", 0), 0);
+    assert_int_equal(classify(&pats, "/plain.txt", 0), W_TOP);
+    assert_int_equal(classify(&pats, "/d/plain.txt", 0), 0);
 
     ws_patterns_clear(&pats);
     assert_null(pats.v);

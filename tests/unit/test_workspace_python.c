@@ -19,6 +19,9 @@
 
 #include "real_tree.h"
 #include "base/util.h"
+#include "workspace/host_names.h"
+#include "workspace/link_resolve.h"
+#include "workspace/python_env.h"
 #include "workspace/workspace_int.h"
 
 #define SP ".venv/lib/python3.11/site-packages"
@@ -77,6 +80,32 @@ static workspace_t *begin(const struct real *r, const char *lines)
 
 typedef int (*check_fn)(const workspace_t *, const workspace_snapshot_t *, ws_actions_t *, as_error_t **);
 
+/* The host's commands for the python check: a directory of this test's,
+ * `hostbin` beside the tree, holding an executable `git`. */
+static char host_bin[PATH_MAX * 2];
+
+static void make_host_bin(const struct real *r)
+{
+    char git[PATH_MAX * 3];
+    snprintf(host_bin, sizeof(host_bin), "%s/hostbin", r->home);
+    assert_int_equal(mkdir(host_bin, 0755), 0);
+    snprintf(git, sizeof(git), "%s/git", host_bin);
+    int fd = open(git, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+static int python_check(const workspace_t *ws, const workspace_snapshot_t *after, ws_actions_t *acts,
+                        as_error_t **err)
+{
+    host_names_t *hn = NULL;
+    int r = host_names_new(host_bin[0] != '\0' ? host_bin : NULL, ws->launch_dir, &hn, err);
+    if (r == 0)
+        r = ws_python_check(ws, after, hn, acts, err);
+    host_names_free(hn);
+    return r;
+}
+
 /* Runs the check on the tree as it is now; "rel: why\n" for each action,
  * each one moved (none kept, none twice). */
 static char *run_check(workspace_t *ws, check_fn check)
@@ -103,18 +132,6 @@ static char *run_check(workspace_t *ws, check_fn check)
     ws_actions_clear(&acts);
     ws_snapshot_free(after);
     return out;
-}
-
-static void assert_contains(const char *haystack, const char *needle)
-{
-    if (haystack == NULL || strstr(haystack, needle) == NULL)
-        fail_msg("expected \"%s\" in:\n%s", needle, haystack ? haystack : "(null)");
-}
-
-static void assert_lacks(const char *haystack, const char *needle)
-{
-    if (haystack != NULL && strstr(haystack, needle) != NULL)
-        fail_msg("did not expect \"%s\" in:\n%s", needle, haystack);
 }
 
 /* A virtual environment as `python3 -m venv` makes it, with pip. */
@@ -181,17 +198,17 @@ static void assert_pth_verdicts(const char *out)
     for (size_t i = 0; i < ARRAY_SIZE(exec_lines); i++) {
         char line[256];
         snprintf(line, sizeof(line), SP "/%s.pth: a .pth file with a line python runs", exec_lines[i]);
-        assert_contains(out, line);
+        real_assert_contains(out, line);
     }
-    assert_contains(out, SP "/vt.pth: a .pth file that is not plain ASCII text");
-    assert_contains(out, SP "/utf8.pth: a .pth file that is not plain ASCII text");
-    assert_contains(out, SP "/up.pth: a .pth file naming a directory outside its site-packages");
-    assert_contains(out, SP "/abs.pth: a .pth file naming a directory outside");
-    assert_contains(out, SP "/vialink.pth: a .pth file naming a directory outside");
-    assert_contains(out, SP "/link.pth: a .pth file that cannot be read");
-    assert_contains(out, SP "/dir.pth: a .pth file that cannot be read");
-    assert_contains(out, SP "/big.pth: a .pth file that cannot be read");
-    assert_lacks(out, "distutils-precedence.pth");
+    real_assert_contains(out, SP "/vt.pth: a .pth file that is not plain ASCII text");
+    real_assert_contains(out, SP "/utf8.pth: a .pth file that is not plain ASCII text");
+    real_assert_contains(out, SP "/up.pth: a .pth file naming a directory outside its site-packages");
+    real_assert_contains(out, SP "/abs.pth: a .pth file naming a directory outside");
+    real_assert_contains(out, SP "/vialink.pth: a .pth file naming a directory outside");
+    real_assert_contains(out, SP "/link.pth: a .pth file that cannot be read");
+    real_assert_contains(out, SP "/dir.pth: a .pth file that cannot be read");
+    real_assert_contains(out, SP "/big.pth: a .pth file that cannot be read");
+    real_assert_lacks(out, "distutils-precedence.pth");
 }
 
 /* What the interpreter, pip and activate would run: each rule. */
@@ -229,32 +246,34 @@ static void disables_what_python_runs_at_start(void **state)
     make(r, SP "/dir.pth/", NULL);
     remove_rel(r, "old2/pyvenv.cfg");                                   /* still an environment */
     make(r, "old2/bin/activate", "touch /tmp/mark\n");
-    make(r, "fresh/pyvenv.cfg", "home = /usr/bin\n");                   /* a new environment */
+    make(r, "fresh/pyvenv.cfg", "home = /usr/bin\nextends-environment = /x\n");  /* a key venv never writes */
+    make(r, "intree/pyvenv.cfg", "home = elsewhere\n");                  /* not a path of the system */
     make(r, "plain/bin/activate", "echo not an environment\n");
     make(r, "plain/lib/site-packages/x.pth", "import os\n");
     make_big_pth(r);
 
-    char *out = run_check(ws, ws_python_check);
-    assert_contains(out, ".venv/pyvenv.cfg: a virtual environment's pyvenv.cfg");
-    assert_contains(out, ".venv/bin/activate: an activate script of a virtual environment");
-    assert_contains(out, ".venv/bin/activate_this.py: an activate script");
-    assert_contains(out, ".venv/bin/python: an interpreter of a virtual environment");
-    assert_contains(out, ".venv/bin/os.py: a Python module in a virtual environment's bin directory");
-    assert_contains(out, ".venv/bin/x.cpython-311-x86_64-linux-gnu.so: a Python module");
-    assert_contains(out, ".venv/bin/json: a Python module");
-    assert_contains(out, ".venv/bin/sitecustomize: a sitecustomize or usercustomize module");
-    assert_lacks(out, "sitecustomize/sitecustomize.py");
-    assert_contains(out, ".venv/lib64: a symlink on the way to a virtual environment's bin or site-packages");
-    assert_contains(out, SP "/sitecustomize.py: a sitecustomize or usercustomize module");
-    assert_contains(out, ".venv/usercustomize: a sitecustomize or usercustomize module");
+    char *out = run_check(ws, python_check);
+    real_assert_contains(out, ".venv/pyvenv.cfg: a virtual environment's pyvenv.cfg");
+    real_assert_contains(out, ".venv/bin/activate: an activate script of a virtual environment");
+    real_assert_contains(out, ".venv/bin/activate_this.py: an activate script");
+    real_assert_contains(out, ".venv/bin/python: an interpreter of a virtual environment");
+    real_assert_contains(out, ".venv/bin/os.py: a Python module in a virtual environment's bin directory");
+    real_assert_contains(out, ".venv/bin/x.cpython-311-x86_64-linux-gnu.so: a Python module");
+    real_assert_contains(out, ".venv/bin/json: a Python module");
+    real_assert_contains(out, ".venv/bin/sitecustomize: a sitecustomize or usercustomize module");
+    real_assert_lacks(out, "sitecustomize/sitecustomize.py");
+    real_assert_contains(out, ".venv/lib64: a symlink on the way to a virtual environment's bin or site-packages");
+    real_assert_contains(out, SP "/sitecustomize.py: a sitecustomize or usercustomize module");
+    real_assert_contains(out, ".venv/usercustomize: a sitecustomize or usercustomize module");
     assert_pth_verdicts(out);
-    assert_contains(out, "old2/bin/activate: an activate script");
-    assert_contains(out, "fresh/pyvenv.cfg: a virtual environment's pyvenv.cfg");
+    real_assert_contains(out, "old2/bin/activate: an activate script");
+    real_assert_contains(out, "fresh/pyvenv.cfg: a virtual environment's pyvenv.cfg");
+    real_assert_contains(out, "intree/pyvenv.cfg: a virtual environment's pyvenv.cfg");
     /* the user's own, unchanged; and no environment around */
-    assert_lacks(out, "bin/pip");
-    assert_lacks(out, "bin/python3");
-    assert_lacks(out, "activate.fish");
-    assert_lacks(out, "plain/");
+    real_assert_lacks(out, "bin/pip");
+    real_assert_lacks(out, "bin/python3");
+    real_assert_lacks(out, "activate.fish");
+    real_assert_lacks(out, "plain/");
     assert_true(real_exists(r, ".venv/bin/activate" DISABLED_SUFFIX) && !real_exists(r, ".venv/bin/activate"));
     assert_true(real_exists(r, SP "/evil.pth" DISABLED_SUFFIX) && !real_exists(r, SP "/evil.pth"));
     free(out);
@@ -268,7 +287,7 @@ static void a_plain_pip_install_stays(void **state)
     struct real *r = *state;
     make_venv(r, ".venv");
     workspace_t *ws = begin(r, "");
-    char *out = run_check(ws, ws_python_check);
+    char *out = run_check(ws, python_check);
     assert_string_equal(out, "");
     free(out);
 
@@ -284,7 +303,7 @@ static void a_plain_pip_install_stays(void **state)
     make_exec(r, ".venv/bin/x-cli", "#!/p/.venv/bin/python\nfrom x import main\n");
     make(r, SP "/x-extra/", NULL);
     make(r, SP "/x-extra.pth", "# its own directory\n\nx-extra\n  \n./x-extra/\nmissing-dir\n");
-    out = run_check(ws, ws_python_check);
+    out = run_check(ws, python_check);
     assert_string_equal(out, "");
     free(out);
     workspace_free(ws);
@@ -312,23 +331,94 @@ static void configs_created_during_the_session_are_disabled(void **state)
     assert_int_equal(chmod(path, 0600), 0);
 
     char *out = run_check(ws, ws_configs_check);
-    assert_contains(out, ".gemini: a project config of Gemini CLI, which it obeys when started here, "
+    real_assert_contains(out, ".gemini: a project config of Gemini CLI, which it obeys when started here, "
                          "created during the session\n");
-    assert_contains(out, "opencode.json: a project config of opencode");
-    assert_contains(out, ".devcontainer.json: a project config of Dev Containers");
-    assert_contains(out, ".config/mise: a project config of mise");
-    assert_contains(out, ".codex: a project config of Codex");
-    assert_contains(out, "crush.json: a project config of Crush, which it obeys when started here, "
+    real_assert_contains(out, "opencode.json: a project config of opencode");
+    real_assert_contains(out, ".devcontainer.json: a project config of Dev Containers");
+    real_assert_contains(out, ".config/mise: a project config of mise");
+    real_assert_contains(out, ".codex: a project config of Codex");
+    real_assert_contains(out, "crush.json: a project config of Crush, which it obeys when started here, "
                          "changed during the session\n");
-    assert_contains(out, "gradle: a symlink on the way to gradle/wrapper, a project config of the Gradle "
+    real_assert_contains(out, "gradle: a symlink on the way to gradle/wrapper, a project config of the Gradle "
                          "wrapper and IDEs, made or re-pointed during the session\n");
-    assert_lacks(out, "gradle/wrapper:");
-    assert_lacks(out, ".cursor");
-    assert_lacks(out, ".git/commondir");
+    real_assert_lacks(out, "gradle/wrapper:");
+    real_assert_lacks(out, ".cursor");
+    real_assert_lacks(out, ".git/commondir");
     assert_true(real_exists(r, ".gemini" DISABLED_SUFFIX "/settings.json") && !real_exists(r, ".gemini"));
     assert_true(real_exists(r, ".cursor/mcp.json"));
     free(out);
     workspace_free(ws);
+}
+
+/* Threats 55 and 57: an environment made during the session, as venv makes
+ * it, keeps what has venv's shape (its interpreter links to a python of the
+ * system, a pyvenv.cfg naming the system's, pip's own scripts); what its
+ * bin/ holds under the name of a command on the host's PATH is disabled
+ * (git, in the test's own PATH), and so is its pip.conf (pip reads
+ * sys.prefix/pip.conf). */
+static void made_in_the_session(void **state)
+{
+    struct real *r = *state;
+    if (!link_system_file("/usr/bin/python3"))
+        fail_msg("/usr/bin/python3, root's and not writable, is what venv links to here (scripts/setup-host.sh)");
+    make_host_bin(r);
+    workspace_t *ws = begin(r, "");
+    make_venv(r, "made");
+    make(r, "made/bin/git -> /bin/sh", NULL);
+    make_exec(r, "made/bin/black", "#!/p/made/bin/python\nimport black\n");   /* no host command */
+    make_exec(r, "made/bin/pip3.11", "#!/p/made/bin/python\nimport pip\n");    /* venv's own name */
+    make(r, "made/pip.conf", "[global]\nindex-url = http://127.0.0.1:9/simple\n");
+    make(r, "made/bin/python3.11 -> /bin/sh", NULL);                            /* not even named python */
+    char fake[PATH_MAX * 2], spec[PATH_MAX * 3];                                  /* named so, not the system's */
+    snprintf(fake, sizeof(fake), "%s/python3", r->home);
+    close(open(fake, O_WRONLY | O_CREAT | O_CLOEXEC, 0755));
+    snprintf(spec, sizeof(spec), "made/bin/python3.12 -> %s", fake);
+    make(r, spec, NULL);
+    char *out = run_check(ws, python_check);
+    real_assert_lacks(out, "made/pyvenv.cfg");
+    real_assert_lacks(out, "made/bin/python:");
+    real_assert_lacks(out, "made/bin/python3:");
+    real_assert_lacks(out, "made/lib64");
+    real_assert_lacks(out, "made/bin/pip");
+    real_assert_lacks(out, "made/bin/black");
+    real_assert_contains(out, "made/bin/activate: an activate script");
+    real_assert_contains(out, "made/bin/git: an entry of a virtual environment's bin named like the host command git (");
+    real_assert_contains(out, "made/pip.conf: a config file in a virtual environment that a tool run from it reads");
+    real_assert_contains(out, "made/bin/python3.11: an interpreter of a virtual environment (changed or re-pointed");
+    real_assert_contains(out, "made/bin/python3.12: an interpreter of a virtual environment, a link out of the tree to "
+                         "something else than a python of the system");
+    real_assert_contains(out, "made/lib/python3.11/site-packages/distutils-precedence.pth: a .pth file with a line");
+    free(out);
+    workspace_free(ws);
+}
+
+/* The verdicts by name and link target alone (python_env.h). */
+static void verdicts_by_shape(void **state)
+{
+    (void)state;
+    assert_null(python_env_verdict("v/bin/python", "bin/python", S_IFLNK | 0777, "python3"));
+    assert_ptr_equal(python_env_verdict("v/bin/python3", "bin/python3", S_IFLNK | 0777, "/usr/bin/python3"),
+                     PYTHON_ENV_SYSTEM_PYTHON);
+    assert_ptr_not_equal(python_env_verdict("v/bin/python3", "bin/python3", S_IFLNK | 0777, "/bin/sh"),
+                         PYTHON_ENV_SYSTEM_PYTHON);
+    assert_non_null(python_env_verdict("v/bin/python3", "bin/python3", S_IFLNK | 0777, "../../x/python3"));
+    assert_non_null(python_env_verdict("v/bin/python3", "bin/python3", S_IFREG | 0755, NULL));
+    assert_null(python_env_verdict("v/lib64", "lib64", S_IFLNK | 0777, "lib"));
+    assert_non_null(python_env_verdict("v/lib64", "lib64", S_IFLNK | 0777, "../elsewhere"));
+    assert_ptr_equal(python_env_verdict("v/pyvenv.cfg", "pyvenv.cfg", S_IFREG | 0644, NULL), PYTHON_ENV_CFG);
+    assert_non_null(python_env_verdict("v/pip.conf", "pip.conf", S_IFREG | 0644, NULL));
+    assert_null(python_env_verdict("v/etc/pip.conf", "etc/pip.conf", S_IFREG | 0644, NULL));
+    assert_true(python_env_own_bin_name("pip3.11") && python_env_own_bin_name("python3") &&
+                python_env_own_bin_name("activate.fish") && python_env_own_bin_name("Activate.ps1"));
+    assert_false(python_env_own_bin_name("git") || python_env_own_bin_name("pipx") ||
+                 python_env_own_bin_name("python-evil"));
+    assert_true(python_env_link_shape("bin/python3.11", "/opt/py/bin/python3.11"));
+    assert_true(python_env_link_shape("bin/python3", "python3.11"));
+    assert_false(python_env_link_shape("bin/python3", "../x/python3.11"));
+    assert_false(python_env_link_shape("bin/git", "/usr/bin/python3"));
+    assert_int_equal(python_env_cfg_key("home"), 2);
+    assert_int_equal(python_env_cfg_key("include-system-site-packages"), 1);
+    assert_int_equal(python_env_cfg_key("extends-environment"), 0);
 }
 
 int main(void)
@@ -339,6 +429,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_plain_pip_install_stays, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(configs_created_during_the_session_are_disabled, real_setup,
                                         real_teardown),
+        cmocka_unit_test_setup_teardown(made_in_the_session, real_setup, real_teardown),
+        cmocka_unit_test(verdicts_by_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
