@@ -6,6 +6,9 @@
 #   egress_log    the router's log lines (dnsmasq, nginx's JSON, the mark)
 #   http_head     an HTTP answer's head on a hijacked stream
 #   json          the JSON reader, against the generator
+#   request_checks the router's regexes of a credential by value (vendor
+#                 tokens, credential-shaped values) in a request's header
+#                 lines and query, run with PCRE2 against what they stand for
 #   tar_scan      an image export's tar stream, fed in pieces of many sizes
 #
 #   make fuzz                         builds every target with clang
@@ -23,7 +26,7 @@
 # and UBSan in the SANITIZE=1 build.
 FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
-FUZZ_ALL     := allowlist config_lines egress_log http_head json tar_scan
+FUZZ_ALL     := allowlist config_lines egress_log http_head json request_checks tar_scan
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_BUILD   := build/fuzz
 # The library is built again with clang and the fuzzer's instrumentation
@@ -41,6 +44,7 @@ FUZZ_LEN_config_lines := 4096
 FUZZ_LEN_egress_log   := 4096
 FUZZ_LEN_http_head    := 2048
 FUZZ_LEN_json         := 4096
+FUZZ_LEN_request_checks := 4096
 FUZZ_LEN_tar_scan     := 16384
 
 $(FUZZ_BUILD)/obj/%.o: %.c
@@ -57,6 +61,11 @@ $(FUZZ_LIBAS): $(FUZZ_LIB_OBJS)
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBAS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(FUZZ_LIBAS) $(LDLIBS)
+
+# request_checks runs the router's regexes with PCRE2, nginx's library.
+PCRE2_LIBS := $(shell pkg-config --libs libpcre2-8)
+$(FUZZ_BUILD)/fuzz_request_checks: LDLIBS += $(PCRE2_LIBS)
+$(BUILD)/tests/fuzz_request_checks: LDLIBS += $(PCRE2_LIBS)
 
 .PHONY: fuzz fuzz-replay
 # One target after another, never two at once (however many jobs make runs),

@@ -242,6 +242,12 @@ static const char *const vendor_prefixes[] = {
     "hf_", "npm_", "pypi-",
 };
 
+const char *const *secret_vendor_prefixes(size_t *ret_n)
+{
+    *ret_n = ARRAY_SIZE(vendor_prefixes);
+    return vendor_prefixes;
+}
+
 static size_t kept_prefix(const char *v)
 {
     size_t keep = 0;

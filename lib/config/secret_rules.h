@@ -60,6 +60,11 @@ bool secret_value_valid(const char *value);
  * to the value. */
 int secret_standin(const char *value, char **ret, as_error_t **err);
 
+/* The vendors' token prefixes (docs/secrets.md, "Stand-ins": each with its
+ * source): what a stand-in keeps, and what the router refuses in any other
+ * credential place of a terminated name (router_credentials.h). */
+const char *const *secret_vendor_prefixes(size_t *ret_n);
+
 /* The header value a rule puts on the wire for a secret value (or for its
  * stand-in): "Bearer V", "Basic base64(USER:V)" or V. */
 int secret_header_value(const secret_rule_t *rule, const char *value, char **ret, as_error_t **err);

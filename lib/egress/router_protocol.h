@@ -57,6 +57,11 @@
 #define ROUTER_HELD_BEGIN           "agent-sandbox-held-begin"
 #define ROUTER_HELD_VALUES_LINE     "agent-sandbox-held-values"
 #define ROUTER_HELD_END             "agent-sandbox-held-end"
+/* The njs module the checks of terminated names read the request's header
+ * lines with (router-image/njs/, installed here by the image's build), and
+ * its function: "\n", then "name:value\n" for each header line as sent. */
+#define ROUTER_PROTO_HEADER_LINES_JS "/usr/local/lib/agent-sandbox-router/header-lines.js"
+#define ROUTER_PROTO_HEADER_LINES_FN "lines"
 #define ROUTER_LOG_DNS              "dns.log"
 #define ROUTER_LOG_EGRESS           "egress.log"
 #define ROUTER_LOG_NGINX_ERROR      "nginx-error.log"

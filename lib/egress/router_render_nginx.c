@@ -61,7 +61,10 @@ static void put_name_map(FILE *f, const allowlist_t *al, const char *suffix,
 static void put_nginx_main(FILE *f, const render_layout_t *l)
 {
     fputs(RENDER_HEADER, f);
-    fprintf(f, "load_module %s;\n\n", l->stream_module);
+    fprintf(f, "load_module %s;\n", l->stream_module);
+    if (l->terminate != NULL)
+        fputs("load_module " ROUTER_JS_MODULE ";\n", f);
+    fputc('\n', f);
     fputs("# Runs in the foreground as any user: every file it writes is under the\n"
           "# run directory or at a log path given by agent-sandbox.\n", f);
     /* two workers: a relay and its TLS endpoints share the cores; more

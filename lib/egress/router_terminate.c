@@ -4,26 +4,11 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "router_query.h"
+#include "router_protocol.h"
+#include "router_terminate_int.h"
 #include "base/hostname.h"
 #include "base/msg.h"
 #include "base/util.h"
-
-/* Headers and query arguments that carry credentials: on a terminated
- * name, one no held secret of that name uses must be absent, in every copy
- * (or the request is refused), so that an allowed API cannot be used with
- * another account's key (docs/secrets.md). nginx 1.23 and later (the
- * router image's) give $http_NAME every copy of a header, joined with
- * ", ": a second copy, even after an empty first one, is seen. Cookies are
- * not among them. */
-static const char *const cred_headers[] = {
-    "authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key", "x-auth-token",
-};
-static const char *const cred_args[] = { "key", "api_key", "access_token" };
-/* What asks a server to take a request for another method than its own:
- * refused, in any copy, on a read-only name, and never passed upstream. */
-static const char *const override_headers[] = { "x-http-method-override", "x-http-method", "x-method-override" };
-static const char *const override_args[] = { "_method" };
 
 static bool token_valid(const char *s, size_t max)
 {
@@ -34,6 +19,15 @@ static bool token_valid(const char *s, size_t max)
               *c == '-' || *c == '_'))
             return false;
     return true;
+}
+
+/* A header name as the checks spell it: lower case (nginx's $http_NAME
+ * and the header lines are), letters, digits and '-'. */
+static bool header_name_valid(const char *s)
+{
+    if (s == NULL || s[0] == '\0' || strlen(s) > 64)
+        return false;
+    return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(s);
 }
 
 /* A header value as the renderers write it in a quoted string: what
@@ -81,7 +75,7 @@ int router_terminate_check(const router_terminate_t *t, bool with_values, as_err
     for (size_t i = 0; i < t->n_held; i++) {
         const held_header_t *h = &t->held[i];
         if (!router_terminates(t, h->host) || !token_valid(h->var, 128) ||
-            !token_valid(h->header, 64) || !header_value_valid(h->standin) ||
+            !header_name_valid(h->header) || !header_value_valid(h->standin) ||
             (with_values && !header_value_valid(h->value)))
             return as_error_make(err, EINVAL, "termination: held secret %zu cannot go into the "
                                  "router's configuration", i);
@@ -92,7 +86,7 @@ int router_terminate_check(const router_terminate_t *t, bool with_values, as_err
     return 0;
 }
 
-static bool read_only(const router_terminate_t *t, const char *name)
+bool terminate_read_only(const router_terminate_t *t, const char *name)
 {
     for (size_t i = 0; i < t->n_read_only; i++)
         if (strcmp(t->read_only[i], name) == 0)
@@ -100,14 +94,12 @@ static bool read_only(const router_terminate_t *t, const char *name)
     return false;
 }
 
-/* Two secrets in one header of one name (two tokens of one account) share
- * one map: the first of them names it. */
 static bool same_place(const held_header_t *a, const held_header_t *b)
 {
     return strcmp(a->host, b->host) == 0 && strcmp(a->header, b->header) == 0;
 }
 
-static bool first_in_place(const router_terminate_t *t, size_t k)
+bool terminate_first_in_place(const router_terminate_t *t, size_t k)
 {
     for (size_t j = 0; j < k; j++)
         if (same_place(&t->held[j], &t->held[k]))
@@ -115,158 +107,27 @@ static bool first_in_place(const router_terminate_t *t, size_t k)
     return true;
 }
 
-/* nginx's variable for a header: $http_x_api_key */
-static void put_header_var(FILE *f, const char *header)
+void terminate_put_header_var(FILE *f, const char *header)
 {
     fputs("$http_", f);
     for (const char *c = header; *c != '\0'; c++)
         fputc(*c == '-' ? '_' : *c, f);
 }
 
-static bool host_places(const router_terminate_t *t, size_t host, const char *header)
+bool terminate_host_places(const router_terminate_t *t, size_t i, const char *header)
 {
     for (size_t k = 0; k < t->n_held; k++)
-        if (strcmp(t->held[k].host, t->hosts[host]) == 0 && strcmp(t->held[k].header, header) == 0)
+        if (strcmp(t->held[k].host, t->hosts[i]) == 0 && strcmp(t->held[k].header, header) == 0)
             return true;
     return false;
 }
 
-/* Does the router hold a secret for host h (else only request rules
- * terminate it)? */
-static bool holds_secrets(const router_terminate_t *t, const char *h)
+bool terminate_holds_secrets(const router_terminate_t *t, const char *h)
 {
     for (size_t k = 0; k < t->n_held; k++)
         if (strcmp(t->held[k].host, h) == 0)
             return true;
     return false;
-}
-
-/* ---- the checks: one map per question, each "" when the answer is fine,
- * else why the request is refused (the 403's text) ------------------------ */
-
-/* Per held header: its value must be the stand-in, once. An absent header
- * stays absent; a second copy of it (joined: "STANDIN, X") or anything
- * else is refused. Per credential header: present at all, in any copy. */
-static void put_header_checks(FILE *f, const router_terminate_t *t)
-{
-    for (size_t k = 0; k < t->n_held; k++)
-        if (first_in_place(t, k))
-            fprintf(f, "    map $sandbox_held_%zu $sandbox_held_bad_%zu {\n        \"!\" \"%s in %s "
-                "carries a value other than the sandbox's stand-in, or more than one copy; \";\n"
-                "        default \"\";\n    }\n", k, k, t->held[k].var, t->held[k].header);
-    for (size_t i = 0; i < ARRAY_SIZE(cred_headers); i++) {
-        fputs("    map ", f);
-        put_header_var(f, cred_headers[i]);
-        fprintf(f, " $sandbox_cred_%zu {\n        \"\" \"\";\n        default \"a credential in "
-                "%s, which no held secret of this name uses; \";\n    }\n", i, cred_headers[i]);
-    }
-}
-
-/* The query, judged as the upstream will read it (router_query.h): every
- * argument, its name decoded and compared case-insensitively; a name the
- * router cannot read is refused. The override names count on read-only
- * names only. */
-static void put_query_checks(FILE *f, const router_terminate_t *t)
-{
-    fputs("    map $request_uri $sandbox_cred_query {\n", f);
-    for (size_t i = 0; i < ARRAY_SIZE(cred_args); i++) {
-        fputs("        \"", f);
-        router_query_put_name(f, cred_args[i]);
-        fprintf(f, "\"\n            \"a credential in the query argument %s; \";\n", cred_args[i]);
-    }
-    fputs("        \"", f);
-    router_query_put_unreadable(f);
-    fputs("\"\n            \"a query argument whose name the router cannot read as every server "
-          "would (a bad %-escape, a control or non-ASCII byte); \";\n        default \"\";\n    }\n", f);
-    if (t->n_read_only == 0)
-        return;
-    fputs("    map $request_uri $sandbox_override_query {\n", f);
-    for (size_t i = 0; i < ARRAY_SIZE(override_args); i++) {
-        fputs("        \"", f);
-        router_query_put_name(f, override_args[i]);
-        fprintf(f, "\"\n            \"the rule read-only refuses the method-override argument %s; \";\n",
-                override_args[i]);
-    }
-    fputs("        default \"\";\n    }\n", f);
-}
-
-/* A form body (application/x-www-form-urlencoded, in any copy of
- * Content-Type) is where RFC 6750 lets a client put an access_token: on a
- * name with a held secret it is refused, as a credential argument is. */
-static void put_form_check(FILE *f, const router_terminate_t *t)
-{
-    if (t->n_held == 0)
-        return;
-    fputs("    map $http_content_type $sandbox_form_body {\n"
-          "        \"~*application/x-www-form-urlencoded\" \"a form body (application/x-www-form-urlencoded), "
-          "which can carry an access_token no held secret of this name uses; \";\n"
-          "        default \"\";\n    }\n", f);
-}
-
-/* The rule read-only: GET and HEAD anywhere, without a body; POST only to
- * a path ending in /git-upload-pack (git fetch and clone over HTTPS),
- * without a dot segment; no method-override header; nothing else. It looks
- * at the request line as sent ($request_uri, what the upstream gets): a
- * POST path with anything but plain characters (%-escapes, a query) is
- * refused rather than decoded. */
-static void put_read_only(FILE *f, const router_terminate_t *t)
-{
-    if (t->n_read_only == 0)
-        return;
-    fputs("    map \"$request_method $request_uri\" $sandbox_read_only {\n"
-          "        \"~^(?:GET|HEAD) \" \"\";\n"
-          "        \"~^POST (?!.*/[.][.]?(?:/|\\z))/[A-Za-z0-9._~/+-]*/git-upload-pack\\z\" \"\";\n"
-          "        default \"the rule read-only allows only GET, HEAD and POST to "
-          ".../git-upload-pack (git fetch; a push or any other write is refused); \";\n    }\n", f);
-    fputs("    map \"$request_method:$http_content_length:$http_transfer_encoding\" $sandbox_read_only_body {\n"
-          "        \"~^(?:GET|HEAD):0?:\\z\" \"\";\n"
-          "        \"~^(?:GET|HEAD):\" \"the rule read-only refuses a GET or HEAD with a body; \";\n"
-          "        default \"\";\n    }\n", f);
-    fputs("    map \"", f);
-    for (size_t i = 0; i < ARRAY_SIZE(override_headers); i++)
-        put_header_var(f, override_headers[i]);
-    fputs("\" $sandbox_read_only_override {\n        \"\" \"\";\n        default \"the rule read-only "
-          "refuses a method-override header (X-HTTP-Method-Override, X-HTTP-Method, "
-          "X-Method-Override); \";\n    }\n", f);
-}
-
-/* The variables that say what is refused about a request to host i. */
-static void put_refusal_vars(FILE *f, const router_terminate_t *t, size_t i)
-{
-    for (size_t k = 0; k < t->n_held; k++)
-        if (strcmp(t->held[k].host, t->hosts[i]) == 0 && first_in_place(t, k))
-            fprintf(f, "$sandbox_held_bad_%zu", k);
-    for (size_t c = 0; c < ARRAY_SIZE(cred_headers); c++)
-        if (!host_places(t, i, cred_headers[c]))
-            fprintf(f, "$sandbox_cred_%zu", c);
-    fputs("$sandbox_cred_query", f);
-    if (holds_secrets(t, t->hosts[i]))
-        fputs("$sandbox_form_body", f);
-    if (read_only(t, t->hosts[i]))
-        fputs("$sandbox_read_only$sandbox_read_only_body$sandbox_read_only_override$sandbox_override_query", f);
-}
-
-/* Everything refused about a request to host i, as one string. */
-static void put_refusal(FILE *f, const router_terminate_t *t, size_t i)
-{
-    fputs("    map \"", f);
-    put_refusal_vars(f, t, i);
-    fprintf(f, "\" $sandbox_refusal_%zu {\n        \"\" \"\";\n        default \"", i);
-    put_refusal_vars(f, t, i);
-    fputs("\";\n    }\n", f);
-}
-
-/* What of the request never goes upstream, whatever the checks said: every
- * copy of a credential header no held secret of host i uses, and on a
- * read-only name every method-override header (a proxy_set_header of a
- * header replaces all the client's copies of it). */
-static void put_dropped_headers(FILE *f, const router_terminate_t *t, size_t i)
-{
-    for (size_t c = 0; c < ARRAY_SIZE(cred_headers); c++)
-        if (!host_places(t, i, cred_headers[c]))
-            fprintf(f, "            proxy_set_header %s \"\";\n", cred_headers[c]);
-    for (size_t c = 0; read_only(t, t->hosts[i]) && c < ARRAY_SIZE(override_headers); c++)
-        fprintf(f, "            proxy_set_header %s \"\";\n", override_headers[c]);
 }
 
 /* ---- the upstream path: kept alive, resolved per connection ------------ */
@@ -331,67 +192,67 @@ void router_render_terminate_stream(FILE *f, const router_terminate_t *t, const 
 static void put_server(FILE *f, const router_terminate_t *t, size_t i)
 {
     const char *h = t->hosts[i];
-    bool held = holds_secrets(t, h);
-    fprintf(f, "\n    # %s: terminated (%s)\n", h, held ? "held secrets" : "request rules");
+    fprintf(f, "\n    # %s: terminated (%s)\n", h,
+            terminate_holds_secrets(t, h) ? "held secrets" : "request rules");
     put_upstream(f, i);
     fprintf(f, "    server {\n        listen unix:%s ssl;\n"
-            "        server_name %s;\n        access_log %s sandbox_held;\n"
-            "        set $sandbox_held_verdict allow;\n"
-            "        if ($sandbox_refusal_%zu) {\n            set $sandbox_held_verdict refused;\n"
-            "            return 403 \"blocked by agent-sandbox: this request to %s: "
-            "$sandbox_refusal_%zu\\n%s (docs/secrets.md).\\n\";\n"
-            "        }\n", ROUTER_TLS_SOCKET, h, t->log, i, h, i,
-            held ? "The router holds this name's credentials" : "Your request rules apply to this name");
-    /* $sandbox_held_upstream names the upstream in the log; the TLS to it
-     * is verified by the name, not by the upstream{} block's. Unbuffered
-     * (a streamed answer reaches the agent as it comes), a response moves
-     * proxy_buffer_size at a time: 256 KiB, as the relay's, instead of a
-     * page (a 1 GiB download: 126 MB/s with 4 KiB, 193 with 64 KiB, 0.53x
-     * then 0.59x the SNI-routed path with 256 KiB, BENCHMARKS.md);
-     * proxy_buffers, unused here, only has to be larger for nginx to
-     * accept it. */
-    fprintf(f, "        location / {\n            set $sandbox_held_upstream %s;\n"
+            "        server_name %s;\n        access_log %s sandbox_held;\n", ROUTER_TLS_SOCKET, h, t->log);
+    terminate_put_refusals(f, t, i);
+    /* The TLS to the upstream is verified by the name, not by the
+     * upstream{} block's. Unbuffered (a streamed answer reaches the agent
+     * as it comes), a response moves proxy_buffer_size at a time: 256 KiB,
+     * as the relay's, instead of a page (a 1 GiB download: 126 MB/s with
+     * 4 KiB, 193 with 64 KiB, 0.53x then 0.59x the SNI-routed path with
+     * 256 KiB, BENCHMARKS.md); proxy_buffers, unused here, only has to be
+     * larger for nginx to accept it. */
+    fprintf(f, "        location / {\n"
             "            proxy_pass https://" TERMINATED_UPSTREAM "%zu;\n"
             "            proxy_ssl_server_name on;\n            proxy_ssl_name %s;\n"
             "            proxy_ssl_verify on;\n            proxy_ssl_verify_depth 5;\n"
             "            proxy_ssl_trusted_certificate %s;\n"
             "            proxy_buffer_size 256k;\n            proxy_buffers 4 256k;\n"
             "            proxy_set_header Host %s;\n            proxy_set_header Connection \"\";\n"
-            "            proxy_set_header Proxy \"\";\n", h, i, h, t->upstream_ca, h);
+            "            proxy_set_header Proxy \"\";\n", i, h, t->upstream_ca, h);
     for (size_t k = 0; k < t->n_held; k++)
-        if (strcmp(t->held[k].host, h) == 0 && first_in_place(t, k))
+        if (strcmp(t->held[k].host, h) == 0 && terminate_first_in_place(t, k))
             fprintf(f, "            proxy_set_header %s $sandbox_held_%zu;\n", t->held[k].header, k);
-    put_dropped_headers(f, t, i);
+    terminate_put_dropped_headers(f, t, i);
     fputs("        }\n    }\n", f);
+}
+
+/* Each request on the terminating socket is logged under the name its TLS
+ * connection was made to: every one the router answers itself (a refusal,
+ * a 421, or a request nginx rejects before any check runs: two
+ * Authorization headers, a request line or header too long) is `refused`
+ * by that name's rules, never taken for a blocked name; one its origin
+ * answered (it has an upstream status) is `allow`. The log names the
+ * upstream the relay connects to, so that a failure upstream still says
+ * where (the address a failed connection tried is in nginx's error log). */
+static void put_log(FILE *f)
+{
+    fputs("    log_format sandbox_held escape=json '{\"time\":\"$time_iso8601\",\"proto\":\"http\","
+            "\"name\":\"$sandbox_tls_name\",\"port\":443,\"upstream\":\"$sandbox_held_upstream\","
+            "\"verdict\":\"$sandbox_held_verdict\",\"status\":$status,\"method\":\"$request_method\","
+            "\"sent\":$bytes_sent,\"received\":$request_length,"
+            "\"upstream_addr\":\"$sandbox_held_upstream_addr\"}';\n"
+            "    map $upstream_status $sandbox_held_verdict {\n        \"\" refused;\n        default allow;\n    }\n"
+            "    map $upstream_status $sandbox_held_upstream {\n        \"\" \"\";\n"
+            "        default $sandbox_tls_name;\n    }\n"
+            "    map $upstream_addr $sandbox_held_upstream_addr {\n"
+            "        \"~^unix:\" \"$sandbox_held_upstream:443\";\n        default $upstream_addr;\n    }\n", f);
 }
 
 void router_render_terminate(FILE *f, const router_terminate_t *t)
 {
     fputs("\n    # ---- TLS termination for the names with held secrets (docs/secrets.md)\n", f);
-    fputs("    log_format sandbox_held escape=json '{\"time\":\"$time_iso8601\",\"proto\":\"http\","
-          "\"name\":\"$host\",\"port\":443,\"upstream\":\"$sandbox_held_upstream\","
-          "\"verdict\":\"$sandbox_held_verdict\",\"status\":$status,\"method\":\"$request_method\","
-          "\"sent\":$bytes_sent,\"received\":$request_length,"
-          "\"upstream_addr\":\"$sandbox_held_upstream_addr\"}';\n", f);
-    /* Every request goes to its name's relay socket: the log names the
-     * upstream the relay connects to instead, so that a failure upstream
-     * still says where (the address a failed connection tried is in
-     * nginx's error log). */
-    fputs("    map $upstream_addr $sandbox_held_upstream_addr {\n"
-          "        \"~^unix:\" \"$sandbox_held_upstream:443\";\n        default $upstream_addr;\n    }\n", f);
     fprintf(f, "    ssl_certificate %s;\n    ssl_certificate_key " ROUTER_HELD_KEY ";\n"
             "    ssl_protocols TLSv1.2 TLSv1.3;\n", t->cert);
     fputs("    # the value maps: only in the router's tmpfs, from its stdin\n", f);
     fputs("    include " ROUTER_HELD_VALUES ";\n", f);
-    put_header_checks(f, t);
-    put_query_checks(f, t);
-    put_form_check(f, t);
-    put_read_only(f, t);
-    for (size_t i = 0; i < t->n_hosts; i++)
-        put_refusal(f, t, i);
+    terminate_put_checks(f, t);
+    put_log(f);
     fprintf(f, "    server {\n        listen unix:%s ssl default_server;\n"
-            "        access_log %s sandbox_held;\n        set $sandbox_held_verdict deny;\n"
-            "        set $sandbox_held_upstream \"\";\n"
+            "        access_log %s sandbox_held;\n"
             "        return 421 \"blocked by agent-sandbox: the Host of this request is not "
             "the name it connected to\\n\";\n    }\n", ROUTER_TLS_SOCKET, t->log);
     for (size_t i = 0; i < t->n_hosts; i++)
@@ -408,10 +269,10 @@ int router_render_held_values(const router_terminate_t *t, char **ret_text, as_e
         return r;
     /* "h:" in front: no key is ever empty, a special word or a regex */
     for (size_t k = 0; k < t->n_held; k++) {
-        if (!first_in_place(t, k))
+        if (!terminate_first_in_place(t, k))
             continue;
         fputs("map \"h:", o.f);
-        put_header_var(o.f, t->held[k].header);
+        terminate_put_header_var(o.f, t->held[k].header);
         fprintf(o.f, "\" $sandbox_held_%zu {\n    \"h:\" \"\";\n", k);
         for (size_t j = k; j < t->n_held; j++)
             if (same_place(&t->held[j], &t->held[k]))

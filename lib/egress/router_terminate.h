@@ -3,7 +3,9 @@
  *
  * The stream{} block hands a terminated name's TLS connection to a unix
  * socket instead of relaying it to its upstream; an http{} server there holds the session's
- * certificate, checks the credential headers, puts the held value in the
+ * certificate, judges every request (router_terminate_checks.c: credentials
+ * by value and by name, router_credentials.h; the rule read-only as git's
+ * fetch; a Host other than the connection's name), puts the held value in the
  * stand-in's place and opens its own TLS to the real name, verified
  * against the upstream CAs, kept alive from one request to the next. That
  * TLS goes through a relay in the stream{} block, one per name, which
@@ -30,6 +32,9 @@
 #define ROUTER_HELD_DIR "/run/agent-sandbox/nginx/held"
 #define ROUTER_HELD_KEY ROUTER_HELD_DIR "/key.pem"
 #define ROUTER_HELD_VALUES ROUTER_HELD_DIR "/values.conf"
+/* nginx's njs module (Debian's libnginx-mod-http-js), loaded when a name
+ * is terminated: its checks read the request's header lines through it. */
+#define ROUTER_JS_MODULE "/usr/lib/nginx/modules/ngx_http_js_module.so"
 
 /* One held secret in one header of one terminated name. */
 typedef struct held_header {

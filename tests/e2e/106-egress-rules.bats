@@ -2,7 +2,7 @@
 # Request rules for terminated names (docs/secrets.md): a name with the rule
 # read-only in the config directory's `rules` file is terminated by the
 # router (no secret needed) and takes GET, HEAD and POST .../git-upload-pack
-# (git fetch) only; a push or any other write is refused with a 403 naming
+# (git fetch, with git's Content-Type) only; a push or any other write is refused with a 403 naming
 # the rule, and logged as a denial. Other names stay routed by SNI. Against
 # the fake internet's origin (tests/e2e/fake-internet.bash).
 
@@ -32,12 +32,12 @@ teardown() {
         echo "delete: $(code -X DELETE https://code.wild.test/x)"
         echo "refs: $(curl -sS "https://code.wild.test/x.git/info/refs?service=git-upload-pack")"
         echo "head: $(code -I https://code.wild.test/x.git/HEAD)"
-        echo "fetch: $(curl -sS -X POST --data-binary pack https://code.wild.test/x.git/git-upload-pack)"
+        echo "fetch: $(curl -sS -X POST -H "Content-Type: application/x-git-upload-pack-request" --data-binary pack https://code.wild.test/x.git/git-upload-pack)"
         # terminated: the session CA, not the origin s certificate
         code --cacert ca.pem https://code.wild.test/ >/dev/null 2>&1
         echo "origin CA on the read-only name: $?"
         echo "name without rules: $(curl -sS --cacert ca.pem -X POST --data-binary x https://www.wild.test/x.git/git-receive-pack)"'
-    expect push =~ "^blocked by agent-sandbox: this request to code.wild.test: the rule read-only allows only GET, HEAD and POST to .../git-upload-pack .* 403$"
+    expect push =~ "^blocked by agent-sandbox: this request to code.wild.test: the rule read-only allows only GET, HEAD and git's fetch \(POST to .../git-upload-pack; .* 403$"
     expect "escaped push" 403
     expect "upload-pack with a query" 403
     expect put 403

@@ -62,6 +62,10 @@ reaches() {
     local stand_in
     stand_in=$(grep '^stand-in: ' <<<"$output" | cut -c11-)
     assert "$got" !contains "$stand_in" "the stand-in at the origin"
+    # the agent's ordinary requests pass the router's checks (threat 60's
+    # classes judge no client's own headers, its IDs among them)
+    # shellcheck disable=SC2154  # stderr: set by bg_wait (helpers.bash)
+    assert "$stderr" !contains "refused by the rules of allowed names" "$agent's requests the router refused"
     fi_assert_no_hit
 }
 

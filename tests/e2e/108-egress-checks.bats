@@ -29,18 +29,6 @@ teardown() {
     as_teardown
 }
 
-# assert_nothing_of_the_attacker: the raw origin got none of the requests
-# marked ATTACKER (in a path, a query, a header or a body), and it got
-# every line of $1 (the controls, each one line of what it logged).
-assert_nothing_of_the_attacker() {
-    local got line
-    got=$(fi_log raw)
-    assert "$got" !contains ATTACKER "what reached the raw origin"
-    while IFS= read -r line; do
-        [ -z "$line" ] || assert "$got" contains "$line" "a control that must reach the raw origin"
-    done <<<"$1"
-}
-
 @test "threat 50: plain HTTP to a name with a held secret or a rule is refused, however it is named; its NAME:PORT entry refuses the session" {
     run_x 0 agent-sandbox --secret MY_TOKEN --exec bash -c '
         code() { curl -sS -o /dev/null -w "%{http_code}" "$@"; }
@@ -62,7 +50,7 @@ assert_nothing_of_the_attacker() {
     expect "under a wildcard" 403
     expect https "raw origin port=443"
     expect "http, another name" "origin http host=www.wild.test"
-    assert_nothing_of_the_attacker "GET /control-https HTTP/1.1\\r"
+    fi_assert_nothing_of_the_attacker "GET /control-https HTTP/1.1\\r"
     assert "$(fi_log raw)" !contains "port 80 " "requests that reached the raw origin over plain HTTP"
     # logged and summed up as refusals by the names' rules, never with an allow hint
     # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
@@ -114,7 +102,7 @@ assert_nothing_of_the_attacker() {
         expect "control $q" "raw origin port=443"
     done
     expect "json body" "raw origin port=443"
-    assert_nothing_of_the_attacker $'GET /control?monkey=1 HTTP/1.1\\r\nGET /control?keys=2&x=key HTTP/1.1\\r\nGET /control?q=a%20b;x=%E2%84%AA HTTP/1.1\\r\nGET /control?key2=3 HTTP/1.1\\r\n{"control":1}'
+    fi_assert_nothing_of_the_attacker $'GET /control?monkey=1 HTTP/1.1\\r\nGET /control?keys=2&x=key HTTP/1.1\\r\nGET /control?q=a%20b;x=%E2%84%AA HTTP/1.1\\r\nGET /control?key2=3 HTTP/1.1\\r\n{"control":1}'
     fi_assert_no_hit
 }
 
@@ -148,7 +136,7 @@ assert_nothing_of_the_attacker() {
     expect "space before the colon" "HTTP/1.1 400 Bad Request"
     expect underscores "HTTP/1.1 200 OK"
     expect "held once" "raw origin port=443"
-    assert_nothing_of_the_attacker $'POST /control-trailer HTTP/1.1\\r\ncontrol\nGET /control-underscores HTTP/1.1\\r\nGET /control-held HTTP/1.1\\r'
+    fi_assert_nothing_of_the_attacker $'POST /control-trailer HTTP/1.1\\r\ncontrol\nGET /control-underscores HTTP/1.1\\r\nGET /control-held HTTP/1.1\\r'
     # the held request got the real value, and only that
     assert "$(fi_log raw | grep -ci '^x-token:')" == 1 "x-token lines at the raw origin"
     assert "$(fi_log raw)" contains "x-token: $REAL\\r" "the held value at the raw origin"
@@ -194,7 +182,7 @@ assert_nothing_of_the_attacker() {
         echo "override argument, escaped: $(code "$u/ATTACKER-arg2?%5Fmethod=delete")"
         echo "dot segments: $(code --path-as-is -X POST --data-binary ATTACKER-dots $u/x.git/git-receive-pack/../git-upload-pack)"
         echo "dot segment: $(code --path-as-is -X POST --data-binary ATTACKER-dot $u/x.git/./git-upload-pack)"
-        echo "fetch: $(curl -sS -X POST --data-binary control-fetch $u/x.git/git-upload-pack)"
+        echo "fetch: $(curl -sS -X POST -H "Content-Type: application/x-git-upload-pack-request" --data-binary control-fetch $u/x.git/git-upload-pack)"
         echo "refs: $(curl -sS "$u/x.git/info/refs?service=git-upload-pack")"
         echo "get, empty body: $(curl -sS -H "Content-Length: 0" $u/control-empty)"'
     expect "get with a body" 403
@@ -212,6 +200,6 @@ assert_nothing_of_the_attacker() {
     expect fetch "raw origin port=443"
     expect refs "raw origin port=443"
     expect "get, empty body" "raw origin port=443"
-    assert_nothing_of_the_attacker $'POST /x.git/git-upload-pack HTTP/1.1\\r\ncontrol-fetch\nGET /x.git/info/refs?service=git-upload-pack HTTP/1.1\\r\nGET /control-empty HTTP/1.1\\r'
+    fi_assert_nothing_of_the_attacker $'POST /x.git/git-upload-pack HTTP/1.1\\r\ncontrol-fetch\nGET /x.git/info/refs?service=git-upload-pack HTTP/1.1\\r\nGET /control-empty HTTP/1.1\\r'
     fi_assert_no_hit
 }

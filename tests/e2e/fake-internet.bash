@@ -515,6 +515,18 @@ fi_assert_no_hit() {
     [ -z "$hits" ] || die "the canary was reached:"$'\n'"$hits"
 }
 
+# fi_assert_nothing_of_the_attacker CONTROLS: the raw origin got nothing
+# marked ATTACKER since fi_mark (in a path, a query, a header or a body),
+# and every line of CONTROLS (each one line of what it logged).
+fi_assert_nothing_of_the_attacker() {
+    local got line
+    got=$(fi_log raw)
+    assert "$got" !contains ATTACKER "what reached the raw origin"
+    while IFS= read -r line; do
+        [ -z "$line" ] || assert "$got" contains "$line" "a control that must reach the raw origin"
+    done <<<"$1"
+}
+
 # fi_assert_nothing_left: nothing at all reached the fake internet since
 # fi_mark: no DNS query, no request at the origin or the db, no tripwire hit.
 fi_assert_nothing_left() {

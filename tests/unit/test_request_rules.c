@@ -97,8 +97,12 @@ static void test_render(void **state)
                                  "        \"~^POST (?!.*/[.][.]?(?:/|\\z))/[A-Za-z0-9._~/+-]*/git-upload-pack\\z\" \"\";\n"
                                  "        default \"the rule read-only allows only GET"));
     /* the host's refusal has every read-only check, and the 403 is made of the refusal */
-    assert_non_null(strstr(conf, "$sandbox_cred_query$sandbox_read_only$sandbox_read_only_body"
+    assert_non_null(strstr(conf, "$sandbox_cred_query$sandbox_vendor_query$sandbox_read_only"
+                                 "$sandbox_read_only_type$sandbox_read_only_body"
                                  "$sandbox_read_only_override$sandbox_override_query\" $sandbox_refusal_0 {"));
+    /* a POST only as git's fetch: one Content-Type, git's own */
+    assert_non_null(strstr(conf, "map \"$request_method:$http_content_type\" $sandbox_read_only_type {\n"
+                                 "        \"~*^POST:application/x-git-upload-pack-request\\z\" \"\";\n"));
     /* no form check: it holds no secret */
     assert_null(strstr(conf, "$sandbox_form_body"));
     /* the override headers never go upstream, nor an unused credential header */

@@ -126,6 +126,19 @@ static void entry_points_are_the_scripts(void **state)
     buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
     fclose(f);
     assert_carries(buf, "Containerfile", "COPY bin/ /usr/local/bin/");
+    /* the njs function the checks of terminated names read the header
+     * lines with: installed where nginx.conf imports it, exported by name */
+    assert_carries(buf, "Containerfile", "COPY njs/ /usr/local/lib/agent-sandbox-router/");
+    assert_true(strncmp(ROUTER_PROTO_HEADER_LINES_JS, "/usr/local/lib/agent-sandbox-router/", 36) == 0);
+    snprintf(path, sizeof(path), "%s/router-image/njs/%s", source_dir, ROUTER_PROTO_HEADER_LINES_JS + 36);
+    f = fopen(path, "re");
+    if (f == NULL)
+        fail_msg("cannot read %s", path);
+    buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+    fclose(f);
+    assert_carries(buf, "header-lines.js", "function " ROUTER_PROTO_HEADER_LINES_FN "(r) {");
+    assert_carries(buf, "header-lines.js", "export default { " ROUTER_PROTO_HEADER_LINES_FN " };");
+    assert_carries(buf, "header-lines.js", "r.rawHeadersIn");
 }
 
 static void forwarder_speaks_the_protocol(void **state)

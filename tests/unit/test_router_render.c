@@ -275,10 +275,10 @@ static void test_terminate_upstream_path(void **state)
                  "        keepalive_timeout 30s;\n    }\n", i, i);
         assert_non_null(strstr(http, want));
         assert_int_equal(count_of(conf, want), 1);
-        snprintf(want, sizeof(want), "            set $sandbox_held_upstream %s;\n"
+        snprintf(want, sizeof(want), "        location / {\n"
                  "            proxy_pass https://sandbox_terminated_%zu;\n"
                  "            proxy_ssl_server_name on;\n            proxy_ssl_name %s;\n"
-                 "            proxy_ssl_verify on;\n", h, i, h);
+                 "            proxy_ssl_verify on;\n", i, h);
         assert_int_equal(count_of(conf, want), 1);
         /* the relay, in stream{} (before http{}), and only there */
         snprintf(want, sizeof(want), "        listen unix:" ROUTER_RELAY_SOCKET_PREFIX "%zu.sock;\n"
@@ -309,8 +309,8 @@ static void test_terminate_upstream_path(void **state)
     assert_non_null(strstr(http, "    proxy_http_version 1.1;\n"));
     assert_int_equal(count_of(conf, "proxy_set_header Connection \"\";"), terminate_sample.n_hosts + 1);
     /* the log names the upstream the relay connects to, not its socket */
-    assert_non_null(strstr(conf, "\"upstream_addr\":\"$sandbox_held_upstream_addr\"}';\n"
-                                 "    map $upstream_addr $sandbox_held_upstream_addr {\n"
+    assert_non_null(strstr(conf, "\"upstream_addr\":\"$sandbox_held_upstream_addr\"}';\n"));
+    assert_non_null(strstr(conf, "    map $upstream_addr $sandbox_held_upstream_addr {\n"
                                  "        \"~^unix:\" \"$sandbox_held_upstream:443\";\n"));
     /* no allowed name can select an upstream{} block in a proxy_pass variable */
     assert_false(hostname_is_canonical("sandbox_terminated_0"));
