@@ -233,8 +233,9 @@ int http_request_stream(http_client_t *c, const char *method, const char *path, 
     CURLcode rc = perform(c, &r, &status);
     if (st.sink_r < 0) {
         free(st.refusal.data);
-        *err = st.err;
-        return st.sink_r;
+        if (st.err == NULL)
+            return as_error_make(err, -st.sink_r, "%s %s: the answer's reader failed", method, path);
+        return as_error_pass(err, &st.err);
     }
     if (rc != CURLE_OK) {
         free(st.refusal.data);

@@ -268,14 +268,15 @@ int review_filter_judge(const review_filter_t *f, const review_changes_t *c, rev
         return oom(err);
     vs->n = c->n;
     _cleanup_(review_after_freep) review_after_t *after = NULL;
-    if (review_after_new(f->root, c, &after, err) < 0)
-        return -ENOMEM;
+    int r = review_after_new(f->root, c, &after, err);
+    if (r < 0)
+        return r;
     for (size_t i = 0; i < c->n; i++) {
-        int r = judge_one(f, after, &c->v[i], &vs->v[i], err);
+        r = judge_one(f, after, &c->v[i], &vs->v[i], err);
         if (r < 0)
             return r;
     }
-    int r = judge_nesting(c, vs, err);
+    r = judge_nesting(c, vs, err);
     if (r < 0)
         return r;
     *ret = steal_pointer(&vs);

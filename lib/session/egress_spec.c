@@ -146,6 +146,7 @@ static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_fo
         return as_error_make(err, ENOMEM, "out of memory");
     e->forwarder_argv = v;
     size_t a = 0;
+    int r;
     if ((v[a++] = strdup(ROUTER_PROTO_FORWARDER_BIN)) == NULL ||
         (v[a++] = strdup(ROUTER_PROTO_PROBE_FLAG)) == NULL ||
         (v[a++] = strdup(ROUTER_PROTO_PROBE_DENIED)) == NULL)
@@ -158,8 +159,8 @@ static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_fo
         const allowlist_entry_t *first = &al->entries[0];
         if (first->wildcard)
             snprintf(ip, sizeof(ip), "%s", ROUTER_PROTO_SHARED_IP);
-        else if (router_pod_address(al, first->name, ip, err) < 0)
-            return -EINVAL;
+        else if ((r = router_pod_address(al, first->name, ip, err)) < 0)
+            return r;
         if ((v[a++] = strdup(first->name)) == NULL || (v[a++] = strdup(ip)) == NULL)
             return as_error_make(err, ENOMEM, "out of memory");
     }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "error_contract.h"
 #include "base/http.h"
 #include "base/http_head.h"
 #include "podman/podman_api.h"
@@ -257,7 +258,8 @@ static void refusal_fills_the_error(void **state)
     }
 }
 
-/* The same through the API: libpod's own words, and 404 as -ENOENT. */
+/* The same through the API: libpod's own words, and 404 as -ENOENT; an
+ * error the caller holds is kept. */
 static void attach_refusal_names_libpods_cause(void **state)
 {
     (void)state;
@@ -271,6 +273,20 @@ static void attach_refusal_names_libpods_cause(void **state)
     assert_null(s);
     assert_string_equal(err->msg, "attaching to container x: HTTP 404: no container with name or "
                         "ID \"x\" found: no such container");
+    as_error_free(&err);
+    podman_api_free(api);
+    server_stop(&srv);
+
+    /* An error the caller holds already is kept (the first wins), with
+     * its code returned: the refusal used to free it. */
+    server_start(&srv, not_found, sizeof(not_found) - 1, false, false);
+    assert_int_equal(podman_api_new(srv.path, &api, &err), 0);
+    as_error_make(&err, EINVAL, "the caller's own");
+    as_error_t *first = err;
+    int r = podman_container_attach(api, "x", true, &s, &err);
+    assert_null(s);
+    assert_ptr_equal(err, first);
+    assert_failed_with(r, err, EINVAL);
     as_error_free(&err);
     podman_api_free(api);
     server_stop(&srv);
@@ -337,6 +353,46 @@ static void garbage_answer_is_an_error(void **state)
     as_error_free(&err);
     http_client_free(c);
     server_stop(&srv);
+}
+
+/* A sink that stops the transfer: with an error of its own (ctx: its
+ * code), or with a bare code and none (ctx NULL). */
+static int failing_sink(const char *data, size_t len, void *ctx, as_error_t **err)
+{
+    (void)data, (void)len;
+    if (ctx == NULL)
+        return -ENOSPC;
+    return as_error_make(err, *(int *)ctx, "the sink is full");
+}
+
+/* The error contract on a streamed answer's reader: a sink that stops
+ * with a bare code still gives an error of that code, and an error the
+ * caller holds already is kept (the first wins), with its code returned. */
+static void a_stopped_sink_keeps_the_error_contract(void **state)
+{
+    (void)state;
+    static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Type: application/x-tar\r\nContent-Length: 5\r\n"
+                             "Connection: close\r\n\r\nbytes";
+    int code = EFBIG;
+    for (int round = 0; round < 2; round++) {
+        server_t srv;
+        server_start(&srv, ok, sizeof(ok) - 1, false, false);
+        http_client_t *c = client_of(&srv);
+        as_error_t *err = NULL, *first = NULL;
+        long status = 0;
+        if (round == 1) {
+            as_error_make(&err, EINVAL, "the caller's own");
+            first = err;
+        }
+        int r = http_request_stream(c, "GET", "/export", NULL, 0, NULL, 10000, failing_sink,
+                                    round == 0 ? NULL : &code, &status, NULL, &err);
+        assert_failed_with(r, err, round == 0 ? ENOSPC : EINVAL);
+        if (round == 1)
+            assert_ptr_equal(err, first);
+        as_error_free(&err);
+        http_client_free(c);
+        server_stop(&srv);
+    }
 }
 
 #define JSON_ANSWER(status, body) \
@@ -513,6 +569,7 @@ int main(void)
         cmocka_unit_test(attach_refusal_names_libpods_cause),
         cmocka_unit_test(stream_hands_over_the_bytes_after_the_head),
         cmocka_unit_test(garbage_answer_is_an_error),
+        cmocka_unit_test(a_stopped_sink_keeps_the_error_contract),
         cmocka_unit_test(api_calls_send_and_read_what_libpod_expects),
         cmocka_unit_test(lost_exit_code_is_no_exit_code_on_both_podmans),
         cmocka_unit_test(list_during_a_removal_is_asked_again),
