@@ -119,7 +119,7 @@ int workspace_journal_begin(const workspace_t *ws, const char *user_file, const 
     if (fd < 0)
         return as_error_errno(err, errno, "creating %s", tmp);
     FILE *f = NULL;
-    int dup_fd = dup(fd);
+    int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (flock(fd, LOCK_EX | LOCK_NB) < 0 || dup_fd < 0 || (f = fdopen(dup_fd, "w")) == NULL) {
         int e = errno;
         if (dup_fd >= 0 && f == NULL)
@@ -438,9 +438,14 @@ int workspace_journal_recover(const char *dir, const workspace_recovery_t *rc, a
     _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
         return errno == ENOENT ? 0 : as_error_errno(err, errno, "reading %s", dir);
-    DIR *d = fdopendir(dup(dir_fd));
-    if (d == NULL)
-        return as_error_errno(err, errno, "reading %s", dir);
+    int list_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = list_fd >= 0 ? fdopendir(list_fd) : NULL;
+    if (d == NULL) {
+        int e = errno;
+        if (list_fd >= 0)
+            close(list_fd);     /* fdopendir took it only on success */
+        return as_error_errno(err, e, "reading %s", dir);
+    }
     int first = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
