@@ -4,6 +4,7 @@
  * fallible call), a 200 hands over the bytes after the head first, a head
  * that arrives one byte at a time is read whole. */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -95,14 +97,16 @@ static void head_refuses_what_is_not_http1(void **state)
 
 /* Answers the requests of `n` connections, one each, in order: reads a
  * request (its head and its Content-Length body), writes the answer (one
- * byte at a time when trickle), then echoes what comes until EOF when echo,
- * and closes. */
+ * byte at a time when trickle; after pause_ms), then echoes what comes
+ * until EOF when echo, and closes. A deaf server reads nothing: it waits
+ * for the client to hang up. */
 typedef struct server {
     char dir[32], path[64];
     int listen_fd;
     const char *answers[MAX_EXCHANGES];
     size_t answer_lens[MAX_EXCHANGES], n;
-    bool trickle, echo;
+    bool trickle, echo, deaf;
+    int pause_ms;
     char requests[MAX_EXCHANGES][2048];   /* what the client sent */
     pthread_t thread;
 } server_t;
@@ -145,7 +149,15 @@ static void *serve(void *arg)
         int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             return NULL;
+        if (s->deaf) {
+            struct pollfd hup = { .fd = fd, .events = POLLRDHUP };
+            while (poll(&hup, 1, -1) >= 0 && (hup.revents & (POLLRDHUP | POLLHUP)) == 0) { }
+            close(fd);
+            continue;
+        }
         read_request(fd, s->requests[k], sizeof(s->requests[k]));
+        if (s->pause_ms > 0)
+            usleep((useconds_t)s->pause_ms * 1000);
         for (size_t i = 0; s->trickle && i < s->answer_lens[k]; i++) {
             write_all(fd, s->answers[k] + i, 1);
             usleep(1000);
@@ -395,6 +407,61 @@ static void a_stopped_sink_keeps_the_error_contract(void **state)
     }
 }
 
+static long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A timeout of 0 is no limit, for a stream as for a request (it used to
+ * mean "now" here: a head that was not there at once timed out). */
+static void a_stream_without_a_timeout_waits_for_its_answer(void **state)
+{
+    (void)state;
+    static const char ok[] = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n";
+    server_t srv = { .answers = { ok }, .answer_lens = { sizeof(ok) - 1 }, .n = 1, .pause_ms = 300 };
+    server_listen(&srv);
+    http_client_t *c = client_of(&srv);
+    as_error_t *err = NULL;
+    http_stream_t *s = NULL;
+    int r = http_stream_open(c, "POST", "/attach", NULL, 0, NULL, &s, &err);
+    if (r < 0)
+        fail_msg("%s", err->msg);
+    http_stream_free(s);
+    http_client_free(c);
+    server_stop(&srv);
+}
+
+/* A server that takes none of the request: the send gives up at the
+ * deadline (it used to wait for ever). */
+static void a_request_nobody_reads_ends_at_its_deadline(void **state)
+{
+    (void)state;
+    server_t srv = { .n = 1, .deaf = true };
+    server_listen(&srv);
+    size_t big = 16u << 20;                 /* far more than a socket takes */
+    char *body = malloc(big + 1);
+    assert_non_null(body);
+    memset(body, 'x', big);
+    body[big] = '\0';
+    http_client_t *c = client_of(&srv);
+    as_error_t *err = NULL;
+    http_stream_t *s = NULL;
+    alarm(20);                              /* a wait without its deadline fails the test */
+    long t0 = now_ms();
+    int r = http_stream_open(c, "POST", "/attach", body, 300, NULL, &s, &err);
+    long took = now_ms() - t0;
+    alarm(0);
+    assert_failed_with(r, err, ETIMEDOUT);
+    assert_non_null(strstr(err->msg, "took no more of the request within 300 ms"));
+    assert_true(took >= 250 && took < 5000);
+    as_error_free(&err);
+    http_client_free(c);                    /* the server sees the hang-up */
+    server_stop(&srv);
+    free(body);
+}
+
 #define JSON_ANSWER(status, body) \
     "HTTP/1.1 " status "\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n" body
 
@@ -570,6 +637,8 @@ int main(void)
         cmocka_unit_test(stream_hands_over_the_bytes_after_the_head),
         cmocka_unit_test(garbage_answer_is_an_error),
         cmocka_unit_test(a_stopped_sink_keeps_the_error_contract),
+        cmocka_unit_test(a_stream_without_a_timeout_waits_for_its_answer),
+        cmocka_unit_test(a_request_nobody_reads_ends_at_its_deadline),
         cmocka_unit_test(api_calls_send_and_read_what_libpod_expects),
         cmocka_unit_test(lost_exit_code_is_no_exit_code_on_both_podmans),
         cmocka_unit_test(list_during_a_removal_is_asked_again),
