@@ -91,6 +91,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBAS) $(UNIT_HELPERS)
 $(BUILD)/tests/test_router_query: LDLIBS += $(shell pkg-config --libs libpcre2-8)
 # This test looks into every block freed (tests/unit/test_secret_wipe.c).
 $(BUILD)/tests/test_secret_wipe: LDFLAGS += -Wl,--wrap=free
+# This one records what is synced and renamed, in order (test_file_write.c).
+$(BUILD)/tests/test_file_write: LDFLAGS += -Wl,--wrap=fsync -Wl,--wrap=rename
 
 # Unit tests; VALGRIND=1 runs each under memcheck and fails on any leak.
 unit: $(UNIT_BINS)

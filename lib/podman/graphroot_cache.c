@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_write.h"
 #include "base/file_read.h"
 #include "base/msg.h"
 #include "base/util.h"
@@ -94,31 +95,15 @@ int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err)
 
 int graphroot_cache_put(const char *base_dir, const char *graphroot, as_error_t **err)
 {
-    _cleanup_free_ char *path = NULL, *tmp = NULL, *key = NULL;
+    _cleanup_free_ char *key = NULL, *text = NULL;
     struct stat st;
     if (stat(graphroot, &st) < 0)
         return as_error_errno(err, errno, "podman's storage %s", graphroot);
-    if (asprintf(&path, "%s/" CACHE_NAME, base_dir) < 0 ||
-        asprintf(&tmp, "%s/." CACHE_NAME ".%ld", base_dir, (long)getpid()) < 0)
-        return as_error_make(err, ENOMEM, "out of memory");
     int r = graphroot_cache_key(&key, err);
     if (r < 0)
         return r;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return as_error_errno(err, errno, "writing %s", tmp);
-    FILE *f = fdopen(fd, "w");
-    if (f == NULL) {
-        close(fd);
-        unlink(tmp);
-        return as_error_errno(err, errno, "writing %s", tmp);
-    }
-    fprintf(f, "%s%llu %llu %s\n", key, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-            graphroot);
-    if (fclose(f) != 0 || rename(tmp, path) < 0) {
-        int e = errno;
-        unlink(tmp);
-        return as_error_errno(err, e, "writing %s", path);
-    }
-    return 0;
+    if (asprintf(&text, "%s%llu %llu %s\n", key, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                 graphroot) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    return file_write_atomic(base_dir, CACHE_NAME, text, 0600, err);
 }

@@ -25,6 +25,7 @@
 
 #include "base/file_read.h"
 #include "base/paths.h"
+#include "base/file_write.h"
 #include "base/util.h"
 
 #define JOURNAL_MAGIC "agent-sandbox-journal 1\n"
@@ -129,15 +130,19 @@ int workspace_journal_begin(const workspace_t *ws, const char *user_file, const 
         return as_error_errno(err, e, "writing %s", tmp);
     }
     put_journal(f, ws, user_file);
-    bool bad = fflush(f) != 0 || ferror(f) != 0 || fsync(fd) < 0;
+    bool bad = fflush(f) != 0 || ferror(f) != 0;
     int e = errno;
     bad = fclose(f) != 0 || bad;
-    /* renamed whole: a reader never sees a half-written journal */
-    if (bad || rename(tmp, path) < 0) {
-        e = bad ? e : errno;
+    if (bad) {
         close(fd);
         unlink(tmp);
         return as_error_errno(err, e, "writing the session's journal %s", path);
+    }
+    /* renamed whole and durable: a reader never sees a half-written journal */
+    int r = file_commit(fd, tmp, path, err);
+    if (r < 0) {
+        close(fd);
+        return as_error_prefix(err, "writing the session's journal");
     }
     *ret_fd = fd;
     return 0;
