@@ -85,7 +85,9 @@ static int write_change(apply_t *a, const review_change_t *c, const review_verdi
             return -errno;
         if (!is_dir && mkdirat(pfd, name, 0700) < 0)
             return -errno;
-        return fchmodat(pfd, name, v->mode, 0) < 0 ? -errno : 0;
+        /* through the directory itself: a name swapped for a link meanwhile is not followed */
+        _cleanup_close_ int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        return dfd < 0 || fchmod(dfd, v->mode) < 0 ? -errno : 0;
     }
     bool made = false;
     int r = make_tmp(a, c, v, pfd, &made);
