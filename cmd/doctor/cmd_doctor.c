@@ -26,11 +26,8 @@
 /* ~/.config/containers/NAME, as podman reads the user's own. */
 static char *containers_file(const char *name)
 {
-    const char *xdg = cli_env()->xdg_config_home, *home = cli_env()->home;
-    char *path = NULL;
-    int n = xdg != NULL && xdg[0] == '/' ? asprintf(&path, "%s/containers/%s", xdg, name)
-                                         : asprintf(&path, "%s/.config/containers/%s", home ? home : "", name);
-    return n < 0 ? NULL : path;
+    _cleanup_free_ char *rel = NULL;
+    return asprintf(&rel, "containers/%s", name) < 0 ? NULL : user_podman_config_file(rel);
 }
 
 static void check_runtime_dir(doctor_t *d, bool *ret_usable)

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "base/user_dirs.h"
 #include "base/util.h"
 
 static const struct {
@@ -35,9 +36,9 @@ const cli_env_t *cli_env(void)
         const char *v = getenv(VARIABLES[i].name);
         *(const char **)((char *)&env + VARIABLES[i].offset) = v != NULL && v[0] != '\0' ? v : NULL;
     }
-    /* the host tools' own variables, as those tools see them */
-    env.home = getenv("HOME");
-    env.xdg_config_home = getenv("XDG_CONFIG_HOME");
+    /* the host tools' own variables, as those tools see them; HOME by its
+     * one reader (lib/base/user_dirs.h), as every path under it is made */
+    env.home = user_env().home;
     env.path = getenv("PATH");
     env.pager = getenv("PAGER");
     return &env;

@@ -11,6 +11,7 @@
 #include "base/file_write.h"
 #include "base/file_read.h"
 #include "base/msg.h"
+#include "base/user_dirs.h"
 #include "base/util.h"
 
 #define CACHE_NAME "graphroot"
@@ -39,16 +40,13 @@ int graphroot_cache_key(char **ret, as_error_t **err)
     /* the files containers-storage reads, in its order of precedence */
     const char *env = getenv("CONTAINERS_STORAGE_CONF");
     fprintf(f, "env %s\n", env != NULL ? env : "-");
-    /* without a graphroot in storage.conf, podman's default is under these */
-    const char *data = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    fprintf(f, "data %s\nhome %s\n", data != NULL ? data : "-", home != NULL ? home : "-");
+    /* without a graphroot in storage.conf, podman's default is under these;
+     * its own storage.conf is found by its rule (lib/base/user_dirs.h) */
+    user_env_t u = user_env();
+    fprintf(f, "data %s\nhome %s\nconfig %s\n", u.data_home != NULL ? u.data_home : "-",
+            u.home != NULL ? u.home : "-", u.config_home != NULL ? u.config_home : "-");
     key_line(f, env);
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    _cleanup_free_ char *user = NULL;
-    if (xdg != NULL && xdg[0] == '/')
-        user = asprintf(&user, "%s/containers/storage.conf", xdg) < 0 ? NULL : user;
-    else if (home != NULL)
-        user = asprintf(&user, "%s/.config/containers/storage.conf", home) < 0 ? NULL : user;
+    _cleanup_free_ char *user = user_podman_config_file("containers/storage.conf");
     key_line(f, user);
     key_line(f, "/etc/containers/storage.conf");
     key_line(f, "/usr/share/containers/storage.conf");
