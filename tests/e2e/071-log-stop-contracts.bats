@@ -51,3 +51,26 @@ random_id() {
     assert "$output" contains ' A\x1b  allowed: 10.1.2.3\x1b[31mred' "the query's type and answer"
     assert "$output" contains 'allowed, but the connection upstream failed (10.0.0.1\x1b]0;title\x07)' "the upstream's address"
 }
+
+@test "stop: a usage error stays 64 when a session named with it cannot be signalled" {
+    local id dir
+    id=$(random_id)
+    dir=$AS_SESSIONS_DIR/$id
+    FAKE_DIRS+=("$dir")
+    mkdir -p "$AS_SESSIONS_DIR"
+    mkdir -m 0700 "$dir"
+    # a session whose CLI is PID 1, which this user may not signal; its
+    # directory's lock held, as a running CLI holds it
+    printf '{"format":1,"id":"%s","pid":1,"launch_dir":"%s","started":%s,"command":["sh"],"agent":null,"image":"x","allowlist":{"path":"p","entries":0}}' \
+        "$id" "$AS_DIR" "$(date +%s)" >"$dir/session.json"
+    exec 9>"$dir/lock"
+    flock -n 9 || die "the lock of $dir is taken"
+    run_x 0 agent-sandbox ps -q
+    assert "$output" contains "$id" "the entry is a running session"
+    run_x "$EX_USAGE" agent-sandbox stop 000000000000 "$id"
+    # shellcheck disable=SC2154  # stderr: set by run_x (helpers.bash)
+    assert "$stderr" contains "error: stop: no running session 000000000000"
+    assert "$stderr" =~ "error: signalling session $id \(PID 1\): Operation not permitted"
+    run_x 1 agent-sandbox stop "$id"
+    exec 9>&-
+}
