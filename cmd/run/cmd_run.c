@@ -90,12 +90,11 @@ static int check_image(cli_backend_t *b, const char *image, const char *kind, co
 }
 
 /* Mid-session, possibly with the terminal raw: one line, then go on. */
-static void egress_lost(void *ctx)
+static const char *egress_lost(void *ctx)
 {
     (void)ctx;
-    static const char msg[] = "\r\nagent-sandbox: the egress router stopped: the sandbox has no "
-                              "network access now (it fails closed)\r\n";
-    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) { }
+    return "\r\nagent-sandbox: the egress router stopped: the sandbox has no network access now (it "
+           "fails closed)\r\n";
 }
 
 /* The init could not execute the command: say so, naming it, and return
@@ -124,6 +123,9 @@ static int agent_outcome(const char *command, const attach_io_t *io, const sessi
         return EXIT_SERVICE_LOST;
     }
     const attach_result_t *out = &res->io;
+    if (out->output_dropped > 0)
+        report("note: the last %zu bytes of the agent's output were dropped at the stop: their reader "
+               "had stopped taking any", out->output_dropped);
     if (out->output_errno != 0 && out->output_errno != EPIPE) {
         report("error: writing the agent's output to %s failed: %s; the agent was stopped",
                out->output_errno_on_err ? "stderr" : "stdout", strerror(out->output_errno));
@@ -175,8 +177,7 @@ static int run_agent(const run_options_t *o, cli_backend_t *b, session_t *s, con
     }
     session_result_t res;
     session_on_egress_lost(s, egress_lost, NULL);
-    int err_fd = o->err_fd;
-    session_on_escape(s, session_escape_heard, &err_fd);
+    session_on_escape(s, session_escape_heard, NULL);
     int r = session_run(s, &io, &res, &err);
     terminal_restore();
     *ret_exited = r == 0 && res.end == SESSION_AGENT_EXITED;

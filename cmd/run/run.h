@@ -74,9 +74,9 @@ typedef struct session_start {
 /* "session ID (AGENT, autonomy on) in DIR; stop: ~. or agent-sandbox stop
  * ID; published: URL...", on stderr when it is a terminal. */
 void session_start_line(const session_start_t *st);
-/* Says on the terminal (ctx: an int *, its fd) that `~.` was heard; the
- * terminal is raw then, hence \r\n. */
-void session_escape_heard(unsigned nth, void *ctx);
+/* The line that says `~.` was heard (session_on_escape); the terminal is
+ * raw then, hence \r\n. */
+const char *session_escape_heard(unsigned nth, void *ctx);
 /* Who stopped the session and how the agent ended; nothing when it was
  * not stopped. */
 void session_stopped_line(const session_result_t *res, bool tty);

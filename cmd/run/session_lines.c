@@ -43,15 +43,11 @@ void session_start_line(const session_start_t *st)
         report("%s", text);
 }
 
-void session_escape_heard(unsigned nth, void *ctx)
+const char *session_escape_heard(unsigned nth, void *ctx)
 {
-    const int *fd = ctx;
-    static const char first[] = "\r\nagent-sandbox: ~. heard: stopping the session "
-                                "(~. again kills the agent at once)\r\n";
-    static const char again[] = "\r\nagent-sandbox: ~. again: killing the agent\r\n";
-    const char *text = nth == 1 ? first : again;
-    size_t n = nth == 1 ? sizeof(first) - 1 : sizeof(again) - 1;
-    if (write(*fd, text, n) < 0) { }     /* the line is a courtesy: the stop goes on */
+    (void)ctx;
+    return nth == 1 ? "\r\nagent-sandbox: ~. heard: stopping the session (~. again kills the agent at once)\r\n"
+                    : "\r\nagent-sandbox: ~. again: killing the agent\r\n";
 }
 
 static const char *signal_name(int signo)
