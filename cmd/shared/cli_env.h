@@ -15,19 +15,14 @@
 
 #include <stddef.h>
 
+#include "session/session_inputs.h"
+
 typedef struct cli_env {
-    const char *home;              /* HOME (the checks want it absolute) */
-    const char *path;              /* PATH (an empty entry is the current directory) */
+    /* what a session reads (lib/session/session_inputs.h): HOME, PATH and
+     * our AGENT_SANDBOX_* variables of it */
+    session_env_t vars;
     const char *pager;             /* PAGER (diff on a terminal; empty: none) */
-    const char *image;             /* AGENT_SANDBOX_IMAGE */
-    const char *router_image;      /* AGENT_SANDBOX_ROUTER_IMAGE */
-    const char *egress_network;    /* AGENT_SANDBOX_EGRESS_NETWORK */
-    const char *resolver;          /* AGENT_SANDBOX_RESOLVER */
-    const char *home_volume;       /* AGENT_SANDBOX_HOME_VOLUME */
-    const char *volume_prefix;     /* AGENT_SANDBOX_VOLUME_PREFIX */
-    const char *allowlist;         /* AGENT_SANDBOX_ALLOWLIST */
     const char *trace;             /* AGENT_SANDBOX_TRACE */
-    const char *upstream_ca;       /* AGENT_SANDBOX_UPSTREAM_CA: more CAs for held names' upstreams */
     const char *test_root;         /* AGENT_SANDBOX_TEST_ROOT */
 } cli_env_t;
 

@@ -64,7 +64,7 @@ static void on_signal(int signo, void *ctx)
 {
     session_t *s = ctx;
     if (signo == SIGWINCH) {
-        if (s->plan->tty)
+        if (s->plan->in.tty)
             resize_agent(s);
         return;
     }
@@ -74,7 +74,7 @@ static void on_signal(int signo, void *ctx)
         kill_agent(s, SESSION_KILLED_ON_REQUEST);
         return;
     }
-    if (s->plan->tty && signo == SIGTERM) {
+    if (s->plan->in.tty && signo == SIGTERM) {
         signo = SIGHUP;
         s->hup_for_term = true;
     }
@@ -188,7 +188,7 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
         return r;
     }
     s->io = io;
-    if (s->plan->tty)
+    if (s->plan->in.tty)
         resize_agent(s);
     /* A signal that came between set-up and start is forwarded now. */
     int sig = signal_source_terminating(s->signals);
@@ -198,7 +198,7 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
     /* The egress path is watched: if it dies, egress is closed (nothing
      * falls back to another route) and the user is told. */
     http_stream_t *events = NULL;
-    if (s->plan->router_image != NULL) {
+    if (s->plan->in.router_image != NULL) {
         char *watched[] = { s->plan->router, s->plan->forwarder, NULL };
         as_error_t *werr = NULL;
         if (podman_events_died(s->api, watched, &events, &werr) < 0)
