@@ -72,6 +72,10 @@ typedef struct session_request {
 } session_request_t;
 
 typedef struct session_inputs {
+    /* What was asked (set at the launch): the plan's specs read an option
+     * of the command line here (p->in.request->FIELD), as it was given.
+     * NULL in a plan made by hand (the tests'). */
+    const session_request_t *request;
     char *id;                    /* from session_id_generate() */
     pid_t cli_pid;
     char *workdir;               /* resolved launch directory */

@@ -83,6 +83,7 @@ static session_fault_t plan_session(session_life_t *l)
     }
     strv_free(in->env);
     in->env = steal_pointer(&env);
+    in->request = req;
     in->command = req->command;
     in->publish = req->publish;
     in->n_publish = req->n_publish;
