@@ -219,6 +219,9 @@ static session_fault_t run_planned(session_life_t *l)
                      : workspace_check_begin(l->ws, to, &l->end->busy);
     if (f != SESSION_OK || (f = plan_session(l)) != SESSION_OK)
         return f;
+    /* the command, for the words of an exec failure (agent_ended) */
+    if ((l->end->command = strdup(l->plan->command[0])) == NULL)
+        return SESSION_FAULT_INTERNAL;
     if (l->req->on_plan != NULL)
         l->req->on_plan(l->plan, l->req->on_plan_ctx);
     if ((f = set_up(l)) != SESSION_OK)
@@ -315,8 +318,6 @@ static session_fault_t run_launched(session_life_t *l)
     register_session(l);
     l->reviewing = l->req->review || l->in->settings.review;
     session_fault_t f = run_planned(l);
-    if (l->plan != NULL && (l->end->command = strdup(l->plan->command[0])) == NULL)
-        f = f == SESSION_OK ? SESSION_FAULT_INTERNAL : f;
     session_finish(l);
     return f;
 }
