@@ -99,6 +99,10 @@ $(BUILD)/tests/test_router_query: LDLIBS += $(shell pkg-config --libs libpcre2-8
 $(BUILD)/tests/test_secret_wipe: LDFLAGS += -Wl,--wrap=free
 # This test cuts chosen listings short (tests/unit/test_listing_cut_short.c).
 $(BUILD)/tests/test_listing_cut_short: LDFLAGS += -Wl,--wrap=readdir
+# This one records what is synced and renamed, in order (test_file_write.c).
+$(BUILD)/tests/test_file_write: LDFLAGS += -Wl,--wrap=fsync -Wl,--wrap=rename
+# This one swaps a directory for a link right after apply makes it (test_review_apply.c).
+$(BUILD)/tests/test_review_apply: LDFLAGS += -Wl,--wrap=mkdirat
 
 # Unit tests; VALGRIND=1 runs each under memcheck and fails on any leak.
 unit: $(UNIT_BINS)

@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 
 #include "shared/backend.h"
-#include "shared/stale_sweep.h"
 #include "shared/cli.h"
+#include "shared/cli_env.h"
 #include "reviews/review.h"
-#include "shared/workspace_check.h"
+#include "session/session_workspace.h"
 #include "base/escape.h"
 #include "base/util.h"
 #include "session/home_volume.h"
@@ -19,7 +19,7 @@
  * one in use by a running session is kept. The login volume, a home named
  * by AGENT_SANDBOX_HOME_VOLUME and the old shared home carry no directory
  * label and are never touched. */
-static int prune_homes(cli_backend_t *b)
+static int prune_homes(backend_t *b)
 {
     as_error_t *err = NULL;
     podman_labelled_t *list = NULL;
@@ -62,15 +62,15 @@ int cmd_cleanup(int argc, char **argv)
     bool homes = argc >= 2 && strcmp(argv[1], "--homes") == 0;
     if (argc > 2 || (argc == 2 && !homes))
         return cli_bad_argument("cleanup", argv[argc == 2 || !homes ? 1 : 2], known, ARRAY_SIZE(known));
-    cli_backend_t b = {0};
+    backend_t b = {0};
     int rc = backend_start_command(&b);
     if (rc != 0)
         return rc;
-    sweep_stale(&b, true);
-    workspace_check_recover(b.api);
+    backend_sweep(&b, &cli_say, true);
+    workspace_check_recover(b.api, cli_env()->vars.path, &cli_say);
     rc = homes ? prune_homes(&b) : 0;
     int reviews = review_cleanup(stderr);
-    backend_stop(&b);
+    backend_stop(&b, &cli_say);
     if (rc == 0)
         rc = reviews;
     return rc;

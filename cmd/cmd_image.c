@@ -12,9 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shared/backend.h"
 #include "shared/cli.h"
-#include "run/run.h"
-#include "run/run_options.h"
+#include "session/session_images.h"
+#include "session/session_load.h"
 #include "base/file_read.h"
 #include "base/util.h"
 #include "images/build_context.h"
@@ -94,7 +95,7 @@ static void show_end(const char *log)
 /* The build's whole output goes to STATE/image-builds/NAME.log, the time
  * it took beside it (NAME.seconds) for the next estimate; the terminal
  * gets scripts/image-step's lines. */
-static int build(cli_backend_t *b, const char *name, const char *ref, const char *from, const build_context_t *ctx)
+static int build(backend_t *b, const char *name, const char *ref, const char *from, const build_context_t *ctx)
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *state = NULL, *logdir = NULL, *log = NULL, *secs = NULL;
@@ -144,7 +145,7 @@ static int build(cli_backend_t *b, const char *name, const char *ref, const char
 }
 
 /* Built and checked, unless an image of this context and base exists. */
-static int image_build(cli_backend_t *b, const char *name)
+static int image_build(backend_t *b, const char *name)
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *top = images_dir(), *dir = NULL, *from = NULL, *ref = NULL;
@@ -180,9 +181,10 @@ static int image_build(cli_backend_t *b, const char *name)
         rc = build(b, name, ref, from, &ctx);
     build_context_clear(&ctx);
     bool missing = false;
-    if (rc == 0 && (rc = image_check_report(b, ref, "built from the Containerfile", &missing)) != 0 && !missing &&
-        podman_image_remove(b->api, ref, &err) < 0)
+    if (rc == 0 && (rc = exit_code_of(image_check_said(b, ref, "built from the Containerfile", &cli_say, &missing))) != 0 &&
+        !missing && podman_image_remove(b->api, ref, &err) < 0)
         report_error(&err);
+    progress_clear();
     return rc;
 }
 
@@ -192,7 +194,7 @@ static int derived_only(const struct dirent *d)
 }
 
 /* Each folder of CONFIG/images and the state of its image. */
-static int image_list(cli_backend_t *b)
+static int image_list(backend_t *b)
 {
     _cleanup_free_ char *top = images_dir();
     struct dirent **names = NULL;
@@ -236,11 +238,11 @@ int cmd_image(int argc, char **argv)
         report("error: image build %s: not an image's name (lower-case letters, digits, - and _)", argv[2]);
         return EXIT_USAGE;
     }
-    cli_backend_t b = {0};
+    backend_t b = {0};
     int rc = backend_start_command(&b);
     if (rc != 0)
         return rc;
     rc = list ? image_list(&b) : image_build(&b, argv[2]);
-    backend_stop(&b);
+    backend_stop(&b, &cli_say);
     return rc;
 }

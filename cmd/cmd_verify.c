@@ -13,8 +13,8 @@
 
 #include "shared/cli.h"
 #include "shared/cli_env.h"
-#include "run/inputs.h"
 #include "run/run.h"
+#include "run/run_options.h"
 #include "base/strv.h"
 #include "base/util.h"
 #include "config/agent_profile.h"
@@ -27,7 +27,7 @@ extern char **environ;
 #define SECRET_NAME "AGENT_SANDBOX_VERIFY_SECRET"
 
 static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,
-                 const run_inputs_t *ri, char *const *held, bool json);
+                 const session_inputs_t *ri, char *const *held, bool json);
 
 static int random_hex(char *buf, size_t bytes)
 {
@@ -94,7 +94,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
 /* --json, --agent NAME, --toolchain NAME..., --image NAME, --secret
  * VAR... (each also --opt=VALUE), into the options of the session verify
  * runs. 0 or EXIT_USAGE, reported. */
-static int parse_args(int argc, char **argv, bool *ret_json, run_options_t *want)
+static int parse_args(int argc, char **argv, bool *ret_json, session_request_t *want)
 {
     const char *v;
     for (int i = 1; i < argc; i++) {
@@ -141,13 +141,13 @@ static char *words(char *const *v)
 
 /* The probe, run as the agent's session on the inputs loaded for it, the
  * router holding `held`: its output, or an exit code. */
-static int probe(const run_inputs_t *ri, char *const *held, char ***ret_host_mounts, char **ret_output)
+static int probe(session_inputs_t *ri, char *const *held, char ***ret_host_mounts, char **ret_output)
 {
     char nonce[17];
     _cleanup_free_ char *held_names = words(held);
     if (held_names == NULL)
         return EXIT_INTERNAL;
-    const char *home = cli_env()->home, *first = first_allowed(ri->allowlist);
+    const char *home = cli_env()->vars.home, *first = first_allowed(ri->allowlist);
     int out = memfd_create("verify-out", MFD_CLOEXEC), errfd = memfd_create("verify-err", MFD_CLOEXEC);
     if (out < 0 || errfd < 0 || home == NULL || random_hex(nonce, 8) < 0) {
         report("error: verify: %s", strerror(errno));
@@ -161,10 +161,10 @@ static int probe(const run_inputs_t *ri, char *const *held, char ***ret_host_mou
                         "verify", first ? (char *)first : "-", (char *)home, nonce, ri->agent->command[0],
                         held_names, NULL };
     char *env[] = { "PATH=/usr/bin:/bin", NULL };
-    run_options_t o = {
+    session_request_t o = {
         .agent = ri->agent->name, .exec = true, .command = command, .env = env, .in_fd = -1, .out_fd = out,
         .err_fd = errfd, .allow_tty = false, .private_home = true, .no_notices = true, .verify = true,
-        .secrets = (char **)held,
+        .secrets = (char **)held, .vars = cli_env()->vars,
         .ps_command = "agent-sandbox verify", .on_plan = keep_host_mounts, .on_plan_ctx = ret_host_mounts,
     };
     int rc = run_loaded(&o, ri);
@@ -176,19 +176,19 @@ static int probe(const run_inputs_t *ri, char *const *held, char ***ret_host_mou
 
 /* The session's inputs, loaded once as a session loads them (a duplicate
  * in the allowlist is told once); then the probe and the judgement. */
-static int verify_session(run_options_t *want, const char *secret, bool json)
+static int verify_session(session_request_t *want, const char *secret, bool json)
 {
-    run_inputs_t ri = {0};
+    session_inputs_t ri = {0};
     int rc = run_prepare();
     if (rc == 0)
-        rc = run_inputs_load(want, &ri);
+        rc = run_load(want, &ri);
     _cleanup_free_ char *workdir = rc == 0 ? realpath(".", NULL) : NULL;
     if (rc == 0 && workdir == NULL) {
         report("error: verify: %s", strerror(errno));
         rc = EXIT_INTERNAL;
     }
     if (rc != 0) {
-        run_inputs_clear(&ri);
+        session_inputs_clear(&ri);
         return rc;
     }
     if (!json)
@@ -202,37 +202,38 @@ static int verify_session(run_options_t *want, const char *secret, bool json)
     } else {
         rc = judge(output, workdir, host_mounts, secret, &ri, want->secrets, json);
     }
-    run_inputs_clear(&ri);
+    session_inputs_clear(&ri);
     return rc;
 }
 
 int cmd_verify(int argc, char **argv)
 {
     bool json = false;
-    run_options_t want = { .exec = true, .in_fd = -1 };
-    int rc = parse_args(argc, argv, &json, &want);
+    run_options_t opts = { .req = { .exec = true, .in_fd = -1, .vars = cli_env()->vars } };
+    session_request_t *want = &opts.req;
+    int rc = parse_args(argc, argv, &json, want);
     if (rc != 0) {
-        run_options_clear(&want);
+        run_options_clear(&opts);
         return rc;
     }
     char secret[65];
     if (random_hex(secret, 32) < 0) {
         report("error: verify: no random bytes: %s", strerror(errno));
-        run_options_clear(&want);
+        run_options_clear(&opts);
         return EXIT_INTERNAL;
     }
     /* Held by the CLI only: it must not be visible anywhere inside. */
     setenv(SECRET_NAME, secret, 1);
-    rc = verify_session(&want, secret, json);
-    run_options_clear(&want);
+    rc = verify_session(want, secret, json);
+    run_options_clear(&opts);
     return rc;
 }
 
 static int judge(const char *output, const char *workdir, char **host_mounts, const char *secret,
-                 const run_inputs_t *ri, char *const *held, bool json)
+                 const session_inputs_t *ri, char *const *held, bool json)
 {
     const agent_profile_t *agent = ri->agent;
-    const char *home = cli_env()->home, *first = first_allowed(ri->allowlist);
+    const char *home = cli_env()->vars.home, *first = first_allowed(ri->allowlist);
     /* the held values, from the CLI's environment as the session took them */
     size_t n_held = strv_length(held);
     _cleanup_free_ const char **values = calloc(n_held + 1, sizeof(char *));

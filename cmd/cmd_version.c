@@ -17,7 +17,7 @@
 #include "base/user_dirs.h"
 
 /* "(built for VERSION)", "(not built)", or why podman was not asked. */
-static void put_image_state(cli_backend_t *b, const char *why_not, const char *image)
+static void put_image_state(backend_t *b, const char *why_not, const char *image)
 {
     if (b == NULL) {
         printf("(%s)\n", why_not);
@@ -37,7 +37,7 @@ static void put_image_state(cli_backend_t *b, const char *why_not, const char *i
 }
 
 /* A private service to ask, or NULL and why not. */
-static cli_backend_t *backend_for_images(cli_backend_t *b, char **ret_why)
+static backend_t *backend_for_images(backend_t *b, char **ret_why)
 {
     if (geteuid() == 0) {
         *ret_why = strdup("not looked up as root");
@@ -63,11 +63,11 @@ int cmd_version(void)
 {
     printf("agent-sandbox %s\n", AS_VERSION);
     fflush(stdout);
-    cli_backend_t backend = {0};
+    backend_t backend = {0};
     _cleanup_free_ char *why = NULL;
-    cli_backend_t *b = backend_for_images(&backend, &why);
+    backend_t *b = backend_for_images(&backend, &why);
     const char *why_not = why != NULL ? why : "podman not reachable";
-    const char *router = cli_env_or(cli_env()->router_image, DEFAULT_ROUTER_IMAGE);
+    const char *router = cli_env_or(cli_env()->vars.router_image, DEFAULT_ROUTER_IMAGE);
     printf("router image: %s ", router);
     put_image_state(b, why_not, router);
     printf("%-10s  %-10s  %s\n", "agent", "pinned", "image");
@@ -78,12 +78,12 @@ int cmd_version(void)
             continue;
         }
         /* Claude Code's is the default image, which the variable replaces */
-        const char *image = strcmp(a->image, DEFAULT_IMAGE) == 0 ? cli_env_or(cli_env()->image, a->image)
+        const char *image = strcmp(a->image, DEFAULT_IMAGE) == 0 ? cli_env_or(cli_env()->vars.image, a->image)
                                                                   : a->image;
         printf("%-10s  %-10s  %s ", a->name, a->version != NULL ? a->version : "?", image);
         put_image_state(b, why_not, image);
     }
     if (b != NULL)
-        backend_stop(b);
+        backend_stop(b, &cli_say);
     return 0;
 }

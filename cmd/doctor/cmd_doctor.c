@@ -26,11 +26,8 @@
 /* ~/.config/containers/NAME, as podman reads the user's own. */
 static char *containers_file(const char *name)
 {
-    const char *xdg = cli_env()->xdg_config_home, *home = cli_env()->home;
-    char *path = NULL;
-    int n = xdg != NULL && xdg[0] == '/' ? asprintf(&path, "%s/containers/%s", xdg, name)
-                                         : asprintf(&path, "%s/.config/containers/%s", home ? home : "", name);
-    return n < 0 ? NULL : path;
+    _cleanup_free_ char *rel = NULL;
+    return asprintf(&rel, "containers/%s", name) < 0 ? NULL : user_podman_config_file(rel);
 }
 
 static void check_runtime_dir(doctor_t *d, bool *ret_usable)
@@ -65,25 +62,25 @@ static void check_host(doctor_t *d)
     check_t c = {0};
     struct passwd *pw = getpwuid(getuid());
     const char *user = pw != NULL ? pw->pw_name : "?";
-    doctor_show(d, "subordinate ids", &c, host_check_subids(user, getuid(), "/etc/subuid", "/etc/subgid", cli_env()->path, &c));
+    doctor_show(d, "subordinate ids", &c, host_check_subids(user, getuid(), "/etc/subuid", "/etc/subgid", cli_env()->vars.path, &c));
     doctor_show(d, "user namespaces", &c, host_check_userns(&c));
     doctor_show(d, "/dev/net/tun", &c, host_check_tun("/dev/net/tun", &c));
 }
 
 /* The private service, or NULL after a FAIL line saying why not. */
-static cli_backend_t *check_service(doctor_t *d, cli_backend_t *b, podman_host_info_t *info)
+static backend_t *check_service(doctor_t *d, backend_t *b, podman_host_info_t *info)
 {
     as_error_t *err = NULL;
     char id[SESSION_ID_LEN + 1];
     if (session_id_generate(id, &err) < 0 || backend_start(id, NULL, b, &err) < 0) {
         _cleanup_free_ char *install = host_install_command("podman", "podman");
-        doctor_error(d, "podman", CHECK_FAIL, host_on_path(cli_env()->path, "podman") ? "podman info   (podman's own complaint)"
+        doctor_error(d, "podman", CHECK_FAIL, host_on_path(cli_env()->vars.path, "podman") ? "podman info   (podman's own complaint)"
                                                                         : install, &err);
         return NULL;
     }
     if (podman_info_host(b->api, info, &err) < 0) {
         doctor_error(d, "podman", CHECK_FAIL, "podman info   (podman's own complaint)", &err);
-        backend_stop(b);
+        backend_stop(b, &cli_say);
         return NULL;
     }
     check_t c = {0};
@@ -109,7 +106,7 @@ static void check_podman_setup(doctor_t *d, const podman_host_info_t *info)
 /* One image: FAIL when a session needs it and it is missing or of another
  * release; WARN when only a version label disagrees in a development
  * build, or an agent's own image is of another version. */
-static void check_image(doctor_t *d, cli_backend_t *b, const char *name, const char *image, bool required,
+static void check_image(doctor_t *d, backend_t *b, const char *name, const char *image, bool required,
                         const char *build)
 {
     as_error_t *err = NULL;
@@ -152,9 +149,9 @@ static char *build_command(const char *kind, const char *agent, const char *imag
     return n < 0 ? NULL : cmd;
 }
 
-static void check_images(doctor_t *d, cli_backend_t *b)
+static void check_images(doctor_t *d, backend_t *b)
 {
-    const char *router = cli_env_or(cli_env()->router_image, DEFAULT_ROUTER_IMAGE), *sandbox = cli_env()->image;
+    const char *router = cli_env_or(cli_env()->vars.router_image, DEFAULT_ROUTER_IMAGE), *sandbox = cli_env()->vars.image;
     _cleanup_free_ char *build = build_command("router", NULL, router), *chosen = doctor_settings_agent();
     check_image(d, b, "router", router, true, build);
     for (size_t i = 0; i < agent_pins_n; i++) {
@@ -170,9 +167,9 @@ static void check_images(doctor_t *d, cli_backend_t *b)
     }
 }
 
-static void check_egress(doctor_t *d, cli_backend_t *b)
+static void check_egress(doctor_t *d, backend_t *b)
 {
-    const char *named = cli_env()->egress_network;
+    const char *named = cli_env()->vars.egress_network;
     const char *net = cli_env_or(named, DEFAULT_EGRESS_NETWORK);
     as_error_t *err = NULL;
     bool exists = false, internal = false;
@@ -196,7 +193,7 @@ static void check_egress(doctor_t *d, cli_backend_t *b)
                       "allowed name works", net);
     doctor_show(d, "egress network", &c, r);
     char resolver[16];
-    const char *env = cli_env()->resolver;
+    const char *env = cli_env()->vars.resolver;
     if (env != NULL)
         r = check_set(&c, CHECK_OK, NULL, "%s (AGENT_SANDBOX_RESOLVER)", env);
     else if (resolv_conf_host_resolver(resolver, &err) == 0)
@@ -222,9 +219,9 @@ int cmd_doctor(int argc, char **argv)
     bool runtime_ok = false;
     check_runtime_dir(&d, &runtime_ok);
     check_host(&d);
-    cli_backend_t backend = {0};
+    backend_t backend = {0};
     podman_host_info_t info = {0};
-    cli_backend_t *b = runtime_ok ? check_service(&d, &backend, &info) : NULL;
+    backend_t *b = runtime_ok ? check_service(&d, &backend, &info) : NULL;
     check_t skipped = {0};
     if (!runtime_ok)
         doctor_show(&d, "podman", &skipped, check_set(&skipped, CHECK_FAIL, NULL, "not checked: without "
@@ -248,7 +245,7 @@ int cmd_doctor(int argc, char **argv)
         doctor_show(&d, "git", &c, host_check_git_bare(files, environ, &c));
     podman_host_info_clear(&info);
     if (b != NULL)
-        backend_stop(b);
+        backend_stop(b, &cli_say);
     printf("%u OK, %u WARN, %u FAIL\n", d.count[CHECK_OK], d.count[CHECK_WARN], d.count[CHECK_FAIL]);
     return d.count[CHECK_FAIL] > 0 ? 1 : 0;
 }

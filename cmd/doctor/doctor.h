@@ -21,6 +21,6 @@ void doctor_check_config(doctor_t *d);
 /* The agent the settings file names, or NULL (none, or a file in error:
  * doctor_check_config says so). */
 char *doctor_settings_agent(void);
-void doctor_check_homes(doctor_t *d, cli_backend_t *b);
+void doctor_check_homes(doctor_t *d, backend_t *b);
 
 #endif

@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "shared/cli_env.h"
+#include "shared/backend.h"
 #include "doctor.h"
-#include "run/inputs.h"
+#include "session/session_load.h"
 #include "base/file_read.h"
 #include "base/util.h"
 #include "config/allowlist.h"
@@ -90,7 +91,8 @@ static void show_config(doctor_t *d, const char *name, const char *path, int r, 
 static void check_allowlist(doctor_t *d)
 {
     _cleanup_free_ char *path = NULL, *parsed = NULL;
-    if (allowlist_config_path(&path) != 0)
+    session_env_t vars = cli_env()->vars;
+    if (allowlist_config_path(&vars, &cli_say, &path) != SESSION_OK)
         return;
     as_error_t *err = NULL;
     _cleanup_(allowlist_freep) allowlist_t *al = NULL;
@@ -186,7 +188,7 @@ char *doctor_settings_agent(void)
     user_settings_t set = {0};
     as_error_t *err = NULL;
     char *agent = NULL;
-    if (settings_config_read(&set, &path, &err) == 0)
+    if (settings_config_read(cli_env()->vars.home, &set, &path, &err) == 0)
         agent = steal_pointer(&set.agent);
     as_error_free(&err);       /* check_settings says what is wrong */
     user_settings_clear(&set);
@@ -200,7 +202,7 @@ static void check_settings(doctor_t *d)
     _cleanup_free_ char *path = NULL, *parsed = NULL, *profile = NULL, *rel = NULL;
     as_error_t *err = NULL;
     user_settings_t set = {0};
-    int r = settings_config_read(&set, &path, &err);
+    int r = settings_config_read(cli_env()->vars.home, &set, &path, &err);
     if (r < 0 && path == NULL) {
         doctor_error(d, "config settings", CHECK_FAIL, NULL, &err);
         return;
@@ -218,7 +220,7 @@ static void check_settings(doctor_t *d)
 
 void doctor_check_config(doctor_t *d)
 {
-    const char *home = cli_env()->home;
+    const char *home = cli_env()->vars.home;
     check_allowlist(d);
     if (home == NULL || home[0] != '/') {
         check_t c = {0};
@@ -233,7 +235,7 @@ void doctor_check_config(doctor_t *d)
 
 /* ---- the home volumes -------------------------------------------------- */
 
-static void check_home(doctor_t *d, cli_backend_t *b, const char *what, const char *volume)
+static void check_home(doctor_t *d, backend_t *b, const char *what, const char *volume)
 {
     as_error_t *err = NULL;
     bool exists = false;
@@ -260,14 +262,14 @@ static void check_home(doctor_t *d, cli_backend_t *b, const char *what, const ch
     doctor_show(d, name, &c, check_set(&c, CHECK_OK, NULL, "%s is yours", volume));
 }
 
-void doctor_check_homes(doctor_t *d, cli_backend_t *b)
+void doctor_check_homes(doctor_t *d, backend_t *b)
 {
-    const char *named = cli_env()->home_volume;
+    const char *named = cli_env()->vars.home_volume;
     if (named != NULL) {
         check_home(d, b, "AGENT_SANDBOX_HOME_VOLUME", named);
         return;
     }
-    const char *prefix = cli_env_or(cli_env()->volume_prefix, VOLUME_PREFIX_DEFAULT);
+    const char *prefix = cli_env_or(cli_env()->vars.volume_prefix, VOLUME_PREFIX_DEFAULT);
     _cleanup_free_ char *cwd = realpath(".", NULL), *project = NULL, *login = NULL;
     as_error_t *err = NULL;
     if (cwd != NULL && home_volume_project_name(prefix, cwd, &project, &err) == 0)

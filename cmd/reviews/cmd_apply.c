@@ -13,9 +13,10 @@
 
 #include "shared/backend.h"
 #include "shared/cli.h"
+#include "shared/cli_env.h"
 #include "review.h"
 #include "shared/session_list.h"
-#include "shared/workspace_check.h"
+#include "session/session_workspace.h"
 #include "base/escape.h"
 #include "base/paths.h"
 #include "base/strv.h"
@@ -166,7 +167,7 @@ static int next_journal(const review_info_t *r, bool newest_pending, char **ret)
 
 static int load_filter_inputs(const review_info_t *r, char **include_given, workspace_t **ret_ws, char ***ret_include)
 {
-    int rc = workspace_check_load(r->root, ret_ws);
+    int rc = exit_code_of(workspace_check_load(r->root, cli_env()->vars.home, cli_env()->vars.path, &cli_say, ret_ws));
     return rc != 0 ? rc : paths_in_tree(r->root, include_given, ret_include);
 }
 
@@ -319,7 +320,7 @@ static int refuse_left_containers(const review_info_t *r)
 {
     if (r->ended_ns != 0)
         return 0;
-    cli_backend_t b = { 0 };
+    backend_t b = { 0 };
     int rc = backend_start_command(&b);
     if (rc != 0)
         return rc;
@@ -339,7 +340,7 @@ static int refuse_left_containers(const review_info_t *r)
             rc = EXIT_USAGE;
         }
     podman_labelled_free(list, n);
-    backend_stop(&b);
+    backend_stop(&b, &cli_say);
     return rc;
 }
 

@@ -18,7 +18,6 @@
 #include "session/session_find.h"
 
 #define NS_PER_S 1000000000LL
-#define SCRUB_DIR "/scrub"
 
 int review_pick(const char *arg, review_info_t *ret)
 {
@@ -42,61 +41,6 @@ int review_pick(const char *arg, review_info_t *ret)
     return 0;
 }
 
-/* What the overlay left in the review's work/work belongs to the
- * container's root (keep-id maps it to a subordinate id the user cannot
- * write as): a short container as that root, with only the leftover
- * mounted and no capability but DAC_OVERRIDE, empties it. */
-static int scrub(const char *left, const char *image, as_error_t **err)
-{
-    static char *const command[] = { "find", SCRUB_DIR, "-mindepth", "1", "-delete", NULL };
-    static char *const cap_drop_all[] = { "all", NULL };
-    static char *const cap_add[] = { "DAC_OVERRIDE", NULL };
-    static char *const bind_rw[] = { "rw", "rbind", "rprivate", NULL };
-    cli_backend_t b = { 0 };
-    if (backend_start_command(&b) != 0)
-        return as_error_make(err, EIO, "no podman service to run it in");
-    _cleanup_free_ char *name = NULL;
-    int exit_code = -1, r = -ENOMEM;
-    if (asprintf(&name, "agent-sandbox-%s-scrub", b.dir->id) >= 0) {
-        podman_mount_t mount = { .source = left, .destination = SCRUB_DIR, .type = "bind", .options = bind_rw };
-        podman_label_t label = { LABEL_SESSION, b.dir->id };
-        podman_container_spec_t spec = {
-            .name = name, .image = image, .command = command, .user = "0:0", .work_dir = "/",
-            .read_only = true, .no_new_privileges = true, .cap_drop = cap_drop_all, .cap_add = cap_add,
-            .mounts = &mount, .n_mounts = 1, .no_network = true, .userns_keep_id = true,
-            .labels = &label, .n_labels = 1,
-        };
-        r = backend_run_once(&b, &spec, &exit_code, err);
-    } else {
-        as_error_make(err, ENOMEM, "out of memory");
-    }
-    backend_stop(&b);
-    if (r == 0 && exit_code != 0)
-        r = as_error_make(err, EIO, "find -delete in image %s exited %d", image, exit_code);
-    if (r == 0 && rmdir(left) < 0)
-        r = as_error_errno(err, errno, "removing %s", left);
-    return r;
-}
-
-int review_remove(const review_info_t *r)
-{
-    as_error_t *err = NULL;
-    _cleanup_free_ char *left = NULL;
-    if (review_store_remove(r, &left, &err) < 0) {
-        report_error(&err);
-        return EXIT_CONFIG;
-    }
-    if (left == NULL)
-        return 0;
-    if (r->image != NULL && scrub(left, r->image, &err) == 0)
-        return 0;
-    _cleanup_free_ char *shown = path_escaped(left);
-    report("note: the overlay's scratch of review %s belongs to the container's root%s%s: "
-           "`podman unshare rm -rf %s` removes it", r->id, err != NULL ? " and could not be removed: " : "",
-           err != NULL ? err->msg : "", shown != NULL ? shown : "?");
-    as_error_free(&err);
-    return 0;
-}
 
 /* Whether the review's session still runs (its CLI holds the lock). */
 static bool review_running(const review_info_t *r)
@@ -185,7 +129,7 @@ int cmd_discard(int argc, char **argv)
                r.id, r.id);
         return EXIT_USAGE;
     }
-    if ((rc = review_remove(&r)) != 0)
+    if ((rc = exit_code_of(review_remove(&r, &cli_say))) != 0)
         return rc;
     _cleanup_free_ char *root = path_escaped(r.root);
     report("discarded review %s of %s", r.id, root != NULL ? root : "?");
@@ -209,7 +153,7 @@ int review_cleanup(FILE *out)
         int64_t last = v[i].ended_ns != 0 ? v[i].ended_ns : v[i].started_ns;
         if (last >= limit || review_running(&v[i]))
             continue;
-        if (review_remove(&v[i]) != 0) {
+        if (review_remove(&v[i], &cli_say) != SESSION_OK) {
             rc = EXIT_CONFIG;
             continue;
         }

@@ -46,7 +46,7 @@ typedef struct bundle_job {
 } bundle_job_t;
 
 /* The bundle's container, run once; its exit code in *ret_exit. */
-static int run_container(cli_backend_t *b, const bundle_job_t *j, int *ret_exit, as_error_t **err)
+static int run_container(backend_t *b, const bundle_job_t *j, int *ret_exit, as_error_t **err)
 {
     static char *const cap_drop_all[] = { "all", NULL };
     static char *const bind_rw[] = { "rw", "rbind", "rprivate", NULL };
@@ -75,12 +75,12 @@ static int run_container(cli_backend_t *b, const bundle_job_t *j, int *ret_exit,
 static int make_bundle(const bundle_job_t *j)
 {
     as_error_t *err = NULL;
-    cli_backend_t b = { 0 };
+    backend_t b = { 0 };
     int exit_code = -1;
     if (backend_start_command(&b) != 0)
         return -1;
     int r = run_container(&b, j, &exit_code, &err);
-    backend_stop(&b);
+    backend_stop(&b, &cli_say);
     if (r < 0) {
         as_error_prefix(&err, "apply: making the bundle of the agent's commits in image %s", j->r->image);
         report_error(&err);

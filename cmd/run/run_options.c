@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "shared/cli.h"
+#include "shared/cli_env.h"
 #include "base/escape.h"
 #include "base/strv.h"
 #include "base/suggest.h"
@@ -67,11 +68,11 @@ static int publish_option(run_options_t *o, const char *arg)
     as_error_t *err = NULL;
     publish_t p;
     int r = publish_parse(arg, &p, &err);
-    if (r == 0 && o->n_publish == PUBLISH_MAX)
+    if (r == 0 && o->req.n_publish == PUBLISH_MAX)
         r = as_error_make(&err, E2BIG, "at most %d ports can be published", PUBLISH_MAX);
     if (r == 0) {
-        o->publish[o->n_publish++] = p;
-        r = publish_list_check(o->publish, o->n_publish, &err);
+        o->req.publish[o->req.n_publish++] = p;
+        r = publish_list_check(o->req.publish, o->req.n_publish, &err);
     }
     if (r < 0) {
         as_error_prefix(&err, "--publish");
@@ -112,7 +113,7 @@ static int env_option(run_options_t *o, const char *arg)
         return -EINVAL;
     }
     if (eq != NULL)
-        return strv_push(&o->env, arg);
+        return strv_push(&o->req.env, arg);
     const char *value = getenv(arg);
     if (value == NULL) {
         report("error: --env %s: not set in your environment", arg);
@@ -121,7 +122,7 @@ static int env_option(run_options_t *o, const char *arg)
     _cleanup_free_ char *entry = NULL;
     if (asprintf(&entry, "%s=%s", arg, value) < 0)
         return -ENOMEM;
-    return strv_push(&o->env, entry);
+    return strv_push(&o->req.env, entry);
 }
 
 static bool env_named(char *const *env, const char *name, size_t len)
@@ -147,7 +148,7 @@ static int env_defaults(run_options_t *o)
                       (len == 9 && strncmp(*e, "COLORTERM", 9) == 0) ||
                       (len == 4 && strncmp(*e, "LANG", 4) == 0) ||
                       strncmp(*e, "LC_", 3) == 0;
-        if (wanted && !env_named(o->env, *e, len) && strv_push(&o->env, *e) < 0)
+        if (wanted && !env_named(o->req.env, *e, len) && strv_push(&o->req.env, *e) < 0)
             return -ENOMEM;
     }
     return 0;
@@ -175,7 +176,7 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
             return 1;
         }
         if (opt->id == OPT_EXEC) {
-            o->exec = o->args_verbatim = true;
+            o->req.exec = o->args_verbatim = true;
             i++;
             break;
         }
@@ -191,29 +192,29 @@ static int scan(int argc, char **argv, run_options_t *o, const char **env_args,
         case OPT_ENV:     env_args[n_env++] = value; break;
         case OPT_PUBLISH: publish_args[n_publish++] = value; break;
         case OPT_TOOLCHAIN: toolchain_args[n_toolchain++] = value; break;
-        case OPT_IMAGE:   o->image = value; break;
+        case OPT_IMAGE:   o->req.image = value; break;
         case OPT_SECRET:
-            if (strv_push(&o->secrets, value) < 0)
+            if (strv_push(&o->req.secrets, value) < 0)
                 return -ENOMEM;
             break;
-        case OPT_DRY_RUN: o->dry_run = true; break;
-        case OPT_AGENT:   o->agent = value; break;
-        case OPT_MEMORY:  o->memory = value; break;
-        case OPT_PIDS:    o->pids = value; break;
-        case OPT_CPUS:    o->cpus = value; break;
-        case OPT_AUTONOMY:    o->autonomy = AUTONOMY_ON; break;
-        case OPT_NO_AUTONOMY: o->autonomy = AUTONOMY_OFF; break;
-        case OPT_REVIEW:  o->review = true; break;
+        case OPT_DRY_RUN: o->req.dry_run = true; break;
+        case OPT_AGENT:   o->req.agent = value; break;
+        case OPT_MEMORY:  o->req.memory = value; break;
+        case OPT_PIDS:    o->req.pids = value; break;
+        case OPT_CPUS:    o->req.cpus = value; break;
+        case OPT_AUTONOMY:    o->req.autonomy = AUTONOMY_ON; break;
+        case OPT_NO_AUTONOMY: o->req.autonomy = AUTONOMY_OFF; break;
+        case OPT_REVIEW:  o->req.review = true; break;
         default:          break;
         }
     }
-    if (o->exec && i >= argc) {
+    if (o->req.exec && i >= argc) {
         report("error: --exec needs a command");
         return -EINVAL;
     }
-    if (o->exec && o->autonomy != AUTONOMY_SETTING) {
+    if (o->req.exec && o->req.autonomy != AUTONOMY_SETTING) {
         report("error: --%sautonomy is the agent's mode; --exec runs no agent",
-               o->autonomy == AUTONOMY_OFF ? "no-" : "");
+               o->req.autonomy == AUTONOMY_OFF ? "no-" : "");
         return -EINVAL;
     }
     env_args[n_env] = NULL;
@@ -244,15 +245,16 @@ int run_options_parse(int argc, char **argv, run_options_t *ret)
     for (size_t i = 0; r == 0 && publish_args[i] != NULL; i++)
         r = publish_option(&o, publish_args[i]);
     for (size_t i = 0; r == 0 && toolchain_args[i] != NULL; i++)
-        r = toolchain_option(&o.toolchains, toolchain_args[i]);
+        r = toolchain_option(&o.req.toolchains, toolchain_args[i]);
     if (r == 0)
-        r = image_options_check(o.toolchains, o.image);
+        r = image_options_check(o.req.toolchains, o.req.image);
     for (int i = next; r == 0 && i < argc; i++)
-        r = strv_push(&o.command, argv[i]);
+        r = strv_push(&o.req.command, argv[i]);
     if (r == 0)
         r = env_defaults(&o);
-    o.in_fd = STDIN_FILENO, o.out_fd = STDOUT_FILENO, o.err_fd = STDERR_FILENO;
-    o.allow_tty = true;
+    o.req.in_fd = STDIN_FILENO, o.req.out_fd = STDOUT_FILENO, o.req.err_fd = STDERR_FILENO;
+    o.req.vars = cli_env()->vars;
+    o.req.allow_tty = true;
     if (r < 0) {
         run_options_clear(&o);
         return r;
@@ -263,11 +265,11 @@ int run_options_parse(int argc, char **argv, run_options_t *ret)
 
 void run_options_clear(run_options_t *o)
 {
-    strv_free(o->command);
-    strv_free(o->env);
-    strv_free(o->secrets);
-    strv_free(o->toolchains);
-    o->command = o->env = o->secrets = o->toolchains = NULL;
+    strv_free(o->req.command);
+    strv_free(o->req.env);
+    strv_free(o->req.secrets);
+    strv_free(o->req.toolchains);
+    o->req.command = o->req.env = o->req.secrets = o->req.toolchains = NULL;
 }
 
 #define AFTER_DASHES "to pass it to the agent, put it after --"
@@ -355,8 +357,8 @@ static int judge_env(char *const *env, const agent_profile_t *agent)
 
 int run_options_check(const run_options_t *o, const agent_profile_t *agent)
 {
-    const char *first = o->command != NULL && !o->args_verbatim ? o->command[0] : NULL;
-    int r = judge_env(o->env, agent);
+    const char *first = o->req.command != NULL && !o->args_verbatim ? o->req.command[0] : NULL;
+    int r = judge_env(o->req.env, agent);
     if (r == 0 && first != NULL && first[0] == '-' && first[1] != '\0')
         r = judge_option(first, agent);
     else if (r == 0 && first != NULL && o->args_first)

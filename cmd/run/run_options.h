@@ -9,48 +9,16 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "config/publish.h"
+#include "session/session_inputs.h"
+#include "session/session_load.h"
 
-struct session_plan;
-
-#ifndef AS_IMAGE_TAG
-#define AS_IMAGE_TAG "dev"
-#endif
-#define DEFAULT_IMAGE "localhost/agent-sandbox:" AS_IMAGE_TAG
-#define DEFAULT_ROUTER_IMAGE "localhost/agent-sandbox-router:" AS_IMAGE_TAG
-#define DEFAULT_EGRESS_NETWORK "agent-sandbox-egress"
 
 typedef struct run_options {
     bool help, version;      /* print that and exit; nothing else is set */
-    bool exec;
-    bool dry_run;
-    bool review;             /* --review: the writes kept in a review (docs/review.md) */
-    const char *agent;       /* --agent NAME, or NULL */
-    enum { AUTONOMY_SETTING, AUTONOMY_ON, AUTONOMY_OFF } autonomy;   /* --autonomy, --no-autonomy */
-    char **toolchains;       /* --toolchain NAME..., owned, or NULL */
-    const char *image;       /* --image NAME (a derived image's name), or NULL */
-    const char *memory, *pids, *cpus;   /* as given, or NULL */
-    char **command;          /* NULL-terminated, owned: the agent's ARGS... (NULL when none),
-                              * or COMMAND ARGS... with exec */
     bool args_verbatim;      /* the command came after `--` or --exec: never judged */
     bool args_first;         /* the agent's arguments start at argv[1] (a command's place) */
-    char **env;              /* KEY=VALUE, NULL-terminated, owned */
-    char **secrets;          /* --secret NAME..., owned, or NULL (docs/secrets.md) */
-    publish_t publish[PUBLISH_MAX];     /* --publish, in order */
-    size_t n_publish;
-    /* Not options of the command line: where the session's I/O goes
-     * (run_options_parse: the standard fds, a TTY when they are
-     * terminals), and what verify asks of its probe's session. */
-    int in_fd, out_fd, err_fd;   /* in_fd -1: no input */
-    bool allow_tty;
-    bool private_home;       /* an empty home of its own, no volume */
-    bool no_notices;         /* no desktop notifications (its probes are refused on purpose) */
-    bool verify;             /* verify's probe session: its egress is verify's, not an agent's */
-    const char *ps_command;  /* what `ps` shows instead of the command, or NULL */
-    /* Called with the complete plan before set-up (verify derives what it
-     * expects from it); may be NULL. */
-    void (*on_plan)(const struct session_plan *plan, void *ctx);
-    void *on_plan_ctx;
+    session_request_t req;   /* what the session is asked to be (owned: its command, env,
+                              * secrets and toolchains) */
 } run_options_t;
 
 /* 0 and *ret filled; -EINVAL after reporting a usage error; -ENOMEM. */

@@ -11,7 +11,9 @@
 #include <time.h>
 
 #include "shared/cli.h"
-#include "run/inputs.h"
+#include "shared/backend.h"
+#include "shared/cli_env.h"
+#include "session/session_load.h"
 #include "shared/session_list.h"
 #include "base/escape.h"
 #include "base/msg.h"
@@ -263,7 +265,8 @@ static int save_names(const allowlist_t *want, const char *source)
 {
     _cleanup_free_ char *path = NULL;
     if (source == NULL) {
-        int rc = allowlist_config_path(&path);
+        session_env_t vars = cli_env()->vars;
+        int rc = exit_code_of(allowlist_config_path(&vars, &cli_say, &path));
         if (rc != 0)
             return rc;
         source = path;

@@ -165,6 +165,14 @@ static char *allow_command(const egress_event_t *e, const log_source_t *src)
     return cmd;
 }
 
+/* A field of the router's logs: what the agent's traffic put there (a
+ * query's type and answer, an upstream's address) goes through the one
+ * escaper, as the name does. */
+static void put_field(FILE *f, const char *text)
+{
+    path_put_escaped(f, text, strlen(text));
+}
+
 static void put_verdict(FILE *f, const egress_event_t *e)
 {
     if (e->by_rule)
@@ -175,8 +183,11 @@ static void put_verdict(FILE *f, const egress_event_t *e)
         fputs("allowed, but not resolved upstream", f);
     else if (e->failure == EGRESS_UNREACHABLE) {
         fputs("allowed, but the connection upstream failed", f);
-        if (e->upstream_addr[0] != '\0')
-            fprintf(f, " (%s)", e->upstream_addr);
+        if (e->upstream_addr[0] != '\0') {
+            fputs(" (", f);
+            put_field(f, e->upstream_addr);
+            fputc(')', f);
+        }
     } else
         fputs("allowed", f);
 }
@@ -187,16 +198,21 @@ static void print_text(const egress_event_t *e, const log_source_t *src)
     struct tm tm;
     strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&e->time, &tm));
     printf("%s  %-4s  ", when, e->kind);
-    path_put_escaped(stdout, e->name, strlen(e->name));
+    put_field(stdout, e->name);
     if (e->name[0] == '\0')
         fputs("(no name)", stdout);
-    if (strcmp(e->kind, "dns") == 0)
-        printf(" %s  ", e->qtype);
-    else
+    if (strcmp(e->kind, "dns") == 0) {
+        putchar(' ');
+        put_field(stdout, e->qtype);
+        fputs("  ", stdout);
+    } else {
         printf(":%u  ", e->port);
+    }
     put_verdict(stdout, e);
-    if (strcmp(e->kind, "dns") == 0 && !e->denied)
-        printf(": %s", e->answer);
+    if (strcmp(e->kind, "dns") == 0 && !e->denied) {
+        fputs(": ", stdout);
+        put_field(stdout, e->answer);
+    }
     else if (strcmp(e->kind, "dns") != 0 && !e->denied && e->failure == EGRESS_REACHED)
         printf(", sent %lld B, received %lld B", e->sent, e->received);
     _cleanup_free_ char *cmd = e->denied && !e->by_rule ? allow_command(e, src) : NULL;

@@ -176,9 +176,10 @@ int cmd_stop(int argc, char **argv)
     }
     if (all && n == 0)
         report("no session is running");
-    if (signal_all(chosen, n_chosen, false) != 0)
+    /* the first failure decides: a usage error stays one (64), never 1 */
+    if (signal_all(chosen, n_chosen, false) != 0 && rc == 0)
         rc = 1;
-    if (wait_all(chosen, n_chosen, now ? 0 : STOP_GRACE_MS) != 0)
+    if (wait_all(chosen, n_chosen, now ? 0 : STOP_GRACE_MS) != 0 && rc == 0)
         rc = 1;
     free(chosen);
     session_entries_free(v, n);

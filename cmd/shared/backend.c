@@ -43,7 +43,12 @@ void report_error(as_error_t **err)
 
 void report_doctor_hint(void)
 {
-    report("`agent-sandbox doctor` checks what sessions need of this host, with the fix for each problem");
+    report(SESSION_DOCTOR_HINT);
+}
+
+void report_config_errors(as_error_t **err)
+{
+    say_error_lines(&cli_say, err);
 }
 
 static struct timespec trace_start;
@@ -82,45 +87,7 @@ int runtime_dir_settle(void)
     return 0;
 }
 
-static int service_in(cli_backend_t *b, as_error_t **err)
-{
-    _cleanup_free_ char *log = NULL;
-    if (asprintf(&log, "%s/service.log", b->dir->path) < 0)
-        return as_error_make(err, ENOMEM, "out of memory");
-    return podman_service_start(b->dir->socket_path, log, SERVICE_START_TIMEOUT_MS, b->signals,
-                                &b->service, &b->api, err);
-}
-
-int backend_open(const char *id, const signal_source_t *signals, cli_backend_t *ret, as_error_t **err)
-{
-    cli_backend_t b = { .signals = signals };
-    int r = session_dir_create(id, &b.dir, err);
-    if (r < 0)
-        return as_error_prefix(err, "creating the session directory");
-    *ret = b;
-    return 0;
-}
-
-int backend_service(cli_backend_t *b, as_error_t **err)
-{
-    return b->service != NULL ? 0 : service_in(b, err);
-}
-
-int backend_start(const char *id, const signal_source_t *signals, cli_backend_t *ret, as_error_t **err)
-{
-    cli_backend_t b = {0};
-    int r = backend_open(id, signals, &b, err);
-    if (r < 0)
-        return r;
-    if ((r = backend_service(&b, err)) < 0) {
-        backend_stop(&b);
-        return r;
-    }
-    *ret = b;
-    return 0;
-}
-
-int backend_start_command(cli_backend_t *ret)
+int backend_start_command(backend_t *ret)
 {
     int rc = runtime_dir_settle();
     if (rc != 0)
@@ -134,83 +101,29 @@ int backend_start_command(cli_backend_t *ret)
     return 0;
 }
 
-int backend_run_once(cli_backend_t *b, const podman_container_spec_t *spec, int *ret_exit, as_error_t **err)
+void cli_say_line(say_level_t level, const char *text, void *ctx)
 {
-    _cleanup_free_ char *id = NULL;
-    int r = podman_container_create(b->api, spec, &id, err);
-    if (r < 0)
-        return r;
-    r = podman_container_start(b->api, id, err);
-    if (r == 0)
-        r = podman_container_wait(b->api, id, ret_exit, err);
-    as_error_t *rm_err = NULL;
-    int rr = podman_container_remove(b->api, id, &rm_err);
-    if (r == 0 && rr < 0) {
-        *err = rm_err;
-        return rr;
-    }
-    as_error_free(&rm_err);
-    return r;
+    (void)ctx;
+    static const char *const prefix[] = { [SAY_ERROR] = "error: ", [SAY_WARNING] = "warning: ",
+                                          [SAY_NOTE] = "note: ", [SAY_PLAIN] = "" };
+    report("%s%s", prefix[level], text);
 }
 
-bool backend_usable(cli_backend_t *b)
+void cli_say_progress(const char *what, void *ctx)
 {
-    if (podman_service_reap_if_ended(b->service))
-        return false;
-    /* a service dying right now may not have been reaped yet */
-    as_error_t *err = NULL;
-    bool ok = podman_ping(b->api, 2000, &err) == 0;
-    as_error_free(&err);
-    return ok;
+    progress_show(what, ctx);
 }
 
-int backend_restart(cli_backend_t *b, as_error_t **err)
-{
-    podman_api_free(b->api);
-    b->api = NULL;
-    podman_service_stop(b->service, SERVICE_STOP_TIMEOUT_MS, NULL);
-    podman_service_free(b->service);
-    b->service = NULL;
-    unlink(b->dir->socket_path);
-    return service_in(b, err);
-}
+const session_say_t cli_say = { .line = cli_say_line, .progress = cli_say_progress };
 
-void backend_stop(cli_backend_t *b)
+int exit_code_of(session_fault_t fault)
 {
-    as_error_t *err = NULL;
-    podman_api_free(b->api);
-    b->api = NULL;
-    if (b->service != NULL && podman_service_stop(b->service, SERVICE_STOP_TIMEOUT_MS, &err) < 0)
-        report_error(&err);
-    podman_service_free(b->service);
-    b->service = NULL;
-    if (b->dir != NULL && session_dir_remove(b->dir, &err) < 0)
-        report_error(&err);
-    session_dir_free(b->dir);
-    b->dir = NULL;
-}
-
-void backend_detach(cli_backend_t *b)
-{
-    podman_api_free(b->api);
-    b->api = NULL;
-    podman_service_free(b->service);
-    b->service = NULL;
-    session_dir_free(b->dir);      /* the lock stays the child's */
-    b->dir = NULL;
-}
-
-int image_status(podman_api_t *api, const char *image, bool *ret_present, char **ret_version,
-                 as_error_t **err)
-{
-    bool present = false;
-    char *version = NULL;
-    int r = podman_image_exists(api, image, &present, err);
-    if (r == 0 && present)
-        r = podman_image_label(api, image, LABEL_VERSION, &version, err);
-    if (r < 0)
-        return r;
-    *ret_present = present;
-    *ret_version = version;
-    return 0;
+    static const int codes[] = {
+        [SESSION_OK] = 0, [SESSION_FAULT_USAGE] = EXIT_USAGE, [SESSION_FAULT_CONFIG] = EXIT_CONFIG,
+        [SESSION_FAULT_NO_IMAGE] = EXIT_NO_IMAGE, [SESSION_FAULT_NO_SERVICE] = EXIT_NO_SERVICE,
+        [SESSION_FAULT_INTERNAL] = EXIT_INTERNAL, [SESSION_FAULT_SETUP] = EXIT_SETUP,
+        [SESSION_FAULT_SERVICE_LOST] = EXIT_SERVICE_LOST, [SESSION_FAULT_REFUSED] = EXIT_REFUSED,
+        [SESSION_FAULT_NO_RUNTIME_DIR] = EXIT_NO_RUNTIME_DIR,
+    };
+    return fault >= 0 && (size_t)fault < ARRAY_SIZE(codes) ? codes[fault] : EXIT_INTERNAL;
 }

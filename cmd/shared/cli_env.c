@@ -3,21 +3,22 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "base/user_dirs.h"
 #include "base/util.h"
 
 static const struct {
     const char *name;
     size_t offset;
 } VARIABLES[] = {
-    { "AGENT_SANDBOX_IMAGE", offsetof(cli_env_t, image) },
-    { "AGENT_SANDBOX_ROUTER_IMAGE", offsetof(cli_env_t, router_image) },
-    { "AGENT_SANDBOX_EGRESS_NETWORK", offsetof(cli_env_t, egress_network) },
-    { "AGENT_SANDBOX_RESOLVER", offsetof(cli_env_t, resolver) },
-    { "AGENT_SANDBOX_HOME_VOLUME", offsetof(cli_env_t, home_volume) },
-    { "AGENT_SANDBOX_VOLUME_PREFIX", offsetof(cli_env_t, volume_prefix) },
-    { "AGENT_SANDBOX_ALLOWLIST", offsetof(cli_env_t, allowlist) },
+    { "AGENT_SANDBOX_IMAGE", offsetof(cli_env_t, vars.image) },
+    { "AGENT_SANDBOX_ROUTER_IMAGE", offsetof(cli_env_t, vars.router_image) },
+    { "AGENT_SANDBOX_EGRESS_NETWORK", offsetof(cli_env_t, vars.egress_network) },
+    { "AGENT_SANDBOX_RESOLVER", offsetof(cli_env_t, vars.resolver) },
+    { "AGENT_SANDBOX_HOME_VOLUME", offsetof(cli_env_t, vars.home_volume) },
+    { "AGENT_SANDBOX_VOLUME_PREFIX", offsetof(cli_env_t, vars.volume_prefix) },
+    { "AGENT_SANDBOX_ALLOWLIST", offsetof(cli_env_t, vars.allowlist) },
     { "AGENT_SANDBOX_TRACE", offsetof(cli_env_t, trace) },
-    { "AGENT_SANDBOX_UPSTREAM_CA", offsetof(cli_env_t, upstream_ca) },
+    { "AGENT_SANDBOX_UPSTREAM_CA", offsetof(cli_env_t, vars.upstream_ca) },
     { "AGENT_SANDBOX_TEST_ROOT", offsetof(cli_env_t, test_root) },
 };
 
@@ -35,10 +36,11 @@ const cli_env_t *cli_env(void)
         const char *v = getenv(VARIABLES[i].name);
         *(const char **)((char *)&env + VARIABLES[i].offset) = v != NULL && v[0] != '\0' ? v : NULL;
     }
-    /* the host tools' own variables, as those tools see them */
-    env.home = getenv("HOME");
-    env.xdg_config_home = getenv("XDG_CONFIG_HOME");
-    env.path = getenv("PATH");
+    /* the host tools' own variables, as those tools see them; HOME by its
+     * one reader (lib/base/user_dirs.h), as every path under it is made */
+    env.vars.home = user_env().home;
+    env.vars.path = getenv("PATH");
     env.pager = getenv("PAGER");
     return &env;
 }
+

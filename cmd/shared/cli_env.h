@@ -2,9 +2,10 @@
  * struct: every variable that shapes a session or a command, so that two
  * parts of one run can never see two answers. Our own variables
  * (AGENT_SANDBOX_*) are NULL when unset or empty: none has a meaning when
- * empty. The host tools' (HOME, PATH, XDG_CONFIG_HOME) are as the
- * environment has them, NULL only when unset: podman and the shell each
- * give an empty one a meaning of their own. git's variables are git's:
+ * empty. The host tools' (HOME, PATH) are as the environment has them,
+ * NULL only when unset: podman and the shell each give an empty one a
+ * meaning of their own. HOME and the XDG variables have one reader,
+ * lib/base/user_dirs.h, which cli_env takes HOME from. git's variables are git's:
  * lib/config/git_global reads them from the environment handed to it, by
  * git's rules.
  * What a session hands the agent of the host's environment on purpose
@@ -14,20 +15,14 @@
 
 #include <stddef.h>
 
+#include "session/session_inputs.h"
+
 typedef struct cli_env {
-    const char *home;              /* HOME (the checks want it absolute) */
-    const char *path;              /* PATH (an empty entry is the current directory) */
+    /* what a session reads (lib/session/session_inputs.h): HOME, PATH and
+     * our AGENT_SANDBOX_* variables of it */
+    session_env_t vars;
     const char *pager;             /* PAGER (diff on a terminal; empty: none) */
-    const char *xdg_config_home;   /* XDG_CONFIG_HOME (podman's containers/ files) */
-    const char *image;             /* AGENT_SANDBOX_IMAGE */
-    const char *router_image;      /* AGENT_SANDBOX_ROUTER_IMAGE */
-    const char *egress_network;    /* AGENT_SANDBOX_EGRESS_NETWORK */
-    const char *resolver;          /* AGENT_SANDBOX_RESOLVER */
-    const char *home_volume;       /* AGENT_SANDBOX_HOME_VOLUME */
-    const char *volume_prefix;     /* AGENT_SANDBOX_VOLUME_PREFIX */
-    const char *allowlist;         /* AGENT_SANDBOX_ALLOWLIST */
     const char *trace;             /* AGENT_SANDBOX_TRACE */
-    const char *upstream_ca;       /* AGENT_SANDBOX_UPSTREAM_CA: more CAs for held names' upstreams */
     const char *test_root;         /* AGENT_SANDBOX_TEST_ROOT */
 } cli_env_t;
 

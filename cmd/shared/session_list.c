@@ -100,7 +100,7 @@ int sessions_load(session_entry_t ***ret, size_t *ret_n)
 
 void session_put_dir(FILE *f, const char *dir)
 {
-    const char *home = cli_env()->home;
+    const char *home = cli_env()->vars.home;
     char resolved[PATH_MAX];
     bool have = home != NULL && home[0] == '/' && realpath(home, resolved) != NULL;
     path_put_for_user(f, dir, have ? resolved : NULL, home != NULL && home[0] == '/' ? home : NULL);
@@ -208,4 +208,23 @@ int session_found_default(const char *command, const session_found_t *v, size_t 
         dirs[i] = v[i].launch_dir;
     }
     return session_default(command, ids, dirs, n, true, ret_index);
+}
+
+void session_list_name_busy(const char *dir)
+{
+    session_entry_t **v = NULL;
+    size_t n = 0;
+    as_error_t *err = NULL;
+    _cleanup_free_ char *base = NULL;
+    if (dir == NULL || session_base_dir(&base, &err) < 0 || session_registry_list(base, &v, &n, &err) < 0) {
+        as_error_free(&err);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->pid == getpid() || path_relation(dir, v[i]->launch_dir) == PATH_UNRELATED)
+            continue;
+        _cleanup_free_ char *what = session_describe(v[i]);
+        report("it is %s; `agent-sandbox stop %s` ends it", what != NULL ? what : v[i]->id, v[i]->id);
+    }
+    session_entries_free(v, n);
 }

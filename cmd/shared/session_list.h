@@ -38,4 +38,8 @@ int session_default(const char *command, const char *const *ids, const char *con
 /* The same for the live sessions of allow, deny and log (newest first). */
 int session_found_default(const char *command, const session_found_t *v, size_t n, size_t *ret_index);
 
+/* The sessions whose tree overlaps `dir`, named (the one holding the
+ * lock that refused a session there is among them). */
+void session_list_name_busy(const char *dir);
+
 #endif

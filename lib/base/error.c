@@ -14,8 +14,10 @@ static int make_v(as_error_t **err, int code, long http_status, const char *suff
     int rc = code > 0 ? -code : -EIO;
     if (err == NULL)
         return rc;
-    if (*err != NULL)          /* first error wins; a second one is a bug, keep the first */
-        return rc;
+    /* The first error wins (a second one is a bug): it is kept, and so is
+     * the rule that what is returned is its code. */
+    if (*err != NULL)
+        return -(*err)->code;
 
     char *msg = NULL;
     if (vasprintf(&msg, fmt, ap) < 0)
@@ -91,6 +93,22 @@ int as_error_prefix(as_error_t **err, const char *fmt, ...)
 int as_error_rc(const as_error_t *err)
 {
     return err != NULL ? -err->code : 0;
+}
+
+int as_error_pass(as_error_t **err, as_error_t **mine)
+{
+    /* no error of its own: only when there was no memory to make one */
+    int rc = *mine != NULL ? as_error_rc(*mine) : -ENOMEM;
+    if (err == NULL) {
+        as_error_free(mine);
+        return rc;
+    }
+    if (*err == NULL) {
+        *err = *mine;
+        *mine = NULL;
+    }
+    as_error_free(mine);
+    return *err != NULL ? as_error_rc(*err) : rc;
 }
 
 void as_error_free(as_error_t **err)

@@ -13,7 +13,9 @@ typedef struct as_error {
     char *msg;         /* full message, outermost context first */
 } as_error_t;
 
-/* Fill *err (which must be NULL) and return -code, or -EIO when code is 0. */
+/* Fill *err and return -code, or -EIO when code is 0. An *err that holds
+ * an error already keeps it (the first wins), and its code is returned:
+ * whatever fails, the return code is -(*err)->code. */
 int as_error_make(as_error_t **err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -36,6 +38,12 @@ int as_error_rc(const as_error_t *err);
 /* Adds *more to *into ("first; second") and frees *more, so that no
  * failure of several is dropped; *into may be NULL. */
 void as_error_add(as_error_t **into, as_error_t **more);
+
+/* Hands an error of one's own to the caller's *err: the first error wins,
+ * so one already there is kept and *mine dropped. Returns the negative
+ * code of what *err then holds (-ENOMEM when neither holds one: there was
+ * no memory to make it). */
+int as_error_pass(as_error_t **err, as_error_t **mine);
 
 void as_error_free(as_error_t **err);
 DEFINE_CLEANUP_FUNC_REF(as_error_t, as_error_free)

@@ -84,8 +84,8 @@ static int check_text(const char *text, size_t len, as_error_t **err)
 int config_file_read(int dirfd, const char *path, config_follow_t follow, size_t max,
                      char **ret_text, size_t *ret_len, as_error_t **err)
 {
-    int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (follow == CONFIG_NOFOLLOW ? O_NOFOLLOW : 0);
-    _cleanup_close_ int fd = openat(dirfd, path, flags);
+    int nofollow = follow == CONFIG_NOFOLLOW ? O_NOFOLLOW : 0;
+    _cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | nofollow);
     if (fd < 0 && errno == ENOENT)
         return missing(dirfd, path, err);
     if (fd < 0 && errno == ELOOP && follow == CONFIG_NOFOLLOW)

@@ -25,6 +25,31 @@ static int write_all(int fd, const char *text)
     return 0;
 }
 
+/* The directory that holds path, synced: the rename into it is on disk. */
+static int sync_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    _cleanup_free_ char *dir = slash == NULL ? strdup(".") : slash == path ? strdup("/")
+                                                           : strndup(path, (size_t)(slash - path));
+    if (dir == NULL)
+        return -ENOMEM;
+    _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return fd < 0 || fsync(fd) < 0 ? -errno : 0;
+}
+
+int file_commit(int fd, const char *tmp, const char *path, as_error_t **err)
+{
+    if (fsync(fd) < 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return as_error_errno(err, e, "writing %s", path);
+    }
+    int r = sync_parent(path);
+    if (r < 0)
+        return as_error_errno(err, -r, "syncing the directory of %s", path);
+    return 0;
+}
+
 /* The temporary file is new and of this writer alone (mkostemp: a unique
  * name, O_EXCL): two writers of the same file, say two sessions checking
  * one image at once, never share one, so neither renames the other's
@@ -35,23 +60,16 @@ int file_write_atomic(const char *dir, const char *name, const char *text, mode_
     _cleanup_free_ char *path = NULL, *tmp = NULL;
     if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s.XXXXXX", path) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
-    int fd = mkostemp(tmp, O_CLOEXEC);
+    _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return as_error_errno(err, errno, "creating a temporary file for %s", path);
     /* mkostemp's 0600, made exactly `mode` whatever the umask: the reader needs it */
     int r = fchmod(fd, mode) < 0 ? -errno : write_all(fd, text);
-    if (close(fd) < 0 && r == 0)
-        r = -errno;
     if (r < 0) {
         unlink(tmp);
         return as_error_errno(err, -r, "writing %s", tmp);
     }
-    if (rename(tmp, path) < 0) {
-        int e = errno;
-        unlink(tmp);
-        return as_error_errno(err, e, "renaming %s", tmp);
-    }
-    return 0;
+    return file_commit(fd, tmp, path, err);
 }
 
 static int remove_tree_at(int dfd, const char *name, const char *shown, as_error_t **err)

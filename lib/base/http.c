@@ -233,8 +233,9 @@ int http_request_stream(http_client_t *c, const char *method, const char *path, 
     CURLcode rc = perform(c, &r, &status);
     if (st.sink_r < 0) {
         free(st.refusal.data);
-        *err = st.err;
-        return st.sink_r;
+        if (st.err == NULL)
+            return as_error_make(err, -st.sink_r, "%s %s: the answer's reader failed", method, path);
+        return as_error_pass(err, &st.err);
     }
     if (rc != CURLE_OK) {
         free(st.refusal.data);
@@ -263,32 +264,64 @@ void http_response_clear(http_response_t *r)
     r->status = 0;
 }
 
-static long remaining_ms(const struct timespec *deadline)
+/* When a wait gives up: timeout_ms from its start, or never (0, as for
+ * every call of this module). */
+typedef struct deadline {
+    bool none;
+    struct timespec at;
+} deadline_t;
+
+static deadline_t deadline_after(long timeout_ms)
 {
+    deadline_t d = { .none = timeout_ms <= 0 };
+    clock_gettime(CLOCK_MONOTONIC, &d.at);
+    d.at.tv_sec += timeout_ms / 1000;
+    d.at.tv_nsec += (timeout_ms % 1000) * 1000000;
+    if (d.at.tv_nsec >= 1000000000) {
+        d.at.tv_sec++;
+        d.at.tv_nsec -= 1000000000;
+    }
+    return d;
+}
+
+/* Milliseconds left, 0 when it has passed; -1 without a deadline. */
+static long remaining_ms(const deadline_t *d)
+{
+    if (d->none)
+        return -1;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    long ms = (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+    long ms = (d->at.tv_sec - now.tv_sec) * 1000 + (d->at.tv_nsec - now.tv_nsec) / 1000000;
     return ms > 0 ? ms : 0;
 }
 
-static int wait_fd(curl_socket_t fd, short events, long timeout_ms)
+/* Waits for fd until the deadline: false when it passed first. */
+static bool wait_fd(curl_socket_t fd, short events, const deadline_t *d)
 {
     struct pollfd p = { .fd = fd, .events = events };
-    int n;
-    do
-        n = poll(&p, 1, timeout_ms < 0 ? -1 : (int)timeout_ms);
-    while (n < 0 && errno == EINTR);
-    return n;
+    for (;;) {
+        long left = remaining_ms(d);
+        if (left == 0)
+            return false;
+        int n = poll(&p, 1, left < 0 ? -1 : (int)left);
+        if (n > 0 || (n < 0 && errno != EINTR))
+            return true;           /* ready, or an error the next call reports */
+        if (n == 0)
+            return false;
+    }
 }
 
-static int send_all(CURL *curl, curl_socket_t fd, const void *data, size_t len, as_error_t **err)
+static int send_all(CURL *curl, curl_socket_t fd, const void *data, size_t len, const deadline_t *d,
+                    long timeout_ms, as_error_t **err)
 {
     const char *p = data;
     while (len > 0) {
         size_t sent = 0;
         CURLcode rc = curl_easy_send(curl, p, len, &sent);
         if (rc == CURLE_AGAIN) {
-            wait_fd(fd, POLLOUT, -1);
+            if (!wait_fd(fd, POLLOUT, d))
+                return as_error_make(err, ETIMEDOUT, "the API took no more of the request within %ld ms",
+                                     timeout_ms);
             continue;
         }
         if (rc != CURLE_OK)
@@ -299,24 +332,10 @@ static int send_all(CURL *curl, curl_socket_t fd, const void *data, size_t len, 
     return 0;
 }
 
-static struct timespec deadline_after(long timeout_ms)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    t.tv_sec += timeout_ms / 1000;
-    t.tv_nsec += (timeout_ms % 1000) * 1000000;
-    if (t.tv_nsec >= 1000000000) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000;
-    }
-    return t;
-}
-
 /* Reads until the answer's head is complete (lib/base/http_head.h); what came
  * after it stays pending, handed out first by http_stream_recv. */
-static int read_head(http_stream_t *s, long timeout_ms, long *ret_status, as_error_t **err)
+static int read_head(http_stream_t *s, const deadline_t *d, long timeout_ms, long *ret_status, as_error_t **err)
 {
-    struct timespec deadline = deadline_after(timeout_ms);
     buffer_t b = {0};
     http_head_t head;
     int r;
@@ -325,8 +344,7 @@ static int read_head(http_stream_t *s, long timeout_ms, long *ret_status, as_err
         size_t got = 0;
         CURLcode rc = curl_easy_recv(s->curl, chunk, sizeof(chunk), &got);
         if (rc == CURLE_AGAIN) {
-            long left = remaining_ms(&deadline);
-            if (left == 0 || wait_fd(s->fd, POLLIN, left) == 0) {
+            if (!wait_fd(s->fd, POLLIN, d)) {
                 r = as_error_make(err, ETIMEDOUT, "no answer from the API within %ld ms", timeout_ms);
                 break;
             }
@@ -390,9 +408,11 @@ int http_stream_open(http_client_t *c, const char *method, const char *path, con
     long status = 0;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* one deadline for the whole exchange: the request sent, the head read */
+    deadline_t d = deadline_after(timeout_ms);
     if (stream_connect(c, &s, err) < 0 ||
-        send_all(s->curl, s->fd, req, strlen(req), err) < 0 ||
-        read_head(s, timeout_ms, &status, err) < 0)
+        send_all(s->curl, s->fd, req, strlen(req), &d, timeout_ms, err) < 0 ||
+        read_head(s, &d, timeout_ms, &status, err) < 0)
         return as_error_prefix(err, "%s %s", method, path);
     if (trace != NULL)
         trace(method, path, status, elapsed_ms(&t0));

@@ -54,7 +54,8 @@ void http_set_trace(http_trace_fn fn);
 typedef struct http_stream http_stream_t;
 
 /* Sends `method path` with `body` (may be NULL) on a new connection of its
- * own and reads the answer's head (lib/base/http_head.h). On 101 or 200 the
+ * own and reads the answer's head (lib/base/http_head.h), both within
+ * timeout_ms (0: no limit, as for http_request). On 101 or 200 the
  * connection is handed over as a raw stream. Any other status is a failure
  * like any other (as_error_http: *err filled, with the status and the start
  * of the body); when ret_refusal is given it also receives the status and

@@ -9,11 +9,14 @@
 static struct termios saved;
 static int saved_fd = -1;
 
+/* At once, never after the output drains: a terminal nobody reads would
+ * hold that for ever, and what was written is processed by the mode it
+ * was written in already. */
 void terminal_restore(void)
 {
     if (saved_fd < 0)
         return;
-    tcsetattr(saved_fd, TCSADRAIN, &saved);
+    tcsetattr(saved_fd, TCSANOW, &saved);
     saved_fd = -1;
 }
 

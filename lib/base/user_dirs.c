@@ -1,6 +1,7 @@
 #include "user_dirs.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,38 @@ static bool absolute(const char *path)
     return path != NULL && path[0] == '/';
 }
 
-/* $<var>/agent-sandbox, else $HOME/<home_rel>/agent-sandbox. */
-static int xdg_app_dir(const char *var, const char *home_rel, char **ret_dir, as_error_t **err)
+user_env_t user_env(void)
 {
-    const char *base = secure_getenv(var), *home = secure_getenv("HOME");
+    return (user_env_t){
+        .home = secure_getenv("HOME"),
+        .config_home = secure_getenv("XDG_CONFIG_HOME"),
+        .state_home = secure_getenv("XDG_STATE_HOME"),
+        .data_home = secure_getenv("XDG_DATA_HOME"),
+        .runtime_dir = secure_getenv("XDG_RUNTIME_DIR"),
+    };
+}
+
+char *user_podman_config_file(const char *rel)
+{
+    user_env_t env = user_env();
+    char *path = NULL;
+    if (env.config_home != NULL && env.config_home[0] != '\0')
+        return asprintf(&path, "%s/%s", env.config_home, rel) < 0 ? NULL : path;
+    const char *home = env.home;
+    if (home == NULL || home[0] == '\0') {
+        const struct passwd *pw = getpwuid(getuid());
+        home = pw != NULL ? pw->pw_dir : NULL;
+    }
+    if (home == NULL || home[0] == '\0')
+        return NULL;
+    return asprintf(&path, "%s/.config/%s", home, rel) < 0 ? NULL : path;
+}
+
+/* $<var>/agent-sandbox, else $HOME/<home_rel>/agent-sandbox. */
+static int xdg_app_dir(const char *var, const char *base, const char *home_rel, char **ret_dir,
+                       as_error_t **err)
+{
+    const char *home = user_env().home;
     char *dir = NULL;
     int r;
     if (absolute(base))
@@ -42,7 +71,7 @@ static int xdg_app_dir(const char *var, const char *home_rel, char **ret_dir, as
 
 int user_config_dir(char **ret_dir, as_error_t **err)
 {
-    return xdg_app_dir("XDG_CONFIG_HOME", ".config", ret_dir, err);
+    return xdg_app_dir("XDG_CONFIG_HOME", user_env().config_home, ".config", ret_dir, err);
 }
 
 int user_config_file(const char *name, char **ret_path, as_error_t **err)
@@ -60,7 +89,7 @@ int user_config_file(const char *name, char **ret_path, as_error_t **err)
 
 int user_state_dir(char **ret_dir, as_error_t **err)
 {
-    return xdg_app_dir("XDG_STATE_HOME", ".local/state", ret_dir, err);
+    return xdg_app_dir("XDG_STATE_HOME", user_env().state_home, ".local/state", ret_dir, err);
 }
 
 int user_runtime_dir_check(const char *path, uid_t uid, as_error_t **err)
@@ -110,7 +139,7 @@ static int check_set(const char *value, as_error_t **err)
 
 int user_runtime_dir(char **ret_dir, bool *ret_fallback, as_error_t **err)
 {
-    const char *value = secure_getenv("XDG_RUNTIME_DIR");
+    const char *value = user_env().runtime_dir;
     char *dir = NULL;
     if (value != NULL && value[0] != '\0') {
         int r = check_set(value, err);

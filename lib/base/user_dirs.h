@@ -22,6 +22,27 @@
 
 #include "error.h"
 
+/* HOME and the XDG variables, read here and nowhere else (secure_getenv:
+ * none of them in a set-user-ID run), each as the environment has it,
+ * NULL only when unset: the rules below, ours and podman's, are applied to
+ * these same values. */
+typedef struct user_env {
+    const char *home;           /* HOME */
+    const char *config_home;    /* XDG_CONFIG_HOME */
+    const char *state_home;     /* XDG_STATE_HOME */
+    const char *data_home;      /* XDG_DATA_HOME */
+    const char *runtime_dir;    /* XDG_RUNTIME_DIR */
+} user_env_t;
+user_env_t user_env(void);
+
+/* A file of podman's own configuration of this user, by podman's rule
+ * (containers/storage's, not the XDG specification's): under
+ * $XDG_CONFIG_HOME when it is set and not empty, relative or not, else
+ * under $HOME/.config, HOME empty or unset meaning the user's home in the
+ * password database. `rel`: "containers/storage.conf". NULL when there is
+ * no home either, or no memory. */
+char *user_podman_config_file(const char *rel);
+
 /* $XDG_CONFIG_HOME/agent-sandbox or ~/.config/agent-sandbox; -ENOENT when
  * neither that variable nor HOME is an absolute path. */
 int user_config_dir(char **ret_dir, as_error_t **err);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_write.h"
 #include "base/msg.h"
 #include "base/util.h"
 
@@ -91,34 +92,15 @@ static int new_text(const char *shown, const char *old, size_t old_len, const al
     return msg_close(&m, ret, err);
 }
 
-/* text into a new file beside `real`, with `mode`, then renamed over it. */
+/* text into a new file beside `real`, with `mode`, then renamed over it
+ * (the one atomic writer, lib/base/file_write.h). */
 static int replace_file(const char *real, const char *text, mode_t mode, as_error_t **err)
 {
     const char *slash = strrchr(real, '/');
-    _cleanup_free_ char *tmp = NULL;
-    if (slash == NULL || asprintf(&tmp, "%.*s/.%s.XXXXXX", (int)(slash - real), real, slash + 1) < 0)
+    _cleanup_free_ char *dir = slash != NULL ? strndup(real, (size_t)(slash - real)) : NULL;
+    if (dir == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0)
-        return as_error_errno(err, errno, "creating a file beside %s", real);
-    size_t len = strlen(text), off = 0;
-    int r = 0;
-    while (r == 0 && off < len) {
-        ssize_t n = write(fd, text + off, len - off);
-        if (n < 0 && errno != EINTR)
-            r = as_error_errno(err, errno, "writing %s", tmp);
-        else if (n > 0)
-            off += (size_t)n;
-    }
-    if (r == 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0))
-        r = as_error_errno(err, errno, "writing %s", tmp);
-    if (close(fd) < 0 && r == 0)
-        r = as_error_errno(err, errno, "writing %s", tmp);
-    if (r == 0 && rename(tmp, real) < 0)
-        r = as_error_errno(err, errno, "renaming %s to %s", tmp, real);
-    if (r < 0)
-        unlink(tmp);
-    return r;
+    return file_write_atomic(dir[0] != '\0' ? dir : "/", slash + 1, text, mode, err);
 }
 
 int allowlist_save(const char *path, const allowlist_t *add, const char *comment,

@@ -59,8 +59,9 @@ static int add_home_guard(struct ctx *c, launch_policy_rule_t rule, unsigned rel
                           const char *noun, const char *why, const char *name, as_error_t **err)
 {
     _cleanup_free_ char *p = NULL;
-    if (path_join(c->home_lex, name, &p, err) < 0)
-        return -ENOMEM;
+    int r = path_join(c->home_lex, name, &p, err);
+    if (r < 0)
+        return r;
     return add_guard(c, rule, relations, noun, why, p, err);
 }
 

@@ -71,8 +71,8 @@ int lp_resolve_loose(struct ctx *c, const char *path, char **ret, as_error_t **e
         _cleanup_free_ char *o = out;
         const char *tail = norm + strlen(prefix) + (strcmp(prefix, "/") == 0 ? 0 : 1);
         _cleanup_free_ char *joined = NULL;
-        if (path_join(o, tail, &joined, err) < 0)
-            return -ENOMEM;
+        if ((r = path_join(o, tail, &joined, err)) < 0)
+            return r;
         return path_normalize(joined, ret, err);
     }
     *ret = steal_pointer(&norm);

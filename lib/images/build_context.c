@@ -79,7 +79,7 @@ static int by_name(const void *a, const void *b)
 /* The names of a directory, sorted. */
 static int names_of(int dirfd, const char *top, const char *rel, char ***ret, as_error_t **err)
 {
-    int fd = dup(dirfd);
+    int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (d == NULL) {
         if (fd >= 0)

@@ -7,8 +7,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "attach_output.h"
 #include "base/tty_escape.h"
 #include "base/util.h"
+
+/* What one read of the output stream takes; the queue must have room for
+ * it (and the heads of its frames' pieces) before the next read. */
+#define DOWN_CHUNK 65536
+#define READ_ROOM (2 * DOWN_CHUNK)
 
 int frame_parser_feed(frame_parser_t *p, const char *buf, size_t len,
                       frame_sink_fn sink, void *ctx, as_error_t **err)
@@ -54,10 +60,13 @@ typedef struct pump {
     http_stream_t *watch;
     attach_result_t *res;
     frame_parser_t parser;
+    attach_output_t *queue;      /* the agent's output on its way to io's descriptors */
     bool in_open;                /* still reading io->in_fd */
     bool in_stream_open;         /* the input stream still takes bytes */
     bool sniffing;               /* the output so far may be the init's report */
-    bool out_broken, err_broken; /* that fd failed: its output is dropped */
+    bool out_ended;              /* the output stream ended: what is queued is written, then done */
+    bool abandoned;              /* a stop came while the queue waited for its reader: dropped */
+    int failure;                 /* the output stream's failure, once it ended */
     long lost_at;                /* when output was first lost, or 0 */
     bool lost_again;
     long signalled_at;           /* when a terminating signal was first seen, or 0 */
@@ -68,44 +77,48 @@ typedef struct pump {
     char up[65536];
 } pump_t;
 
-static int write_all(int fd, const char *data, size_t len)
+/* Writes what the user's descriptors take now. The first failure is
+ * recorded and the agent told to end (EPIPE: the reader went away, as in a
+ * pipeline; anything else, ENOSPC or EIO: the output is being lost). */
+static void flush_output(pump_t *p)
 {
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN) {
-            struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-            poll(&pfd, 1, -1);
-            continue;
-        }
-        if (n < 0)
-            return -errno;
-        data += n;
-        len -= (size_t)n;
+    bool to_err = false;
+    int r;
+    while ((r = attach_output_flush(p->queue, &to_err)) < 0) {
+        if (p->res->output_errno != 0)
+            continue;                /* the other descriptor may still take its part */
+        p->res->output_errno = -r;
+        p->res->output_errno_on_err = to_err;
+        p->lost_at = monotonic_ms();
+        if (p->hooks != NULL && p->hooks->on_output_lost != NULL)
+            p->hooks->on_output_lost(-r, false, p->hooks->ctx);
     }
-    return 0;
 }
 
-/* Writes to the user's stdout or stderr. The first failure is recorded and
- * the agent told to end (EPIPE: the reader went away, as in a pipeline;
- * anything else, ENOSPC or EIO: the output is being lost). */
+/* The agent's output, queued in order and written as far as it goes now. */
 static void emit(pump_t *p, bool to_err, const char *data, size_t len)
 {
-    bool *broken = to_err ? &p->err_broken : &p->out_broken;
-    if (*broken || len == 0)
+    if (attach_output_put(p->queue, to_err, data, len) < 0) {
+        p->res->output_dropped += len;      /* no memory to hold it */
         return;
-    int r = write_all(to_err ? p->io->err_fd : p->io->out_fd, data, len);
-    if (r == 0)
+    }
+    flush_output(p);
+}
+
+/* A line of the CLI's own for the user, from a hook (NULL: none). */
+static void notice(pump_t *p, const char *text)
+{
+    if (text == NULL)
         return;
-    *broken = true;
-    if (p->res->output_errno != 0)
-        return;
-    p->res->output_errno = -r;
-    p->res->output_errno_on_err = to_err;
-    p->lost_at = monotonic_ms();
-    if (p->hooks != NULL && p->hooks->on_output_lost != NULL)
-        p->hooks->on_output_lost(-r, false, p->hooks->ctx);
+    attach_output_notice(p->queue, text);
+    flush_output(p);
+}
+
+/* A stop while the user's reader takes none of the agent's output: what is
+ * queued can wait no more (the stream must reach its end). */
+static void drop_queued(pump_t *p)
+{
+    p->res->output_dropped = attach_output_drop(p->queue);
 }
 
 /* The init's report would be on stderr, or on the one stream of a TTY. */
@@ -139,11 +152,19 @@ static int sink_frames(int stream, const char *data, size_t len, void *ctx)
     return 0;
 }
 
-/* Everything the output stream has now. 1 at its end, 0 for more later. */
+/* What the output stream has now, as far as the queue has room: none left
+ * is back-pressure (the next read waits for the reader), except once the
+ * session is being stopped, when what waits is dropped instead. 1 at the
+ * stream's end, 0 for more later. */
 static int drain_output(pump_t *p, as_error_t **err)
 {
-    char down[65536];
+    char down[DOWN_CHUNK];
     for (;;) {
+        if (!attach_output_room(p->queue, READ_ROOM)) {
+            if (p->signalled_at == 0)
+                return 0;
+            drop_queued(p);
+        }
         ssize_t got = http_stream_recv(p->out, down, sizeof(down), err);
         if (got == -EAGAIN)
             return 0;
@@ -214,17 +235,20 @@ static void send_pending(pump_t *p)
 }
 
 /* Each `~.` typed is the CLI's, not the agent's: the first starts the same
- * grace as a terminating signal does. */
+ * grace as a terminating signal does. Once the agent's output has ended,
+ * one gives up writing what its reader has not taken. */
 static void escape_typed(pump_t *p, unsigned stops)
 {
-    if (p->hooks == NULL)
-        return;
     for (; stops > 0; stops--) {
         p->escapes++;
+        if (p->out_ended) {
+            p->abandoned = true;
+            continue;
+        }
         if (p->signalled_at == 0)
             p->signalled_at = monotonic_ms();
-        if (p->hooks->on_escape != NULL)
-            p->hooks->on_escape(p->escapes, p->hooks->ctx);
+        if (p->hooks != NULL && p->hooks->on_escape != NULL)
+            notice(p, p->hooks->on_escape(p->escapes, p->hooks->ctx));
     }
 }
 
@@ -246,14 +270,21 @@ static void read_input(pump_t *p)
         p->up_len = tty_escape_feed(&p->escape, keys, (size_t)got, p->up, &stops);
         escape_typed(p, stops);
     }
+    if (p->out_ended)
+        p->up_len = 0;                /* nobody reads them any more */
 }
 
+/* Each signal to its hook; once the agent's output has ended, a
+ * terminating one gives up writing what its reader has not taken. */
 static void on_signals(pump_t *p)
 {
     int signo;
-    while ((signo = signal_source_next(p->hooks->signals)) != 0)
-        if (p->hooks->on_signal != NULL)
+    while ((signo = signal_source_next(p->hooks->signals)) != 0) {
+        if (!p->out_ended && p->hooks->on_signal != NULL)
             p->hooks->on_signal(signo, p->hooks->ctx);
+        else if (p->out_ended && signal_source_terminating(p->hooks->signals) != 0)
+            p->abandoned = true;
+    }
 }
 
 static void on_watched(pump_t *p)
@@ -265,7 +296,7 @@ static void on_watched(pump_t *p)
     if (got != -EAGAIN) {
         p->watch = NULL;           /* once is enough */
         if (p->hooks->on_watch != NULL)
-            p->hooks->on_watch(p->hooks->ctx);
+            notice(p, p->hooks->on_watch(p->hooks->ctx));
     }
 }
 
@@ -303,9 +334,12 @@ static void signal_overdue(pump_t *p)
 }
 
 /* Until the next grace ends (after lost output; after a terminating
- * signal, however early it came), then no limit. */
+ * signal, however early it came), then no limit; none once the agent's
+ * output has ended (it has exited: nothing is left to end). */
 static int poll_timeout(pump_t *p)
 {
+    if (p->out_ended)
+        return -1;
     if (p->signalled_at == 0 && p->hooks != NULL && signal_source_terminating(p->hooks->signals) != 0)
         p->signalled_at = monotonic_ms();
     long lost = grace_left(p->lost_at, ATTACH_OUTPUT_LOST_GRACE_MS, &p->lost_again, output_lost_again, p);
@@ -314,29 +348,54 @@ static int poll_timeout(pump_t *p)
     return (int)next;
 }
 
-enum { I_OUT, I_IN, I_STDIN, I_SIG, I_WATCH, I_COUNT };
+enum { I_OUT, I_IN, I_STDIN, I_SIG, I_WATCH, I_WRITE, I_WRITE2, I_COUNT };
 
-/* The descriptors to wait for; slots not in use get fd -1 (poll skips them). */
+/* The descriptors to wait for; slots not in use get fd -1 (poll skips them).
+ * The output stream is read while the queue has room for a read, or when
+ * the session is being stopped (drain_output drops what waits). */
 static void fill_pollfds(const pump_t *p, struct pollfd *fds)
 {
     bool pending = p->up_off < p->up_len;
     bool separate = p->in != p->out;
+    bool readable = !p->out_ended && (p->signalled_at != 0 || attach_output_room(p->queue, READ_ROOM));
     for (int i = 0; i < I_COUNT; i++)
         fds[i] = (struct pollfd){ .fd = -1 };
-    fds[I_OUT] = (struct pollfd){ .fd = http_stream_fd(p->out),
-                                  .events = POLLIN | (pending && !separate ? POLLOUT : 0) };
-    if (separate && p->in_stream_open)
+    if (!p->out_ended)
+        fds[I_OUT] = (struct pollfd){ .fd = http_stream_fd(p->out),
+                                      .events = (readable ? POLLIN : 0) | (pending && !separate ? POLLOUT : 0) };
+    if (separate && p->in_stream_open && !p->out_ended)
         fds[I_IN] = (struct pollfd){ .fd = http_stream_fd(p->in), .events = POLLIN | (pending ? POLLOUT : 0) };
-    if (p->in_open && !pending)
+    if (p->in_open && !pending && (!p->out_ended || p->io->escape))
         fds[I_STDIN] = (struct pollfd){ .fd = p->io->in_fd, .events = POLLIN };
     if (p->hooks != NULL && signal_source_fd(p->hooks->signals) >= 0)
         fds[I_SIG] = (struct pollfd){ .fd = signal_source_fd(p->hooks->signals), .events = POLLIN };
-    if (p->watch != NULL)
+    if (p->watch != NULL && !p->out_ended)
         fds[I_WATCH] = (struct pollfd){ .fd = http_stream_fd(p->watch), .events = POLLIN };
+    attach_output_pollfds(p->queue, &fds[I_WRITE]);
 }
 
+/* The output stream ended (r 1) or failed (r < 0): what the init held back
+ * turned out to be the agent's own output, and what is queued is written
+ * before the pump returns; in a session being stopped, only what its
+ * readers take now (one that stopped reading would hold the stop up). */
+static void output_ended(pump_t *p, int r)
+{
+    p->out_ended = true;
+    p->failure = r < 0 ? r : 0;
+    if (p->sniffing && !p->res->exec.seen)
+        stop_sniffing(p);
+    if (p->signalled_at != 0) {
+        flush_output(p);
+        p->abandoned = true;
+    }
+}
+
+/* One wait and what it found: 0 to go on, 1 when done (the output stream
+ * ended and its queue written, or given up), or the stream's failure. */
 static int pump_step(pump_t *p, as_error_t **err)
 {
+    if (p->out_ended && (attach_output_pending(p->queue) == 0 || p->abandoned))
+        return p->failure < 0 ? p->failure : 1;
     struct pollfd fds[I_COUNT];
     fill_pollfds(p, fds);
     const short ready = POLLIN | POLLHUP | POLLERR;
@@ -346,18 +405,22 @@ static int pump_step(pump_t *p, as_error_t **err)
         on_signals(p);
     if (fds[I_WATCH].revents & ready)
         on_watched(p);
+    if ((fds[I_WRITE].revents | fds[I_WRITE2].revents) != 0)
+        flush_output(p);
     if (fds[I_OUT].revents & ready) {
         int r = drain_output(p, err);
         if (r != 0)
-            return r;
+            output_ended(p, r);
     }
     if (fds[I_IN].revents & ready)
         drain_input_stream(p);
-    if (p->in_stream_open && p->up_off < p->up_len &&
+    if (p->in_stream_open && p->up_off < p->up_len && !p->out_ended &&
         ((fds[I_IN].revents | fds[I_OUT].revents) & POLLOUT))
         send_pending(p);
     if (fds[I_STDIN].revents & ready)
         read_input(p);
+    if (p->abandoned)
+        drop_queued(p);
     return 0;
 }
 
@@ -374,13 +437,15 @@ int attach_pump(http_stream_t *out, http_stream_t *in, const attach_io_t *io,
         .in_open = io->in_fd >= 0, .in_stream_open = true, .sniffing = true,
         .escape = TTY_ESCAPE_INIT,
     };
+    int r = attach_output_open(io->out_fd, io->err_fd, &p->queue, err);
+    if (r < 0) {
+        free(p);
+        return r;
+    }
     if (!p->in_open)
         end_input(p);
-    int r;
     while ((r = pump_step(p, err)) == 0) { }
-    /* held bytes that turned out not to be a whole report are the agent's */
-    if (p->sniffing && !ret->exec.seen)
-        stop_sniffing(p);
+    attach_output_close(p->queue);
     free(p);
     return r < 0 ? r : 0;
 }

@@ -45,9 +45,11 @@ typedef struct attach_hooks {
     const signal_source_t *signals;
     void (*on_signal)(int signo, void *ctx);
     /* A second stream to watch (may be NULL): on_watch is called once when
-     * it delivers anything or closes. */
+     * it delivers anything or closes. A line it returns (may be NULL) is
+     * the user's, written on err_fd as the agent's output is: never
+     * blocking the pump. */
     http_stream_t *watch;
-    void (*on_watch)(void *ctx);
+    const char *(*on_watch)(void *ctx);
     /* Writing the agent's output failed (errnum EPIPE: its reader went
      * away): the agent should end, as a shell's writer would. Called once,
      * and once more with again set when the stream is still open
@@ -59,8 +61,9 @@ typedef struct attach_hooks {
      * signal may come (a closed terminal sends one SIGHUP). Called once. */
     void (*on_signal_overdue)(void *ctx);
     /* The user typed `~.` for the nth time (io->escape): the first starts
-     * the grace of on_signal_overdue, as a terminating signal does. */
-    void (*on_escape)(unsigned nth, void *ctx);
+     * the grace of on_signal_overdue, as a terminating signal does. The
+     * line it returns (may be NULL) is written as on_watch's is. */
+    const char *(*on_escape)(unsigned nth, void *ctx);
     void *ctx;
 } attach_hooks_t;
 
@@ -71,16 +74,21 @@ typedef struct attach_hooks {
 typedef struct attach_result {
     int output_errno;          /* the first write error on out_fd or err_fd, or 0 */
     bool output_errno_on_err;  /* ... and it was err_fd's */
+    size_t output_dropped;     /* bytes of output dropped at a stop: their reader took none */
     exec_failure_t exec;       /* the init's report that the command could not run */
 } attach_result_t;
 
 /* Runs until the far side closes `out`, which carries the agent's output
- * (and, with a TTY, its input too: then in == out). Without a TTY stdin goes
- * up a connection of its own (`in`), so that an agent that stops reading it
- * costs neither its output nor its exit status: a reset of `in` only ends
- * the input, and whatever podman says there (its "Error: ..." line) is
- * dropped. Output that cannot be written is dropped too, after on_output_lost;
- * ret says what happened. */
+ * (and, with a TTY, its input too: then in == out), and the output is
+ * written. Without a TTY stdin goes up a connection of its own (`in`), so
+ * that an agent that stops reading it costs neither its output nor its
+ * exit status: a reset of `in` only ends the input, and whatever podman
+ * says there (its "Error: ..." line) is dropped. The output is written as
+ * its readers take it (attach_output.h): a reader that stops holds the
+ * agent back, never the pump, and once the session is being stopped (a
+ * terminating signal, `~.`), what it has not taken is dropped and counted,
+ * so that the stream can end. Output that cannot be written is dropped
+ * too, after on_output_lost; ret says what happened. */
 int attach_pump(http_stream_t *out, http_stream_t *in, const attach_io_t *io,
                 const attach_hooks_t *hooks, attach_result_t *ret, as_error_t **err);
 

@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_write.h"
 #include "base/file_read.h"
 #include "base/msg.h"
+#include "base/user_dirs.h"
 #include "base/util.h"
 
 #define CACHE_NAME "graphroot"
@@ -38,16 +40,13 @@ int graphroot_cache_key(char **ret, as_error_t **err)
     /* the files containers-storage reads, in its order of precedence */
     const char *env = getenv("CONTAINERS_STORAGE_CONF");
     fprintf(f, "env %s\n", env != NULL ? env : "-");
-    /* without a graphroot in storage.conf, podman's default is under these */
-    const char *data = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    fprintf(f, "data %s\nhome %s\n", data != NULL ? data : "-", home != NULL ? home : "-");
+    /* without a graphroot in storage.conf, podman's default is under these;
+     * its own storage.conf is found by its rule (lib/base/user_dirs.h) */
+    user_env_t u = user_env();
+    fprintf(f, "data %s\nhome %s\nconfig %s\n", u.data_home != NULL ? u.data_home : "-",
+            u.home != NULL ? u.home : "-", u.config_home != NULL ? u.config_home : "-");
     key_line(f, env);
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    _cleanup_free_ char *user = NULL;
-    if (xdg != NULL && xdg[0] == '/')
-        user = asprintf(&user, "%s/containers/storage.conf", xdg) < 0 ? NULL : user;
-    else if (home != NULL)
-        user = asprintf(&user, "%s/.config/containers/storage.conf", home) < 0 ? NULL : user;
+    _cleanup_free_ char *user = user_podman_config_file("containers/storage.conf");
     key_line(f, user);
     key_line(f, "/etc/containers/storage.conf");
     key_line(f, "/usr/share/containers/storage.conf");
@@ -94,31 +93,15 @@ int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err)
 
 int graphroot_cache_put(const char *base_dir, const char *graphroot, as_error_t **err)
 {
-    _cleanup_free_ char *path = NULL, *tmp = NULL, *key = NULL;
+    _cleanup_free_ char *key = NULL, *text = NULL;
     struct stat st;
     if (stat(graphroot, &st) < 0)
         return as_error_errno(err, errno, "podman's storage %s", graphroot);
-    if (asprintf(&path, "%s/" CACHE_NAME, base_dir) < 0 ||
-        asprintf(&tmp, "%s/." CACHE_NAME ".%ld", base_dir, (long)getpid()) < 0)
-        return as_error_make(err, ENOMEM, "out of memory");
     int r = graphroot_cache_key(&key, err);
     if (r < 0)
         return r;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return as_error_errno(err, errno, "writing %s", tmp);
-    FILE *f = fdopen(fd, "w");
-    if (f == NULL) {
-        close(fd);
-        unlink(tmp);
-        return as_error_errno(err, errno, "writing %s", tmp);
-    }
-    fprintf(f, "%s%llu %llu %s\n", key, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-            graphroot);
-    if (fclose(f) != 0 || rename(tmp, path) < 0) {
-        int e = errno;
-        unlink(tmp);
-        return as_error_errno(err, e, "writing %s", path);
-    }
-    return 0;
+    if (asprintf(&text, "%s%llu %llu %s\n", key, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                 graphroot) < 0)
+        return as_error_make(err, ENOMEM, "out of memory");
+    return file_write_atomic(base_dir, CACHE_NAME, text, 0600, err);
 }

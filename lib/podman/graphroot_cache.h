@@ -12,7 +12,7 @@
 /* The cached graphroot when the key still matches and the directory is
  * still the one stored (device and inode); -ENOENT otherwise. A decision
  * that a cached value turns against the user is checked with podman again
- * (cmd/run/launch_check.c): a wrong path must not refuse a launch. */
+ * (lib/session/session_launch.c): a wrong path must not refuse a launch. */
 int graphroot_cache_get(const char *base_dir, char **ret, as_error_t **err);
 int graphroot_cache_put(const char *base_dir, const char *graphroot, as_error_t **err);
 

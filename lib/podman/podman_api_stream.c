@@ -29,8 +29,9 @@ typedef struct build_lines {
 static int build_line(build_lines_t *b, const char *text, as_error_t **err)
 {
     _cleanup_(json_freep) json_t *doc = NULL;
-    if (json_parse(text, "the build's progress", &doc, err) < 0)
-        return -EPROTO;
+    int r = json_parse(text, "the build's progress", &doc, err);
+    if (r < 0)
+        return r;
     const char *stream = json_get_str(doc, "stream"), *error = json_get_str(doc, "error");
     if (error != NULL)
         b->failed = true;

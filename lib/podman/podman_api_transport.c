@@ -63,14 +63,13 @@ int podman_error_from_answer(long status, const char *body, const char *what, as
     int n = (int)strcspn(cause, "\n");
     if (n > 500)
         n = 500;
-    int r = as_error_http(err, status, "%s: HTTP %ld: %.*s", what, status, n, cause);
+    as_error_t *mine = NULL;
+    as_error_http(&mine, status, "%s: HTTP %ld: %.*s", what, status, n, cause);
     /* libpod answers some lookups of a gone object with 500 "no such ...",
      * which means the same as a 404. */
-    if (status == 500 && err != NULL && *err != NULL && strstr(cause, "no such ") != NULL) {
-        (*err)->code = ENOENT;
-        r = -ENOENT;
-    }
-    return r;
+    if (status == 500 && mine != NULL && strstr(cause, "no such ") != NULL)
+        mine->code = ENOENT;
+    return as_error_pass(err, &mine);
 }
 
 int podman_request(podman_api_t *api, const char *method, const char *path, const char *body,
@@ -136,18 +135,20 @@ int podman_stream_open(podman_api_t *api, const char *method, const char *path, 
                        http_stream_t **ret, as_error_t **err)
 {
     http_response_t refusal = {0};
+    as_error_t *mine = NULL;
     int r = http_stream_open(api->http, method, path, NULL, PODMAN_CALL_TIMEOUT_MS,
-                             what != NULL ? &refusal : NULL, ret, err);
-    if (r < 0 && refusal.status != 0) {
+                             what != NULL ? &refusal : NULL, ret, &mine);
+    if (r >= 0)
+        return 0;
+    if (refusal.status != 0) {
         /* libpod's own words say more than HTTP's. */
-        as_error_free(err);
-        r = podman_error_from_answer(refusal.status, refusal.body, what, err);
+        as_error_free(&mine);
+        podman_error_from_answer(refusal.status, refusal.body, what, &mine);
         http_response_clear(&refusal);
-        return r;
+    } else if (what != NULL) {
+        as_error_prefix(&mine, "%s", what);
     }
-    if (r < 0 && what != NULL)
-        return as_error_prefix(err, "%s", what);
-    return r < 0 ? r : 0;
+    return as_error_pass(err, &mine);
 }
 
 char *podman_escape(podman_api_t *api, const char *text)

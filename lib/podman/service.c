@@ -64,7 +64,7 @@ bool podman_service_reap_if_ended(podman_service_t *s)
         if (waitpid(s->keeper, &status, WNOHANG) == 0)
             return false;
     } else if (!wait_readable(s->keeper_fd, 0)) {
-        /* A forked child of the CLI (cmd/run/teardown.c) cannot wait for the
+        /* A forked child of the CLI (lib/session/session_finish.c) cannot wait for the
          * keeper; its pidfd turns readable when the keeper ends. */
         return false;
     }
@@ -220,7 +220,7 @@ int podman_service_start(const char *socket_path, const char *log_path, long tim
 
 /* SIGKILL to the keeper through its pidfd, which names that process and
  * no other: its pid alone may be a stranger's by now, once the keeper has
- * been reaped (in a forked child, cmd/run/teardown.c, by the CLI that is not
+ * been reaped (in a forked child, lib/session/session_finish.c, by the CLI that is not
  * waiting for us). Only the keeper's parent, which alone reaps it, may
  * fall back to its pid where there is no pidfd. */
 static void kill_keeper(podman_service_t *s)

@@ -2,7 +2,7 @@
  * starts. It listens on the session directory's socket and is started and
  * stopped by a keeper (lib/podman/service_keeper.h), which stops it when
  * the CLI is gone, however it ended, or when a child of the CLI that
- * still uses it after the prompt (cmd/run/teardown.c) is gone. Both sit in
+ * still uses it after the prompt (lib/session/session_finish.c) is gone. Both sit in
  * their own process group, so the terminal's Ctrl-C reaches the CLI only. */
 #ifndef AS_SERVICE_H
 #define AS_SERVICE_H

@@ -4,7 +4,7 @@
  * The service dies with the keeper (PR_SET_PDEATHSIG), and the keeper
  * lives as long as the write end of its pipe is held somewhere: by the CLI,
  * and by a child the CLI hands a session's removals to after the prompt
- * (cmd/run/teardown.c). So the service, warm, outlives the CLI while that
+ * (lib/session/session_finish.c). So the service, warm, outlives the CLI while that
  * child still removes, and is stopped when the last holder is gone,
  * however it ended. A holder that writes a deadline (a long, in ms) stops
  * it now: SIGTERM, then SIGKILL after the deadline. The keeper then ends

@@ -85,7 +85,9 @@ static int write_change(apply_t *a, const review_change_t *c, const review_verdi
             return -errno;
         if (!is_dir && mkdirat(pfd, name, 0700) < 0)
             return -errno;
-        return fchmodat(pfd, name, v->mode, 0) < 0 ? -errno : 0;
+        /* through the directory itself: a name swapped for a link meanwhile is not followed */
+        _cleanup_close_ int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        return dfd < 0 || fchmod(dfd, v->mode) < 0 ? -errno : 0;
     }
     bool made = false;
     int r = make_tmp(a, c, v, pfd, &made);
@@ -137,15 +139,14 @@ static bool wanted(const review_changes_t *c, const review_verdicts_t *v, const 
 static int apply_all(apply_t *a, const review_changes_t *c, const review_verdicts_t *v, const bool *chosen,
                      review_result_t *res, as_error_t **err)
 {
-    for (size_t i = c->n; i-- > 0;)
-        if (wanted(c, v, chosen, i) && res[i].outcome == REVIEW_SKIPPED && c->v[i].kind == REVIEW_DELETED &&
-            apply_one(a, &c->v[i], &v->v[i], &res[i], err) < 0)
-            return -EIO;
-    for (size_t i = 0; i < c->n; i++)
-        if (wanted(c, v, chosen, i) && res[i].outcome == REVIEW_SKIPPED && c->v[i].kind != REVIEW_DELETED &&
-            apply_one(a, &c->v[i], &v->v[i], &res[i], err) < 0)
-            return -EIO;
-    return 0;
+    int r = 0;
+    for (size_t i = c->n; r == 0 && i-- > 0;)
+        if (wanted(c, v, chosen, i) && res[i].outcome == REVIEW_SKIPPED && c->v[i].kind == REVIEW_DELETED)
+            r = apply_one(a, &c->v[i], &v->v[i], &res[i], err);
+    for (size_t i = 0; r == 0 && i < c->n; i++)
+        if (wanted(c, v, chosen, i) && res[i].outcome == REVIEW_SKIPPED && c->v[i].kind != REVIEW_DELETED)
+            r = apply_one(a, &c->v[i], &v->v[i], &res[i], err);
+    return r < 0 ? r : 0;
 }
 
 /* Where the link at rel now leads, on the tree as apply left it: NULL in

@@ -339,14 +339,17 @@ int review_filter_judge(const review_filter_t *f, const review_changes_t *c, rev
     vs->n = c->n;
     _cleanup_(review_after_freep) review_after_t *after = NULL;
     _cleanup_(host_names_freep) host_names_t *hn = NULL;
-    if (review_after_new(f->root, c, &after, err) < 0 || host_names_new(f->host_path, f->root, &hn, err) < 0)
-        return -ENOMEM;
+    int r = review_after_new(f->root, c, &after, err);
+    if (r == 0)
+        r = host_names_new(f->host_path, f->root, &hn, err);
+    if (r < 0)
+        return r;
     for (size_t i = 0; i < c->n; i++) {
-        int r = judge_one(f, after, hn, &c->v[i], &vs->v[i], err);
+        r = judge_one(f, after, hn, &c->v[i], &vs->v[i], err);
         if (r < 0)
             return r;
     }
-    int r = judge_nesting(c, vs, err);
+    r = judge_nesting(c, vs, err);
     if (r < 0)
         return r;
     *ret = steal_pointer(&vs);

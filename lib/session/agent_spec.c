@@ -56,7 +56,7 @@ static int home_env_add(const session_plan_t *p, agent_spec_t *a, as_error_t **e
  * login volume. */
 static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **err)
 {
-    if (p->private_home) {
+    if (p->in.private_home) {
         /* "U" makes the tmpfs the agent's uid's, and no volume is mounted, so
          * that a private home shows nothing any other session wrote. */
         static char *const opts[] = { "rw", "nosuid", "nodev", "mode=0700", "size=64m", "U", NULL };
@@ -64,14 +64,14 @@ static int home_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t **er
         int r = agent_spec_add_mount(a, &home, err);
         return r < 0 ? r : home_env_add(p, a, err);
     }
-    if (p->home_volume == NULL)
+    if (p->in.home_volume == NULL)
         return 0;
     /* The home holds Claude's config and transcripts, the shell's files and
      * nested podman's images. It is a volume because nested podman's
      * storage must be on a real file system, where native overlay works
      * for nested containers. */
     a->volumes[a->n_volumes++] = (podman_named_volume_t){
-        .name = p->home_volume, .destination = AGENT_HOME, .options = home_options,
+        .name = p->in.home_volume, .destination = AGENT_HOME, .options = home_options,
     };
     if (p->login_volume != NULL)
         a->volumes[a->n_volumes++] = (podman_named_volume_t){
@@ -92,9 +92,9 @@ static int workspace_mounts(const session_plan_t *p, agent_spec_t *a, as_error_t
     podman_mount_t *v = NULL;
     size_t n = 0;
     bool review = p->review_overlay[0] != NULL;
-    int r = workspace_agent_mounts(p->workspace, &v, &n, err);
+    int r = workspace_agent_mounts(p->in.workspace, &v, &n, err);
     for (size_t i = 0; r == 0 && i < n; i++) {
-        const workspace_mount_t *m = &p->workspace->mounts[i];     /* v[i] is its mount */
+        const workspace_mount_t *m = &p->in.workspace->mounts[i];     /* v[i] is its mount */
         if (!review || (m->kind == WORKSPACE_READ_ONLY && !m->placeholder))
             r = agent_spec_add_mount(a, &v[i], err);
     }
@@ -120,16 +120,16 @@ static bool user_name_portable(const char *name)
 static void passwd_entry_build(const session_plan_t *p, agent_spec_t *a)
 {
     a->passwd_entry[0] = '\0';
-    if (p->user_name == NULL || !user_name_portable(p->user_name))
+    if (p->in.user_name == NULL || !user_name_portable(p->in.user_name))
         return;
-    const char *home = p->workdir;          /* podman's choice when HOME is not set */
+    const char *home = p->in.workdir;          /* podman's choice when HOME is not set */
     for (size_t i = 0; a->spec.env != NULL && a->spec.env[i] != NULL; i++)
         if (strncmp(a->spec.env[i], "HOME=", 5) == 0)
             home = a->spec.env[i] + 5;
     if (home[0] != '/' || strpbrk(home, ":\n$") != NULL)
         return;
     int n = snprintf(a->passwd_entry, sizeof(a->passwd_entry), "%s:*:%u:%u:%s:%s:/bin/sh",
-                     p->user_name, (unsigned)p->uid, (unsigned)p->gid, p->user_name, home);
+                     p->in.user_name, (unsigned)p->in.uid, (unsigned)p->in.gid, p->in.user_name, home);
     if (n < 0 || (size_t)n >= sizeof(a->passwd_entry)) {
         a->passwd_entry[0] = '\0';
         return;
@@ -175,13 +175,13 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     memset(ret, 0, sizeof(*ret));
     ret->spec = (podman_container_spec_t){
         .name = p->agent,
-        .image = p->image,
+        .image = p->in.image,
         .pod = p->pod,
         .command = p->command,
         .env = p->env,
-        .work_dir = p->workdir,
+        .work_dir = p->in.workdir,
         .stdin_open = true,
-        .terminal = p->tty,
+        .terminal = p->in.tty,
         .no_new_privileges = true,
         .init = true,
         .cap_drop = cap_drop_all,
@@ -192,15 +192,15 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
      * also set as RLIMIT_NPROC, which the kernel counts per user namespace,
      * so that it holds for nested containers and without cgroup
      * controllers too. */
-    if (p->limits.pids > 0) {
-        ret->spec.nproc_rlimit = p->limits.pids;
-        if (p->cgroups.pids)
-            ret->spec.pids_limit = p->limits.pids;
+    if (p->in.limits.pids > 0) {
+        ret->spec.nproc_rlimit = p->in.limits.pids;
+        if (p->in.cgroups.pids)
+            ret->spec.pids_limit = p->in.limits.pids;
     }
-    if (p->cgroups.memory)
-        ret->spec.memory_limit = p->limits.memory_bytes;
-    if (p->cgroups.cpu && p->limits.cpu_millis > 0)
-        ret->spec.cpu_quota_us = p->limits.cpu_millis * 100;   /* microseconds per 100 ms period */
+    if (p->in.cgroups.memory)
+        ret->spec.memory_limit = p->in.limits.memory_bytes;
+    if (p->in.cgroups.cpu && p->in.limits.cpu_millis > 0)
+        ret->spec.cpu_quota_us = p->in.limits.cpu_millis * 100;   /* microseconds per 100 ms period */
     int r;
     if ((r = home_mounts(p, ret, err)) < 0)
         return r;
@@ -208,12 +208,12 @@ int agent_spec_build(const session_plan_t *p, agent_spec_t *ret, as_error_t **er
     /* The launch directory is the one host path the agent sees, at the
      * same place as on the host so paths in its output mean the same. */
     podman_mount_t workdir = {
-        .source = p->workdir, .destination = p->workdir, .type = "bind", .options = bind_rw,
+        .source = p->in.workdir, .destination = p->in.workdir, .type = "bind", .options = bind_rw,
     };
     /* In review mode the agent sees the same view, but its writes are kept
      * in the review's upper layer (docs/review.md). */
     if (p->review_overlay[0] != NULL)
-        workdir = (podman_mount_t){ .source = p->workdir, .destination = p->workdir, .type = "overlay",
+        workdir = (podman_mount_t){ .source = p->in.workdir, .destination = p->in.workdir, .type = "overlay",
                                     .options = p->review_overlay };
     /* The agent gets a /tmp of its own, empty at the start and gone with the
      * container, so that nothing of the host's /tmp is shared. */

@@ -86,16 +86,16 @@ static void router_spec(const session_plan_t *p, egress_spec_t *e)
                                             .options = run_tmpfs };
     /* Its address on the session network is set when the subnet is bound. */
     e->router_networks[0] = (podman_network_attach_t){ .network = p->network };
-    e->router_networks[1] = (podman_network_attach_t){ .network = p->egress_network };
+    e->router_networks[1] = (podman_network_attach_t){ .network = p->in.egress_network };
     e->router = (podman_container_spec_t){
-        .name = p->router, .image = p->router_image, .command = router_cmd, .user = "0:0",
+        .name = p->router, .image = p->in.router_image, .command = router_cmd, .user = "0:0",
         .read_only = true, .no_new_privileges = true, .cap_drop = cap_drop_all, .cap_add = router_caps,
         .mounts = e->router_mounts, .n_mounts = ARRAY_SIZE(e->router_mounts),
         .sysctls = router_sysctls, .n_sysctls = ARRAY_SIZE(router_sysctls),
         .networks = e->router_networks, .n_networks = ARRAY_SIZE(e->router_networks),
         /* The held secrets come through its stdin (docs/secrets.md), so it
          * is kept open only when there are some. */
-        .stdin_open = p->held != NULL && p->held->n_hosts > 0,
+        .stdin_open = p->in.held != NULL && p->in.held->n_hosts > 0,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
 }
@@ -108,7 +108,7 @@ static void router_spec(const session_plan_t *p, egress_spec_t *e)
 static void forwarder_spec(const session_plan_t *p, egress_spec_t *e)
 {
     e->forwarder = (podman_container_spec_t){
-        .name = p->forwarder, .image = p->router_image, .pod = p->pod, .user = "0:0",
+        .name = p->forwarder, .image = p->in.router_image, .pod = p->pod, .user = "0:0",
         .read_only = true, .no_new_privileges = true, .cap_drop = cap_drop_all, .cap_add = forwarder_caps,
         .mounts = forwarder_mounts, .n_mounts = ARRAY_SIZE(forwarder_mounts),
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
@@ -117,16 +117,16 @@ static void forwarder_spec(const session_plan_t *p, egress_spec_t *e)
 
 int egress_spec_build(const session_plan_t *p, egress_spec_t **ret, as_error_t **err)
 {
-    if (p->session_dir == NULL)
+    if (p->in.session_dir == NULL)
         return as_error_make(err, EINVAL, "the egress path needs a session directory");
     _cleanup_(egress_spec_freep) egress_spec_t *e = calloc(1, sizeof(*e));
     if (e == NULL ||
-        asprintf(&e->conf_dir, "%s/router", p->session_dir) < 0 ||
-        asprintf(&e->log_dir, "%s/router-log", p->session_dir) < 0 ||
-        asprintf(&e->hosts_path, "%s/hosts", p->session_dir) < 0 ||
-        asprintf(&e->resolv_path, "%s/resolv.conf", p->session_dir) < 0 ||
-        asprintf(&e->state_dir, "%s/" EGRESS_STATE_DIR, p->session_dir) < 0 ||
-        asprintf(&e->view_dir, "%s/" EGRESS_AGENT_VIEW_DIR, p->session_dir) < 0)
+        asprintf(&e->conf_dir, "%s/router", p->in.session_dir) < 0 ||
+        asprintf(&e->log_dir, "%s/router-log", p->in.session_dir) < 0 ||
+        asprintf(&e->hosts_path, "%s/hosts", p->in.session_dir) < 0 ||
+        asprintf(&e->resolv_path, "%s/resolv.conf", p->in.session_dir) < 0 ||
+        asprintf(&e->state_dir, "%s/" EGRESS_STATE_DIR, p->in.session_dir) < 0 ||
+        asprintf(&e->view_dir, "%s/" EGRESS_AGENT_VIEW_DIR, p->in.session_dir) < 0)
         return as_error_make(err, ENOMEM, "out of memory");
     router_spec(p, e);
     forwarder_spec(p, e);
@@ -141,25 +141,26 @@ int egress_spec_build(const session_plan_t *p, egress_spec_t **ret, as_error_t *
 static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_forward_t *fw,
                       size_t n, as_error_t **err)
 {
-    char **v = calloc(n + p->n_publish + 8, sizeof(char *));
+    char **v = calloc(n + p->in.n_publish + 8, sizeof(char *));
     if (v == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     e->forwarder_argv = v;
     size_t a = 0;
+    int r;
     if ((v[a++] = strdup(ROUTER_PROTO_FORWARDER_BIN)) == NULL ||
         (v[a++] = strdup(ROUTER_PROTO_PROBE_FLAG)) == NULL ||
         (v[a++] = strdup(ROUTER_PROTO_PROBE_DENIED)) == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
     /* The probe checks that the first allowed name resolves to its address.
      * Any entry will do, since a wildcard's apex answers too. */
-    const allowlist_t *al = p->allowlist;
+    const allowlist_t *al = p->in.allowlist;
     if (al != NULL && al->n_entries > 0) {
         char ip[INET_ADDRSTRLEN];
         const allowlist_entry_t *first = &al->entries[0];
         if (first->wildcard)
             snprintf(ip, sizeof(ip), "%s", ROUTER_PROTO_SHARED_IP);
-        else if (router_pod_address(al, first->name, ip, err) < 0)
-            return -EINVAL;
+        else if ((r = router_pod_address(al, first->name, ip, err)) < 0)
+            return r;
         if ((v[a++] = strdup(first->name)) == NULL || (v[a++] = strdup(ip)) == NULL)
             return as_error_make(err, ENOMEM, "out of memory");
     }
@@ -169,9 +170,9 @@ static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_fo
         if (asprintf(&v[a++], "%s:%u=%s:%u", fw[i].pod_ip, fw[i].pod_port, e->router_ip,
                      fw[i].router_port) < 0)
             return as_error_make(err, ENOMEM, "out of memory");
-    for (size_t i = 0; i < p->n_publish; i++)
+    for (size_t i = 0; i < p->in.n_publish; i++)
         if (asprintf(&v[a++], "0.0.0.0:%u=" PUBLISH_TARGET_IP ":%u", publish_relay_port(i),
-                     p->publish[i].port) < 0)
+                     p->in.publish[i].port) < 0)
             return as_error_make(err, ENOMEM, "out of memory");
     e->forwarder.command = v;
     return 0;
@@ -182,7 +183,7 @@ static int build_argv(const session_plan_t *p, egress_spec_t *e, const router_fo
  * reach the router only through its stdin (router_held.h). */
 static size_t terminate_files(egress_spec_t *e, const session_plan_t *p, egress_file_t *f)
 {
-    const held_secrets_t *h = p->held;
+    const held_secrets_t *h = p->in.held;
     if (h == NULL || h->n_hosts == 0)
         return 0;
     e->terminate = (router_terminate_t){
@@ -209,11 +210,11 @@ static size_t terminate_files(egress_spec_t *e, const session_plan_t *p, egress_
 static int render_files(egress_spec_t *e, const session_plan_t *p, as_error_t **err)
 {
     e->state = (egress_state_t){
-        .id = p->id, .router = p->router, .router_ip = e->router_ip, .resolver = p->resolver,
+        .id = p->in.id, .router = p->router, .router_ip = e->router_ip, .resolver = p->in.resolver,
     };
     size_t k = terminate_files(e, p, e->files);
     int r;
-    if ((r = egress_names_render(p->allowlist, &e->state, &e->names, err)) < 0)
+    if ((r = egress_names_render(p->in.allowlist, &e->state, &e->names, err)) < 0)
         return as_error_prefix(err, "rendering the router's configuration");
     const egress_names_t *n = &e->names;
     egress_file_t *f = e->files;
@@ -223,13 +224,13 @@ static int render_files(egress_spec_t *e, const session_plan_t *p, as_error_t **
     f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_DNS_WILDCARDS, NULL, n->dns_wildcards };
     f[k++] = (egress_file_t){ e->conf_dir, ROUTER_FILE_GENERATION, NULL, "0\n" };
     f[k] = (egress_file_t){ e->conf_dir, ROUTER_FILE_IPTABLES, NULL, NULL };
-    if ((r = router_render_iptables(p->allowlist, p->resolver, &f[k++].text, err)) < 0)
+    if ((r = router_render_iptables(p->in.allowlist, p->in.resolver, &f[k++].text, err)) < 0)
         return as_error_prefix(err, "rendering the router's firewall");
     f[k] = (egress_file_t){ e->conf_dir, ROUTER_FILE_IP6TABLES, NULL, NULL };
     if ((r = router_render_ip6tables(&f[k++].text, err)) < 0)
         return as_error_prefix(err, "rendering the router's firewall");
-    f[k++] = (egress_file_t){ p->session_dir, "hosts", NULL, n->agent_hosts };
-    f[k] = (egress_file_t){ p->session_dir, "resolv.conf", NULL, NULL };
+    f[k++] = (egress_file_t){ p->in.session_dir, "hosts", NULL, n->agent_hosts };
+    f[k] = (egress_file_t){ p->in.session_dir, "resolv.conf", NULL, NULL };
     if (asprintf(&f[k++].text, "# Generated by agent-sandbox: the session's router only.\n"
                                "nameserver %s\n", e->router_ip) < 0) {
         f[k - 1].text = NULL;
@@ -240,8 +241,8 @@ static int render_files(egress_spec_t *e, const session_plan_t *p, as_error_t **
     f[k] = (egress_file_t){ e->state_dir, EGRESS_STATE_FILE, NULL, NULL };
     if ((r = egress_state_format(&e->state, &f[k++].text, err)) < 0)
         return r;
-    if (p->allowlist_path != NULL)
-        f[k++] = (egress_file_t){ e->state_dir, EGRESS_STATE_SOURCE, NULL, p->allowlist_path };
+    if (p->in.allowlist_path != NULL)
+        f[k++] = (egress_file_t){ e->state_dir, EGRESS_STATE_SOURCE, NULL, p->in.allowlist_path };
     return 0;
 }
 
@@ -259,7 +260,7 @@ int egress_spec_bind(egress_spec_t *e, const session_plan_t *p, const char *subn
     egress_router_layout(&e->state, &layout);
     router_forward_t *fw = NULL;
     size_t n = 0;
-    if ((r = router_forwards(p->allowlist, &layout, &fw, &n, err)) < 0)
+    if ((r = router_forwards(p->in.allowlist, &layout, &fw, &n, err)) < 0)
         return r;
     r = build_argv(p, e, fw, n, err);
     free(fw);

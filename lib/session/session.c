@@ -114,7 +114,7 @@ static int record(session_t *s, undo_kind_t kind, const char *name, as_error_t *
 
 static int step_egress_network(session_t *s, as_error_t **err)
 {
-    return egress_network_ensure(s->api, s->plan->egress_network, err);
+    return egress_network_ensure(s->api, s->plan->in.egress_network, err);
 }
 
 /* Creates the session network, then binds the plan to the subnet podman
@@ -159,7 +159,7 @@ static int step_router_start(session_t *s, as_error_t **err)
     /* With held secrets the router is started by router_held_start, which
      * writes them through its stdin (docs/secrets.md). */
     s->held_job = (router_held_job_t){ .egress = e };
-    if ((r = router_held_payload(e, s->plan->held->tls.key_pem, &s->held_job.payload, err)) < 0)
+    if ((r = router_held_payload(e, s->plan->in.held->tls.key_pem, &s->held_job.payload, err)) < 0)
         return r;
     return bg_start(&s->router_job, s->api, router_held_start, &s->held_job, "starting the router", err);
 }
@@ -203,25 +203,25 @@ static int homes_and_agent(podman_api_t *api, void *arg, as_error_t **err)
     session_t *s = arg;
     const session_plan_t *p = s->plan;
     int r;
-    if (p->home_volume != NULL)
-        home_progress(s, api, p->home_volume);
-    if (p->home_volume != NULL &&
-        (r = home_volume_ensure(api, p->home_volume, p->home_per_project ? p->workdir : NULL, err)) < 0)
+    if (p->in.home_volume != NULL)
+        home_progress(s, api, p->in.home_volume);
+    if (p->in.home_volume != NULL &&
+        (r = home_volume_ensure(api, p->in.home_volume, p->in.home_per_project ? p->in.workdir : NULL, err)) < 0)
         return r;
     if (p->login_volume != NULL) {
         _cleanup_free_ char *copier = NULL;
         if (asprintf(&copier, "%s-login-copy", p->pod) < 0)
             return as_error_make(err, ENOMEM, "out of memory");
         login_migration_t m = {
-            .legacy_home = p->legacy_home, .image = p->image, .container = copier,
+            .legacy_home = p->legacy_home, .image = p->in.image, .container = copier,
             .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
             .on_copy = s->progress != NULL ? login_copy_progress : NULL, .on_copy_ctx = s,
         };
         if ((r = login_volume_ensure(api, p->login_volume, &m, err)) < 0)
             return r;
     }
-    if (p->git_config != NULL &&
-        (r = file_write_atomic(p->session_dir, SESSION_GIT_CONFIG_FILE, p->git_config, 0644, err)) < 0)
+    if (p->in.git_config != NULL &&
+        (r = file_write_atomic(p->in.session_dir, SESSION_GIT_CONFIG_FILE, p->in.git_config, 0644, err)) < 0)
         return as_error_prefix(err, "writing the git identity for the sandbox");
     if ((r = podman_container_create(api, &p->agent_spec->spec, &s->agent_id, err)) < 0)
         return r;
@@ -232,8 +232,8 @@ int session_attach_agent(podman_api_t *api, session_t *s, as_error_t **err)
 {
     _cleanup_(http_stream_freep) http_stream_t *out = NULL;
     _cleanup_(http_stream_freep) http_stream_t *in = NULL;
-    int r = podman_container_attach(api, s->agent_id, s->plan->tty, &out, err);
-    if (r == 0 && !s->plan->tty)
+    int r = podman_container_attach(api, s->agent_id, s->plan->in.tty, &out, err);
+    if (r == 0 && !s->plan->in.tty)
         r = podman_container_attach_input(api, s->agent_id, &in, err);
     if (r < 0)
         return r;
@@ -297,7 +297,7 @@ static int step_mark(session_t *s, as_error_t **err)
         .router = s->plan->router, .egress = s->plan->egress,
         .timeout_ms = ROUTER_MARK_TIMEOUT_MS, .signals = s->signals,
     };
-    return router_mark_start(s->api, &w, s->plan->verify, err);
+    return router_mark_start(s->api, &w, s->plan->in.verify, err);
 }
 
 static int step_agent_join(session_t *s, as_error_t **err)

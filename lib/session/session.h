@@ -66,12 +66,15 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
 void session_on_progress(session_t *s, void (*fn)(const char *what, void *ctx), void *ctx);
 
 /* Called when the user types `~.` on the session's terminal (the nth
- * time), before the agent is signalled: the CLI says it heard it. */
-void session_on_escape(session_t *s, void (*fn)(unsigned nth, void *ctx), void *ctx);
+ * time), before the agent is signalled: the line it returns (the CLI's
+ * words that it heard it; static, may be NULL) is written to the user's
+ * stderr with the agent's output, so that a terminal nobody reads never
+ * holds the stop up. */
+void session_on_escape(session_t *s, const char *(*fn)(unsigned nth, void *ctx), void *ctx);
 
 /* Called (once) when the router or the forwarder stops mid-session: egress
- * is then closed, and the user should hear of it. */
-void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx);
+ * is then closed, and the line it returns is written as session_on_escape's. */
+void session_on_egress_lost(session_t *s, const char *(*fn)(void *ctx), void *ctx);
 
 /* Undoes what set-up did, newest first; the router and the pod go at once.
  * Keeps going past failures and reports every one (joined in one error);

@@ -56,9 +56,9 @@ struct session {
     bool by_escape;          /* the first stop was the user's `~.` */
     int signal_sent;         /* the first terminating signal sent to the agent, or 0 */
     bool output_lost;        /* the agent was stopped because its output could not be written */
-    void (*escape_heard)(unsigned nth, void *ctx);
+    const char *(*escape_heard)(unsigned nth, void *ctx);
     void *escape_heard_ctx;
-    void (*egress_lost)(void *ctx);
+    const char *(*egress_lost)(void *ctx);
     void *egress_lost_ctx;
     void (*progress)(const char *what, void *ctx);
     void *progress_ctx;

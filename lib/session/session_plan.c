@@ -16,39 +16,19 @@
 #include "podman/names.h"
 #include "workspace/workspace.h"
 
-/* Copies s unless it is NULL; false only when out of memory. */
-static bool dup_or_null(const char *s, char **ret)
-{
-    *ret = s != NULL ? strdup(s) : NULL;
-    return s == NULL || *ret != NULL;
-}
-
 void session_plan_free(session_plan_t *p)
 {
     if (p == NULL)
         return;
-    free(p->id);
     free(p->pid);
     free(p->network);
     free(p->pod);
     free(p->agent);
-    free(p->image);
-    free(p->workdir);
     free(p->review_overlay[0]);
     free(p->review_overlay[1]);
-    free(p->session_dir);
-    free(p->home_volume);
-    free(p->login_volume);
-    free(p->legacy_home);
     free(p->router);
     free(p->forwarder);
-    free(p->router_image);
-    free(p->egress_network);
-    free(p->resolver);
-    free(p->user_name);
-    free(p->git_config);
     free(p->git_config_path);
-    free(p->allowlist_path);
     strv_free(p->command);
     strv_free(p->env);
     egress_spec_free(p->egress);
@@ -116,7 +96,7 @@ static const podman_label_t pod_sysctls[] = {
 /* Builds the specs: the network, the pod, the egress path and the agent. */
 static int build_specs(session_plan_t *p, as_error_t **err)
 {
-    bool egress = p->router_image != NULL;
+    bool egress = p->in.router_image != NULL;
     p->network_spec = (podman_network_spec_t){
         .name = p->network, .internal = true, .dns_enabled = false,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
@@ -127,7 +107,7 @@ static int build_specs(session_plan_t *p, as_error_t **err)
         .name = p->pod, .hostname = p->pod, .network = p->network, .userns_keep_id = true,
         .no_manage_hosts = egress,
         .sysctls = pod_sysctls, .n_sysctls = ARRAY_SIZE(pod_sysctls),
-        .ports = p->pod_ports, .n_ports = p->n_publish,
+        .ports = p->pod_ports, .n_ports = p->in.n_publish,
         .labels = p->labels, .n_labels = ARRAY_SIZE(p->labels),
     };
     int r;
@@ -199,25 +179,12 @@ static int check_inputs(const session_inputs_t *in, as_error_t **err)
     return 0;
 }
 
-/* Copies the published ports, the user's name and ids, and the git config. */
-static int daily_work_copy(session_plan_t *p, const session_inputs_t *in)
+/* The pod's published ports, on the host's loopback, each to its relay. */
+static void pod_ports(session_plan_t *p)
 {
-    p->n_publish = in->n_publish;
-    for (size_t i = 0; i < in->n_publish; i++) {
-        p->publish[i] = in->publish[i];
-        p->pod_ports[i] = (podman_port_t){ .host_ip = PUBLISH_HOST_IP, .host_port = in->publish[i].host_port,
+    for (size_t i = 0; i < p->in.n_publish; i++)
+        p->pod_ports[i] = (podman_port_t){ .host_ip = PUBLISH_HOST_IP, .host_port = p->in.publish[i].host_port,
                                            .container_port = publish_relay_port(i) };
-    }
-    p->uid = in->uid;
-    p->gid = in->gid;
-    p->held = in->held;
-    if (!dup_or_null(in->user_name, &p->user_name) || !dup_or_null(in->git_config, &p->git_config))
-        return -ENOMEM;
-    if (in->git_config != NULL && asprintf(&p->git_config_path, "%s/" SESSION_GIT_CONFIG_FILE, in->session_dir) < 0) {
-        p->git_config_path = NULL;
-        return -ENOMEM;
-    }
-    return 0;
 }
 
 int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_error_t **err)
@@ -228,43 +195,27 @@ int session_plan_build(const session_inputs_t *in, session_plan_t **ret, as_erro
     _cleanup_(session_plan_freep) session_plan_t *p = calloc(1, sizeof(*p));
     if (p == NULL)
         return as_error_make(err, ENOMEM, "out of memory");
-    p->tty = in->tty;
-    p->private_home = in->private_home;
-    p->verify = in->verify;
-    p->profile = in->agent;
+    p->in = *in;
     /* Only an agent that reads its login from a directory of its own gets
      * the shared login volume: no other agent's session holds that login. */
     bool login = in->login_volume != NULL && in->agent != NULL && in->agent->login_env != NULL;
-    if ((p->id = strdup(in->id)) == NULL ||
-        asprintf(&p->pid, "%ld", (long)in->cli_pid) < 0 ||
+    p->login_volume = login ? in->login_volume : NULL;
+    p->legacy_home = login ? in->legacy_home : NULL;
+    if (asprintf(&p->pid, "%ld", (long)in->cli_pid) < 0 ||
         asprintf(&p->network, "agent-sandbox-%s-net", in->id) < 0 ||
         asprintf(&p->pod, ROUTER_POD_HOSTNAME_PREFIX "%s", in->id) < 0 ||
         asprintf(&p->agent, "agent-sandbox-%s-agent", in->id) < 0 ||
-        (p->image = strdup(in->image)) == NULL ||
-        (p->workdir = strdup(in->workdir)) == NULL ||
-        (in->session_dir != NULL && (p->session_dir = strdup(in->session_dir)) == NULL) ||
-        !dup_or_null(in->home_volume, &p->home_volume) ||
-        !dup_or_null(login ? in->login_volume : NULL, &p->login_volume) ||
-        !dup_or_null(login ? in->legacy_home : NULL, &p->legacy_home) ||
-        !dup_or_null(in->allowlist_path, &p->allowlist_path) ||
         (p->command = compose_command(in)) == NULL ||
         (p->env = compose_env(in, login)) == NULL ||
         asprintf(&p->router, "agent-sandbox-%s-router", in->id) < 0 ||
         asprintf(&p->forwarder, "agent-sandbox-%s-forwarder", in->id) < 0 ||
-        (in->router_image != NULL && (p->router_image = strdup(in->router_image)) == NULL) ||
-        (in->egress_network != NULL && (p->egress_network = strdup(in->egress_network)) == NULL) ||
-        (in->resolver != NULL && (p->resolver = strdup(in->resolver)) == NULL) ||
-        daily_work_copy(p, in) < 0)
+        (in->git_config != NULL && asprintf(&p->git_config_path, "%s/" SESSION_GIT_CONFIG_FILE, in->session_dir) < 0))
         return as_error_make(err, ENOMEM, "out of memory");
-    p->allowlist = in->allowlist;
-    p->limits = in->limits;
-    p->cgroups = in->cgroups;
-    p->workspace = in->workspace;
     if (in->review_upper != NULL && (asprintf(&p->review_overlay[0], "upperdir=%s", in->review_upper) < 0 ||
                                      asprintf(&p->review_overlay[1], "workdir=%s", in->review_work) < 0))
         return as_error_make(err, ENOMEM, "out of memory");
-    p->home_per_project = in->home_per_project;
-    p->labels[0] = (podman_label_t){ LABEL_SESSION, p->id };
+    pod_ports(p);
+    p->labels[0] = (podman_label_t){ LABEL_SESSION, in->id };
     p->labels[1] = (podman_label_t){ LABEL_PID, p->pid };
     r = build_specs(p, err);
     if (r < 0)

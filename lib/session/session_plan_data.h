@@ -11,57 +11,31 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "config/allowlist.h"
-#include "config/publish.h"
-#include "config/resource_limits.h"
+#include "session_inputs.h"
 #include "podman/podman_api.h"
 
-struct agent_profile;
 struct agent_spec;
 struct egress_spec;
-struct held_secrets;
-struct workspace;
 
 typedef struct session_plan {
-    char *id;
+    /* The inputs it was built from, as they were: a copy that borrows what
+     * they own (session_inputs.h), read by the specs as p->in.FIELD. */
+    session_inputs_t in;
+    /* What follows from them: names, the composed command and
+     * environment, the mounts' options, and the specs. */
     char *pid;
     char *network;
     char *pod;
-    char *agent;
-    const struct agent_profile *profile;   /* borrowed, may be NULL */
-    char *image;
-    char *workdir;
+    char *agent;                 /* container names */
+    char *router;
+    char *forwarder;
     char **command;
     char **env;
-    bool tty;
-    char *session_dir;
-    char *home_volume;
-    bool home_per_project;
-    char *login_volume;          /* only for an agent with login-env */
-    char *legacy_home;
-    bool private_home;
-    bool verify;
-    char *router;                /* container names */
-    char *forwarder;
-    char *router_image;
-    char *egress_network;
-    char *resolver;
-    const allowlist_t *allowlist;
-    char *allowlist_path;
-    /* workspace protection */
-    const struct workspace *workspace;
+    const char *login_volume;    /* in.login_volume, only for an agent with login-env */
+    const char *legacy_home;
     /* review mode: "upperdir=...", "workdir=...", NULL; [0] NULL: none */
     char *review_overlay[3];
-    limits_t limits;
-    cgroup_caps_t cgroups;
-    publish_t publish[PUBLISH_MAX];
-    size_t n_publish;
     podman_port_t pod_ports[PUBLISH_MAX];   /* the pod's, on the host's loopback */
-    char *user_name;
-    uid_t uid;
-    gid_t gid;
-    char *git_config;            /* its text, written to git_config_path by the executor */
-    const struct held_secrets *held; /* borrowed from the inputs; NULL or none held: no termination */
     char *git_config_path;       /* <session dir>/gitconfig: read-only at /etc/gitconfig */
     podman_label_t labels[2];
     /* the specs; their strings point into the plan */

@@ -87,13 +87,13 @@ static void put_egress(FILE *f, const session_plan_t *p)
 {
     const egress_spec_t *e = p->egress;
     fprintf(f, "router:    %s (outside the pod; on the session network and %s)\n", p->router,
-            p->egress_network);
-    fprintf(f, "  resolver for upstream names: %s\n", p->resolver);
-    size_t names = p->allowlist ? p->allowlist->n_entries : 0, nets = p->allowlist ? p->allowlist->n_nets : 0;
+            p->in.egress_network);
+    fprintf(f, "  resolver for upstream names: %s\n", p->in.resolver);
+    size_t names = p->in.allowlist ? p->in.allowlist->n_entries : 0, nets = p->in.allowlist ? p->in.allowlist->n_nets : 0;
     fprintf(f, "  allowed: %zu %s, %zu upstream %s\n", names, plural(names, "name", "names"), nets,
             plural(nets, "net", "nets"));
-    for (size_t i = 0; p->allowlist != NULL && i < p->allowlist->n_entries; i++) {
-        const allowlist_entry_t *a = &p->allowlist->entries[i];
+    for (size_t i = 0; p->in.allowlist != NULL && i < p->in.allowlist->n_entries; i++) {
+        const allowlist_entry_t *a = &p->in.allowlist->entries[i];
         fprintf(f, "    %s%s", a->wildcard ? "." : "", a->name);
         for (size_t k = 0; k < a->n_ports; k++)
             fprintf(f, "%s%u", k == 0 ? " + ports " : ",", a->ports[k].port);
@@ -107,7 +107,7 @@ static void put_egress(FILE *f, const session_plan_t *p)
     fputs(e->bound ? "\n" : " (rendered once podman assigns the subnet)\n", f);
     if (!e->bound)
         fputs("  address: the last host address of the session subnet (once podman assigns it)\n", f);
-    put_held(f, p->held);
+    put_held(f, p->in.held);
     fprintf(f, "forwarder: %s (in the pod; loopback listeners to the router)\n", p->forwarder);
     put_container(f, &e->forwarder);
     fputs("  command: ", f);
@@ -128,27 +128,27 @@ static void put_pod(FILE *f, const session_plan_t *p)
                 p->egress->bound ? p->egress->router_ip : "the router");
     for (size_t i = 0; i < pod->n_sysctls; i++)
         fprintf(f, "  sysctl:  %s=%s\n", pod->sysctls[i].key, pod->sysctls[i].value);
-    for (size_t i = 0; i < p->n_publish; i++)
+    for (size_t i = 0; i < p->in.n_publish; i++)
         fprintf(f, "  publish: %s:%u on the host -> port %u in the sandbox (the forwarder's relay on %u)\n",
-                pod->ports[i].host_ip, pod->ports[i].host_port, p->publish[i].port, pod->ports[i].container_port);
+                pod->ports[i].host_ip, pod->ports[i].host_port, p->in.publish[i].port, pod->ports[i].container_port);
 }
 
 static void put_limits(FILE *f, const session_plan_t *p)
 {
     fprintf(f, "  limits:  memory ");
-    if (p->limits.memory_bytes > 0)
-        fprintf(f, "%lld MiB%s", p->limits.memory_bytes >> 20, p->cgroups.memory ? "" : " (not applied)");
+    if (p->in.limits.memory_bytes > 0)
+        fprintf(f, "%lld MiB%s", p->in.limits.memory_bytes >> 20, p->in.cgroups.memory ? "" : " (not applied)");
     else
         fprintf(f, "unlimited");
     fprintf(f, ", processes ");
-    if (p->limits.pids > 0)
-        fprintf(f, "%lld%s", p->limits.pids, p->cgroups.pids ? "" : " (as RLIMIT_NPROC)");
+    if (p->in.limits.pids > 0)
+        fprintf(f, "%lld%s", p->in.limits.pids, p->in.cgroups.pids ? "" : " (as RLIMIT_NPROC)");
     else
         fprintf(f, "unlimited");
     fprintf(f, ", CPU ");
-    if (p->limits.cpu_millis > 0)
-        fprintf(f, "%lld.%03lld%s\n", p->limits.cpu_millis / 1000, p->limits.cpu_millis % 1000,
-                p->cgroups.cpu ? "" : " (not applied)");
+    if (p->in.limits.cpu_millis > 0)
+        fprintf(f, "%lld.%03lld%s\n", p->in.limits.cpu_millis / 1000, p->in.limits.cpu_millis % 1000,
+                p->in.cgroups.cpu ? "" : " (not applied)");
     else
         fprintf(f, "unlimited\n");
 }
@@ -171,15 +171,15 @@ static void put_profile(FILE *f, const agent_profile_t *a)
 static void put_agent(FILE *f, const session_plan_t *p)
 {
     fprintf(f, "agent:     %s (in the pod)\n", p->agent);
-    if (p->profile != NULL)
-        put_profile(f, p->profile);
-    if (p->private_home)
+    if (p->in.agent != NULL)
+        put_profile(f, p->in.agent);
+    if (p->in.private_home)
         fprintf(f, "  home:    an empty tmpfs of its own (no volume)\n");
-    else if (p->home_volume != NULL && p->home_per_project)
-        fprintf(f, "  home:    volume %s (this launch directory's own)\n", p->home_volume);
-    else if (p->home_volume != NULL)
+    else if (p->in.home_volume != NULL && p->in.home_per_project)
+        fprintf(f, "  home:    volume %s (this launch directory's own)\n", p->in.home_volume);
+    else if (p->in.home_volume != NULL)
         fprintf(f, "  home:    volume %s (named by AGENT_SANDBOX_HOME_VOLUME, used as is)\n",
-                p->home_volume);
+                p->in.home_volume);
     if (p->login_volume != NULL)
         fprintf(f, "  login:   volume %s (the agent's login, shared by every project)\n",
                 p->login_volume);
@@ -187,8 +187,8 @@ static void put_agent(FILE *f, const session_plan_t *p)
     if (p->agent_spec->spec.passwd_entry != NULL)
         fprintf(f, "  passwd:  %s\n", p->agent_spec->spec.passwd_entry);
     fputs("  workdir: ", f);
-    put_path(f, p->workdir);
-    fprintf(f, "\n  tty:     %s\n", p->tty ? "yes" : "no");
+    put_path(f, p->in.workdir);
+    fprintf(f, "\n  tty:     %s\n", p->in.tty ? "yes" : "no");
     put_limits(f, p);
     fprintf(f, "  command:");
     for (size_t i = 0; p->command[i] != NULL; i++)
@@ -208,7 +208,7 @@ int session_plan_describe(const session_plan_t *p, char **ret, as_error_t **err)
     if (r < 0)
         return as_error_prefix(err, "describing the plan");
     FILE *f = m.f;
-    fprintf(f, "session:   %s (cli pid %s)\n", p->id, p->pid);
+    fprintf(f, "session:   %s (cli pid %s)\n", p->in.id, p->pid);
     fprintf(f, "network:   %s (internal, no DNS, no route out)\n", p->network);
     if (p->egress != NULL)
         put_egress(f, p);

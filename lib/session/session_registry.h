@@ -21,7 +21,7 @@
 
 #define REGISTRY_FILE "session.json"
 /* The entry of a session whose agent has ended and whose removals still
- * run (after the prompt, cmd/run/teardown.c). Such a session is neither
+ * run (after the prompt, lib/session/session_finish.c). Such a session is neither
  * listed nor signalled, and a new session in its tree waits for its
  * workspace lock instead of refusing. */
 #define REGISTRY_ENDED_FILE "session.ended"

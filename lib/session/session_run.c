@@ -14,13 +14,13 @@
 #include "base/terminal.h"
 #include "base/util.h"
 
-void session_on_escape(session_t *s, void (*fn)(unsigned nth, void *ctx), void *ctx)
+void session_on_escape(session_t *s, const char *(*fn)(unsigned nth, void *ctx), void *ctx)
 {
     s->escape_heard = fn;
     s->escape_heard_ctx = ctx;
 }
 
-void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx)
+void session_on_egress_lost(session_t *s, const char *(*fn)(void *ctx), void *ctx)
 {
     s->egress_lost = fn;
     s->egress_lost_ctx = ctx;
@@ -29,7 +29,7 @@ void session_on_egress_lost(session_t *s, void (*fn)(void *ctx), void *ctx)
 /* When the router or the forwarder stops, the other is stopped too, so
  * that nothing of the egress path is left half up (the router is reachable
  * from the pod without the forwarder); then the user is told. */
-static void on_watch(void *ctx)
+static const char *on_watch(void *ctx)
 {
     session_t *s = ctx;
     const char *parts[] = { s->plan->router, s->plan->forwarder };
@@ -38,8 +38,7 @@ static void on_watch(void *ctx)
         podman_container_kill(s->api, parts[i], SIGKILL, &e);
         as_error_free(&e);        /* the one that died fails here, and that is fine */
     }
-    if (s->egress_lost != NULL)
-        s->egress_lost(s->egress_lost_ctx);
+    return s->egress_lost != NULL ? s->egress_lost(s->egress_lost_ctx) : NULL;
 }
 
 static void resize_agent(session_t *s)
@@ -65,7 +64,7 @@ static void on_signal(int signo, void *ctx)
 {
     session_t *s = ctx;
     if (signo == SIGWINCH) {
-        if (s->plan->tty)
+        if (s->plan->in.tty)
             resize_agent(s);
         return;
     }
@@ -75,7 +74,7 @@ static void on_signal(int signo, void *ctx)
         kill_agent(s, SESSION_KILLED_ON_REQUEST);
         return;
     }
-    if (s->plan->tty && signo == SIGTERM) {
+    if (s->plan->in.tty && signo == SIGTERM) {
         signo = SIGHUP;
         s->hup_for_term = true;
     }
@@ -88,14 +87,14 @@ static void on_signal(int signo, void *ctx)
 /* `~.` typed on the session's terminal: the first stops the agent as
  * `agent-sandbox stop` does (a SIGTERM to the CLI), and the next one kills
  * it at once. */
-static void on_escape(unsigned nth, void *ctx)
+static const char *on_escape(unsigned nth, void *ctx)
 {
     session_t *s = ctx;
     if (nth == 1 && s->forwarded == 0)
         s->by_escape = true;
-    if (s->escape_heard != NULL)
-        s->escape_heard(nth, s->escape_heard_ctx);
+    const char *line = s->escape_heard != NULL ? s->escape_heard(nth, s->escape_heard_ctx) : NULL;
     on_signal(SIGTERM, s);
+    return line;
 }
 
 /* Kills the agent when it outlived the grace after the signal it was
@@ -189,7 +188,7 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
         return r;
     }
     s->io = io;
-    if (s->plan->tty)
+    if (s->plan->in.tty)
         resize_agent(s);
     /* A signal that came between set-up and start is forwarded now. */
     int sig = signal_source_terminating(s->signals);
@@ -199,7 +198,7 @@ int session_run(session_t *s, const attach_io_t *io, session_result_t *ret, as_e
     /* The egress path is watched: if it dies, egress is closed (nothing
      * falls back to another route) and the user is told. */
     http_stream_t *events = NULL;
-    if (s->plan->router_image != NULL) {
+    if (s->plan->in.router_image != NULL) {
         char *watched[] = { s->plan->router, s->plan->forwarder, NULL };
         as_error_t *werr = NULL;
         if (podman_events_died(s->api, watched, &events, &werr) < 0)

@@ -25,6 +25,7 @@
 
 #include "base/file_read.h"
 #include "base/paths.h"
+#include "base/file_write.h"
 #include "base/util.h"
 
 #define JOURNAL_MAGIC "agent-sandbox-journal 1\n"
@@ -119,7 +120,7 @@ int workspace_journal_begin(const workspace_t *ws, const char *user_file, const 
     if (fd < 0)
         return as_error_errno(err, errno, "creating %s", tmp);
     FILE *f = NULL;
-    int dup_fd = dup(fd);
+    int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (flock(fd, LOCK_EX | LOCK_NB) < 0 || dup_fd < 0 || (f = fdopen(dup_fd, "w")) == NULL) {
         int e = errno;
         if (dup_fd >= 0 && f == NULL)
@@ -129,15 +130,19 @@ int workspace_journal_begin(const workspace_t *ws, const char *user_file, const 
         return as_error_errno(err, e, "writing %s", tmp);
     }
     put_journal(f, ws, user_file);
-    bool bad = fflush(f) != 0 || ferror(f) != 0 || fsync(fd) < 0;
+    bool bad = fflush(f) != 0 || ferror(f) != 0;
     int e = errno;
     bad = fclose(f) != 0 || bad;
-    /* renamed whole: a reader never sees a half-written journal */
-    if (bad || rename(tmp, path) < 0) {
-        e = bad ? e : errno;
+    if (bad) {
         close(fd);
         unlink(tmp);
         return as_error_errno(err, e, "writing the session's journal %s", path);
+    }
+    /* renamed whole and durable: a reader never sees a half-written journal */
+    int r = file_commit(fd, tmp, path, err);
+    if (r < 0) {
+        close(fd);
+        return as_error_prefix(err, "writing the session's journal");
     }
     *ret_fd = fd;
     return 0;
@@ -441,9 +446,14 @@ int workspace_journal_recover(const char *dir, const workspace_recovery_t *rc, a
     _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
         return errno == ENOENT ? 0 : as_error_errno(err, errno, "reading %s", dir);
-    DIR *d = fdopendir(dup(dir_fd));
-    if (d == NULL)
-        return as_error_errno(err, errno, "reading %s", dir);
+    int list_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = list_fd >= 0 ? fdopendir(list_fd) : NULL;
+    if (d == NULL) {
+        int e = errno;
+        if (list_fd >= 0)
+            close(list_fd);     /* fdopendir took it only on success */
+        return as_error_errno(err, e, "reading %s", dir);
+    }
     int first = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {

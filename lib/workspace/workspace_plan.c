@@ -160,11 +160,12 @@ static int plan_links(workspace_t *ws, const workspace_rule_t *rule, const link_
 static int plan_rule(workspace_t *ws, const workspace_rule_t *rule, as_error_t **err)
 {
     _cleanup_free_ char *abs = NULL, *where = NULL;
-    if (path_join(ws->launch_dir, rule->path, &abs, err) < 0)
-        return -ENOMEM;
+    int r = path_join(ws->launch_dir, rule->path, &abs, err);
+    if (r < 0)
+        return r;
     link_chain_t chain = { 0 };
     link_end_t end;
-    int r = link_resolve(abs, &chain, &where, &end, err);
+    r = link_resolve(abs, &chain, &where, &end, err);
     if (r == -ELOOP) {
         as_error_free(err);
         link_chain_clear(&chain);

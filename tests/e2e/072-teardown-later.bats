@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The prompt back before the removals (issue 28, cmd/run/teardown.c): once the
+# The prompt back before the removals (issue 28, lib/session/session_finish.c): once the
 # agent has exited and the workspace is checked, a child that keeps the
 # session directory's lock removes the router, the pod and the networks
 # through the CLI's service, which its keeper keeps for it

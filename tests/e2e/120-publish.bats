@@ -85,7 +85,7 @@ host_get() {
     assert "$status" == 0 "the session's exit status"
     fi_assert_no_hit
     # gone with the session, before its prompt (its removals run before it,
-    # cmd/run/cmd_run.c: the next session may publish the same port)
+    # lib/session/session_finish.c: the next session may publish the same port)
     assert "$(host_get "http://127.0.0.1:$h1/")" =~ "Failed to connect|Couldn't connect" "127.0.0.1:$h1 after the session"
 }
 

@@ -28,7 +28,7 @@ make_review() {
     chmod 700 "$REVIEW_DIR"
     local now
     # the start by the clock file times come from, as the CLI takes it
-    # (cmd/reviews/review_session.c): date's finer clock may run a tick ahead
+    # (lib/session/session_review.c): date's finer clock may run a tick ahead
     touch "$REVIEW_DIR/.start"
     now=$(stat -c '%.9Z' "$REVIEW_DIR/.start" | tr -d .)
     rm -f "$REVIEW_DIR/.start"

@@ -409,7 +409,7 @@ static void allowlists_merge(void **state)
 static char *args[] = { "--continue", NULL };
 static char *env[] = { "TERM=xterm", "DISABLE_TELEMETRY=0", NULL };
 
-static session_inputs_t inputs(const agent_profile_t *agent)
+static session_inputs_t inputs(agent_profile_t *agent)
 {
     return (session_inputs_t){
         .id = "0123456789ab", .cli_pid = 4242, .workdir = "/home/u/proj",

@@ -226,7 +226,7 @@ static void too_many_env_entries(void **state)
 static void volume_name_checked_and_described(void **state)
 {
     (void)state;
-    static const char *const bad[] = { "", "-x", "../x", "a/b", "a b", "a\nb", ".x" };
+    static char *const bad[] = { "", "-x", "../x", "a/b", "a b", "a\nb", ".x" };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         session_inputs_t in = inputs();
         in.home_volume = bad[i];
@@ -277,7 +277,7 @@ static void passwd_entry_names_the_user(void **state)
     assert_string_equal(p->agent_spec->spec.passwd_entry, "ada:*:0:0:ada:/home/u/proj:/bin/sh");
     session_plan_free(p);
 
-    static const char *const names[] = { "a:b", "-x", ".x", "$UID", "a b", "a\nb", "",
+    static char *const names[] = { "a:b", "-x", ".x", "$UID", "a b", "a\nb", "",
                                          "abcdefghijklmnopqrstuvwxyz0123456" };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         in = inputs();
@@ -312,7 +312,7 @@ static void git_identity_is_the_system_config(void **state)
     assert_string_equal(m->source, "/run/user/1/as/x/gitconfig");
     assert_string_equal(m->type, "bind");
     assert_true(strv_contains(m->options, "ro"));
-    assert_string_equal(p->git_config, in.git_config);
+    assert_string_equal(p->in.git_config, in.git_config);
     session_plan_free(p);
 
     in.git_config = NULL;                   /* none, or turned off: no file at all */

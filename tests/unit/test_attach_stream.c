@@ -1,4 +1,7 @@
-/* The multiplexed attach stream parser, fed in pieces of every size. */
+/* The multiplexed attach stream parser, fed in pieces of every size; and
+ * the output queue (attach_output.h): never blocking, in order across
+ * stdout and stderr, the caller's descriptor left as it was, a failed
+ * descriptor dropped alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +9,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "podman/attach_output.h"
 #include "podman/attach_stream.h"
 
 typedef struct {
@@ -139,6 +148,97 @@ static void sink_failure_stops_parsing(void **state)
     assert_int_equal(frame_parser_feed(&p, buf, n, fail_sink, NULL, &err), -5);
 }
 
+/* Everything p's read end holds now. */
+static size_t drain(int fd, char *into, size_t cap)
+{
+    size_t got = 0;
+    ssize_t n;
+    while (got < cap && (n = read(fd, into + got, cap - got)) > 0)
+        got += (size_t)n;
+    return got;
+}
+
+static void output_queue_never_blocks_and_keeps_order(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    attach_output_t *o = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(attach_output_open(p[1], p[1], &o, &err), 0);
+    /* far more than the pipe takes, in pieces alternating between the
+     * streams: the flush writes what fits and comes back */
+    static char piece[1000];
+    size_t total = 0;
+    for (unsigned k = 0; attach_output_room(o, sizeof(piece)); k++) {
+        memset(piece, 'a' + k % 26, sizeof(piece));
+        assert_int_equal(attach_output_put(o, k % 2, piece, sizeof(piece)), 0);
+        total += sizeof(piece);
+    }
+    assert_true(total > (1u << 19));
+    bool to_err = false;
+    assert_int_equal(attach_output_flush(o, &to_err), 0);
+    assert_true(attach_output_pending(o) > 0);
+    assert_int_equal(fcntl(p[1], F_GETFL) & O_NONBLOCK, 0);   /* the caller's description as it was */
+    struct pollfd fds[2];
+    assert_int_equal(attach_output_pollfds(o, fds), 1);
+    /* the reader takes it all, in order */
+    char *got = malloc(total);
+    assert_non_null(got);
+    assert_int_equal(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+    size_t n = 0;
+    while (attach_output_pending(o) > 0) {
+        n += drain(p[0], got + n, total - n);
+        assert_int_equal(attach_output_flush(o, &to_err), 0);
+    }
+    n += drain(p[0], got + n, total - n);
+    assert_int_equal(n, total);
+    for (size_t i = 0; i < total; i++)
+        if (got[i] != 'a' + (char)((i / sizeof(piece)) % 26))
+            fail_msg("byte %zu out of order", i);
+    /* a notice goes out ahead of what waits */
+    assert_int_equal(attach_output_put(o, false, "agent", 5), 0);
+    attach_output_notice(o, "notice");
+    assert_int_equal(attach_output_flush(o, &to_err), 0);
+    assert_int_equal(drain(p[0], got, total), 11);
+    assert_memory_equal(got, "noticeagent", 11);
+    free(got);
+    attach_output_close(o);
+    close(p[0]);
+    close(p[1]);
+}
+
+static void a_failed_descriptor_is_dropped_alone(void **state)
+{
+    (void)state;
+    int out[2], errp[2];
+    assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+    assert_int_equal(pipe2(errp, O_CLOEXEC), 0);
+    attach_output_t *o = NULL;
+    as_error_t *err = NULL;
+    assert_int_equal(attach_output_open(out[1], errp[1], &o, &err), 0);
+    close(out[0]);                       /* stdout's reader is gone */
+    assert_int_equal(attach_output_put(o, false, "lost", 4), 0);
+    assert_int_equal(attach_output_put(o, true, "kept", 4), 0);
+    bool to_err = true;
+    assert_int_equal(attach_output_flush(o, &to_err), -EPIPE);
+    assert_false(to_err);
+    assert_int_equal(attach_output_flush(o, &to_err), 0);
+    assert_int_equal(attach_output_pending(o), 0);
+    char got[8];
+    assert_int_equal(read(errp[0], got, sizeof(got)), 4);
+    assert_memory_equal(got, "kept", 4);
+    assert_int_equal(attach_output_put(o, false, "more", 4), 0);   /* nothing for a failed one */
+    assert_int_equal(attach_output_pending(o), 0);
+    /* a stop drops what waits, and counts it */
+    assert_int_equal(attach_output_put(o, true, "waits", 5), 0);
+    assert_int_equal(attach_output_drop(o), 5);
+    attach_output_close(o);
+    close(out[1]);
+    close(errp[0]);
+    close(errp[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -147,6 +247,9 @@ int main(void)
         cmocka_unit_test(large_frame_length_is_big_endian),
         cmocka_unit_test(unknown_stream_is_a_protocol_error),
         cmocka_unit_test(sink_failure_stops_parsing),
+        cmocka_unit_test(output_queue_never_blocks_and_keeps_order),
+        cmocka_unit_test(a_failed_descriptor_is_dropped_alone),
     };
+    signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("attach_stream", tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "error_contract.h"
 #include "base/error.h"
 #include "podman/podman_api.h"
 
@@ -18,9 +19,10 @@ static void make_and_prefix(void **state)
     assert_int_equal(as_error_prefix(&err, "while %d", 3), -EINVAL);
     assert_string_equal(err->msg, "while 3: bad thing");
     assert_int_equal(as_error_rc(err), -EINVAL);
-    /* the first error wins */
-    assert_int_equal(as_error_make(&err, ENOENT, "second"), -ENOENT);
+    /* the first error wins, and the code returned is the kept error's */
+    int r = as_error_make(&err, ENOENT, "second");
     assert_string_equal(err->msg, "while 3: bad thing");
+    assert_failed_with(r, err, EINVAL);
     as_error_free(&err);
     assert_null(err);
     as_error_free(&err);

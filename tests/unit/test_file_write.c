@@ -1,7 +1,9 @@
 /* The one atomic writer (lib/base/file_write.h): the exact mode whatever
  * the umask, and writers of the same file at once (two sessions checking
  * one image): every write succeeds, a reader only ever sees one writer's
- * whole text, and no temporary file is left behind. */
+ * whole text, and no temporary file is left behind; and durable, in the
+ * order that survives a crash (fsync and rename are wrapped here, by the
+ * linker, to record what is synced and when). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,6 +115,52 @@ static void concurrent_writers_each_write_a_whole_file(void **state)
     free(w[1].text);
 }
 
+/* The calls made while `recording`: 'f' a file synced, 'd' a directory
+ * synced, 'r' a rename. */
+static char calls[16];
+static atomic_bool recording;
+
+int __real_fsync(int fd);
+int __real_rename(const char *from, const char *to);
+
+static void record(char what)
+{
+    size_t n = strlen(calls);
+    if (atomic_load(&recording) && n + 1 < sizeof(calls))
+        calls[n] = what;
+}
+
+int __wrap_fsync(int fd)
+{
+    struct stat st;
+    record(fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) ? 'd' : 'f');
+    return __real_fsync(fd);
+}
+
+int __wrap_rename(const char *from, const char *to)
+{
+    record('r');
+    return __real_rename(from, to);
+}
+
+/* The file's bytes on disk before the rename, and the rename on disk
+ * after it: a crash leaves the old file or the whole new one, never an
+ * empty one under the new name. */
+static void a_write_is_durable_in_order(void **state)
+{
+    (void)state;
+    as_error_t *err = NULL;
+    memset(calls, 0, sizeof(calls));
+    atomic_store(&recording, true);
+    int r = file_write_atomic(dir, "durable", "x\n", 0644, &err);
+    atomic_store(&recording, false);
+    assert_int_equal(r, 0);
+    assert_string_equal(calls, "frd");
+    char path[64];
+    snprintf(path, sizeof(path), "%s/durable", dir);
+    assert_int_equal(unlink(path), 0);
+}
+
 static void mode_is_exact_whatever_the_umask(void **state)
 {
     (void)state;
@@ -157,6 +206,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(concurrent_writers_each_write_a_whole_file),
         cmocka_unit_test(mode_is_exact_whatever_the_umask),
+        cmocka_unit_test(a_write_is_durable_in_order),
         cmocka_unit_test(missing_directory_is_an_error),
     };
     return cmocka_run_group_tests_name("file_write", tests, make_dir, remove_dir);

@@ -4,6 +4,7 @@
  * fallible call), a 200 hands over the bytes after the head first, a head
  * that arrives one byte at a time is read whole. */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,9 +14,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "error_contract.h"
 #include "base/http.h"
 #include "base/http_head.h"
 #include "podman/podman_api.h"
@@ -94,14 +97,16 @@ static void head_refuses_what_is_not_http1(void **state)
 
 /* Answers the requests of `n` connections, one each, in order: reads a
  * request (its head and its Content-Length body), writes the answer (one
- * byte at a time when trickle), then echoes what comes until EOF when echo,
- * and closes. */
+ * byte at a time when trickle; after pause_ms), then echoes what comes
+ * until EOF when echo, and closes. A deaf server reads nothing: it waits
+ * for the client to hang up. */
 typedef struct server {
     char dir[32], path[64];
     int listen_fd;
     const char *answers[MAX_EXCHANGES];
     size_t answer_lens[MAX_EXCHANGES], n;
-    bool trickle, echo;
+    bool trickle, echo, deaf;
+    int pause_ms;
     char requests[MAX_EXCHANGES][2048];   /* what the client sent */
     pthread_t thread;
 } server_t;
@@ -144,7 +149,15 @@ static void *serve(void *arg)
         int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             return NULL;
+        if (s->deaf) {
+            struct pollfd hup = { .fd = fd, .events = POLLRDHUP };
+            while (poll(&hup, 1, -1) >= 0 && (hup.revents & (POLLRDHUP | POLLHUP)) == 0) { }
+            close(fd);
+            continue;
+        }
         read_request(fd, s->requests[k], sizeof(s->requests[k]));
+        if (s->pause_ms > 0)
+            usleep((useconds_t)s->pause_ms * 1000);
         for (size_t i = 0; s->trickle && i < s->answer_lens[k]; i++) {
             write_all(fd, s->answers[k] + i, 1);
             usleep(1000);
@@ -257,7 +270,8 @@ static void refusal_fills_the_error(void **state)
     }
 }
 
-/* The same through the API: libpod's own words, and 404 as -ENOENT. */
+/* The same through the API: libpod's own words, and 404 as -ENOENT; an
+ * error the caller holds is kept. */
 static void attach_refusal_names_libpods_cause(void **state)
 {
     (void)state;
@@ -271,6 +285,20 @@ static void attach_refusal_names_libpods_cause(void **state)
     assert_null(s);
     assert_string_equal(err->msg, "attaching to container x: HTTP 404: no container with name or "
                         "ID \"x\" found: no such container");
+    as_error_free(&err);
+    podman_api_free(api);
+    server_stop(&srv);
+
+    /* An error the caller holds already is kept (the first wins), with
+     * its code returned: the refusal used to free it. */
+    server_start(&srv, not_found, sizeof(not_found) - 1, false, false);
+    assert_int_equal(podman_api_new(srv.path, &api, &err), 0);
+    as_error_make(&err, EINVAL, "the caller's own");
+    as_error_t *first = err;
+    int r = podman_container_attach(api, "x", true, &s, &err);
+    assert_null(s);
+    assert_ptr_equal(err, first);
+    assert_failed_with(r, err, EINVAL);
     as_error_free(&err);
     podman_api_free(api);
     server_stop(&srv);
@@ -337,6 +365,101 @@ static void garbage_answer_is_an_error(void **state)
     as_error_free(&err);
     http_client_free(c);
     server_stop(&srv);
+}
+
+/* A sink that stops the transfer: with an error of its own (ctx: its
+ * code), or with a bare code and none (ctx NULL). */
+static int failing_sink(const char *data, size_t len, void *ctx, as_error_t **err)
+{
+    (void)data, (void)len;
+    if (ctx == NULL)
+        return -ENOSPC;
+    return as_error_make(err, *(int *)ctx, "the sink is full");
+}
+
+/* The error contract on a streamed answer's reader: a sink that stops
+ * with a bare code still gives an error of that code, and an error the
+ * caller holds already is kept (the first wins), with its code returned. */
+static void a_stopped_sink_keeps_the_error_contract(void **state)
+{
+    (void)state;
+    static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Type: application/x-tar\r\nContent-Length: 5\r\n"
+                             "Connection: close\r\n\r\nbytes";
+    int code = EFBIG;
+    for (int round = 0; round < 2; round++) {
+        server_t srv;
+        server_start(&srv, ok, sizeof(ok) - 1, false, false);
+        http_client_t *c = client_of(&srv);
+        as_error_t *err = NULL, *first = NULL;
+        long status = 0;
+        if (round == 1) {
+            as_error_make(&err, EINVAL, "the caller's own");
+            first = err;
+        }
+        int r = http_request_stream(c, "GET", "/export", NULL, 0, NULL, 10000, failing_sink,
+                                    round == 0 ? NULL : &code, &status, NULL, &err);
+        assert_failed_with(r, err, round == 0 ? ENOSPC : EINVAL);
+        if (round == 1)
+            assert_ptr_equal(err, first);
+        as_error_free(&err);
+        http_client_free(c);
+        server_stop(&srv);
+    }
+}
+
+static long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A timeout of 0 is no limit, for a stream as for a request (it used to
+ * mean "now" here: a head that was not there at once timed out). */
+static void a_stream_without_a_timeout_waits_for_its_answer(void **state)
+{
+    (void)state;
+    static const char ok[] = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n";
+    server_t srv = { .answers = { ok }, .answer_lens = { sizeof(ok) - 1 }, .n = 1, .pause_ms = 300 };
+    server_listen(&srv);
+    http_client_t *c = client_of(&srv);
+    as_error_t *err = NULL;
+    http_stream_t *s = NULL;
+    int r = http_stream_open(c, "POST", "/attach", NULL, 0, NULL, &s, &err);
+    if (r < 0)
+        fail_msg("%s", err->msg);
+    http_stream_free(s);
+    http_client_free(c);
+    server_stop(&srv);
+}
+
+/* A server that takes none of the request: the send gives up at the
+ * deadline (it used to wait for ever). */
+static void a_request_nobody_reads_ends_at_its_deadline(void **state)
+{
+    (void)state;
+    server_t srv = { .n = 1, .deaf = true };
+    server_listen(&srv);
+    size_t big = 16u << 20;                 /* far more than a socket takes */
+    char *body = malloc(big + 1);
+    assert_non_null(body);
+    memset(body, 'x', big);
+    body[big] = '\0';
+    http_client_t *c = client_of(&srv);
+    as_error_t *err = NULL;
+    http_stream_t *s = NULL;
+    alarm(20);                              /* a wait without its deadline fails the test */
+    long t0 = now_ms();
+    int r = http_stream_open(c, "POST", "/attach", body, 300, NULL, &s, &err);
+    long took = now_ms() - t0;
+    alarm(0);
+    assert_failed_with(r, err, ETIMEDOUT);
+    assert_non_null(strstr(err->msg, "took no more of the request within 300 ms"));
+    assert_true(took >= 250 && took < 5000);
+    as_error_free(&err);
+    http_client_free(c);                    /* the server sees the hang-up */
+    server_stop(&srv);
+    free(body);
 }
 
 #define JSON_ANSWER(status, body) \
@@ -513,6 +636,9 @@ int main(void)
         cmocka_unit_test(attach_refusal_names_libpods_cause),
         cmocka_unit_test(stream_hands_over_the_bytes_after_the_head),
         cmocka_unit_test(garbage_answer_is_an_error),
+        cmocka_unit_test(a_stopped_sink_keeps_the_error_contract),
+        cmocka_unit_test(a_stream_without_a_timeout_waits_for_its_answer),
+        cmocka_unit_test(a_request_nobody_reads_ends_at_its_deadline),
         cmocka_unit_test(api_calls_send_and_read_what_libpod_expects),
         cmocka_unit_test(lost_exit_code_is_no_exit_code_on_both_podmans),
         cmocka_unit_test(list_during_a_removal_is_asked_again),

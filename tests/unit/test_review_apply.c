@@ -1,12 +1,15 @@
 /* Changes written into a real tree and taken back: the journal restores
  * exactly (types, modes, links, bytes), conflicts are left alone, a link
- * that leads out only once its neighbours land is taken back. */
+ * that leads out only once its neighbours land is taken back, and a name
+ * swapped for a link while apply writes it is never followed (mkdirat is
+ * wrapped here, by the linker, to swap one at the worst moment). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,6 +240,48 @@ static void no_write_through_a_host_link(void **state)
     run_free(&run);
 }
 
+/* The name whose directory apply makes is swapped for a link to this
+ * right after it is made (NULL: none). */
+static const char *swap_name, *swap_target;
+
+int __real_mkdirat(int dfd, const char *name, mode_t mode);
+
+int __wrap_mkdirat(int dfd, const char *name, mode_t mode)
+{
+    int r = __real_mkdirat(dfd, name, mode);
+    if (r == 0 && swap_name != NULL && strcmp(name, swap_name) == 0) {
+        unlinkat(dfd, name, AT_REMOVEDIR);
+        if (symlinkat(swap_target, dfd, name) < 0)
+            fail_msg("swapping in a link: %m");
+    }
+    return r;
+}
+
+/* A directory the review made, swapped for a link to a host directory
+ * between its mkdir and its chmod: the link is not followed, so the
+ * host directory keeps its mode. */
+static void no_mode_set_through_a_swapped_link(void **state)
+{
+    struct real *r = *state;
+    struct real up = upper_of(r);
+    int64_t started = now_ns();
+    real_make(&up, "made/", NULL, false);
+    char made[PATH_MAX * 2];
+    snprintf(made, sizeof(made), "%s/made", up.launch);
+    assert_int_equal(chmod(made, 0751), 0);
+    assert_int_equal(chmod(r->home, 0700), 0);
+    swap_name = "made";
+    swap_target = r->home;
+    run_t run;
+    apply_all(r, started, &run);
+    swap_name = NULL;
+    struct stat st;
+    assert_int_equal(stat(r->home, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+    assert_int_equal(result_of(&run, "made")->outcome, REVIEW_FAILED);
+    run_free(&run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +289,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(conflicts_and_changes_since_apply_are_left, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(link_out_through_a_new_link_is_taken_back, real_setup, real_teardown),
         cmocka_unit_test_setup_teardown(no_write_through_a_host_link, real_setup, real_teardown),
+        cmocka_unit_test_setup_teardown(no_mode_set_through_a_swapped_link, real_setup, real_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,8 +144,8 @@ static void one_launch_directory(void **state)
     session_plan_t *p = NULL;
     as_error_t *err = NULL;
     assert_int_equal(session_plan_build(&in, &p, &err), 0);
-    assert_true(p->home_per_project);
-    assert_string_equal(p->workdir, "/home/u/proj");
+    assert_true(p->in.home_per_project);
+    assert_string_equal(p->in.workdir, "/home/u/proj");
     session_plan_free(p);
 }
 

@@ -116,7 +116,7 @@ static void service_starts_answers_and_stops(void **state)
     podman_service_free(svc);
 }
 
-/* A forked holder (cmd/run/teardown.c's child) keeps the service answering
+/* A forked holder (lib/session/session_finish.c's child) keeps the service answering
  * after its starter has let go; the last holder's end stops it. */
 static void service_outlives_its_starter_while_a_child_holds_it(void **state)
 {
@@ -240,7 +240,7 @@ static pid_t sleeper(void)
     return pid;
 }
 
-/* In a forked child of the CLI (cmd/run/teardown.c), the keeper's pid may name
+/* In a forked child of the CLI (lib/session/session_finish.c), the keeper's pid may name
  * a stranger once the CLI has reaped it: the kill after the deadline goes
  * through the pidfd, never the pid. Here the pid names an innocent
  * process and the pidfd a stubborn keeper that never answers the stop. */

@@ -1,5 +1,6 @@
 /* The XDG rules of lib/user_dirs: config and state from XDG_* or HOME, the
- * runtime directory and its /run/user/UID fallback, and directory creation.
+ * runtime directory and its /run/user/UID fallback, and directory creation;
+ * podman's rule for its own files, which the storage cache's key follows.
  * Each test sets the variables it reads. */
 #include <setjmp.h>
 #include <errno.h>
@@ -13,7 +14,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <limits.h>
+#include <pwd.h>
+
 #include "base/user_dirs.h"
+#include "podman/graphroot_cache.h"
 
 #define assert_contains(s, sub) do { \
         if (strstr((s), (sub)) == NULL) fail_msg("\"%s\" does not contain \"%s\"", (s), (sub)); \
@@ -27,7 +32,8 @@ static void set(const char *name, const char *value)
         setenv(name, value, 1);
 }
 
-/* What user_config_dir or user_state_dir answers; fails the test on error. */
+/* What user_config_dir or user_state_dir answers (or the storage cache's
+ * key, graphroot_cache_key); fails the test on error. */
 static char *dir_of(int (*fn)(char **, as_error_t **))
 {
     char *dir = NULL;
@@ -256,6 +262,46 @@ static void create_makes_missing_parents_private(void **state)
     free(dir);
 }
 
+/* podman reads its storage.conf under any XDG_CONFIG_HOME that is set, a
+ * relative one too, and under the password database's home when HOME is
+ * empty: the cache's key follows podman's rule, so that a cached storage
+ * location is never one podman would not use now. */
+static void the_storage_cache_follows_podmans_rule(void **state)
+{
+    (void)state;
+    set("HOME", "/home/u");
+    set("XDG_CONFIG_HOME", "relative/a");
+    char *a = dir_of(graphroot_cache_key);
+    set("XDG_CONFIG_HOME", "relative/b");
+    char *b = dir_of(graphroot_cache_key);
+    if (strcmp(a, b) == 0)
+        fail_msg("two storage.conf files podman would read, one key:\n%s", a);
+    set("XDG_CONFIG_HOME", NULL);
+    set("HOME", "");
+    char *empty = dir_of(graphroot_cache_key), want[PATH_MAX + 64];
+    const struct passwd *pw = getpwuid(getuid());
+    assert_non_null(pw);
+    snprintf(want, sizeof(want), "\n%s/.config/containers/storage.conf ", pw->pw_dir);
+    assert_contains(empty, want);
+    free(a);
+    free(b);
+    free(empty);
+}
+
+static void podmans_own_files_by_its_rule(void **state)
+{
+    (void)state;
+    set("HOME", "/home/u");
+    set("XDG_CONFIG_HOME", "relative/cfg");
+    char *p = user_podman_config_file("containers/storage.conf");
+    assert_string_equal(p, "relative/cfg/containers/storage.conf");
+    free(p);
+    set("XDG_CONFIG_HOME", "");
+    p = user_podman_config_file("containers/containers.conf");
+    assert_string_equal(p, "/home/u/.config/containers/containers.conf");
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +311,8 @@ int main(void)
         cmocka_unit_test(set_runtime_dir_must_be_ours),
         cmocka_unit_test(unset_runtime_dir_falls_back_or_says_how),
         cmocka_unit_test(create_makes_missing_parents_private),
+        cmocka_unit_test(the_storage_cache_follows_podmans_rule),
+        cmocka_unit_test(podmans_own_files_by_its_rule),
     };
     return cmocka_run_group_tests_name("user_dirs", tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
-/* Applies the launch policy (lib/config/launch_policy) to the current directory,
- * with the user's allowed-paths file and podman's real storage location. */
+/* The launch policy (lib/config/launch_policy) on the current directory,
+ * with the user's allowed-paths file and podman's real storage location
+ * (session_launch.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -7,9 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/cli.h"
-#include "shared/cli_env.h"
-#include "inputs.h"
+#include "session_launch.h"
 #include "base/escape.h"
 #include "base/util.h"
 #include "config/launch_policy.h"
@@ -19,7 +18,7 @@
 
 /* podman's storage location as the service tells it, remembered for the
  * next session's launch_decide. */
-static int storage_root_asked(const cli_backend_t *b, char **ret, as_error_t **err)
+static int storage_root_asked(const backend_t *b, char **ret, as_error_t **err)
 {
     int r = podman_info_graphroot(b->api, ret, err);
     if (r < 0)
@@ -30,17 +29,18 @@ static int storage_root_asked(const cli_backend_t *b, char **ret, as_error_t **e
     return 0;
 }
 
-/* The policy's decision on `in`: 0 with *ret, or EXIT_REFUSED when the
- * policy itself failed, reported. */
-static int launch_policy_apply(launch_policy_input_t *in, launch_policy_result_t **ret)
+/* The policy's decision on `in`: SESSION_OK with *ret, or
+ * SESSION_FAULT_REFUSED when the policy itself failed, said. */
+static session_fault_t launch_policy_apply(launch_policy_input_t *in, launch_policy_result_t **ret,
+                                           const session_say_t *to)
 {
     as_error_t *err = NULL;
     if (launch_policy_decide(in, ret, &err) < 0) {
         as_error_prefix(&err, "checking the launch directory");
-        report_error(&err);
-        return EXIT_REFUSED;
+        say_error(to, &err);
+        return SESSION_FAULT_REFUSED;
     }
-    return 0;
+    return SESSION_OK;
 }
 
 /* A decision is final without podman unless it rests on a storage
@@ -54,48 +54,47 @@ static bool needs_podman(const launch_t *l)
 }
 
 /* Tells the warnings and, for a refusal, the refusal: 0 when allowed. */
-static int launch_verdict(const launch_t *l)
+static session_fault_t launch_verdict(const launch_t *l, const session_say_t *to)
 {
     for (size_t i = 0; i < l->result->n_warnings; i++)
-        report("warning: %s", l->result->warnings[i]);
+        say(to, SAY_WARNING, "%s", l->result->warnings[i]);
     if (launch_policy_allowed(l->result))
-        return 0;
-    report("%s", l->result->message);
-    return l->result->rule == LAUNCH_POLICY_RULE_BAD_CONFIG ? EXIT_CONFIG : EXIT_REFUSED;
+        return SESSION_OK;
+    say(to, SAY_PLAIN, "%s", l->result->message);
+    return l->result->rule == LAUNCH_POLICY_RULE_BAD_CONFIG ? SESSION_FAULT_CONFIG : SESSION_FAULT_REFUSED;
 }
 
 /* Longer than PATH_MAX, a path cannot be mounted (nor resolved). */
-static int refuse_long(const char *cwd)
+static session_fault_t refuse_long(const char *cwd, const session_say_t *to)
 {
     _cleanup_free_ char *name = path_escaped(cwd);
-    report("error: cannot launch from %s: its path is %zu bytes long, and the kernel takes paths "
+    say(to, SAY_ERROR, "cannot launch from %s: its path is %zu bytes long, and the kernel takes paths "
            "of at most %d bytes, so podman cannot mount it. Launch from a directory with a "
            "shorter path.", name != NULL ? name : "this directory", strlen(cwd), PATH_MAX - 1);
-    return EXIT_REFUSED;
+    return SESSION_FAULT_REFUSED;
 }
 
 /* Podman must see the launch directory itself, not what lies under a mount
  * it does not know of (lib/podman/mount_view.h). A check it cannot make is skipped:
  * it guards against a wrong directory, not against the agent. */
-static int check_reachable(const cli_backend_t *b, const char *dir)
+static session_fault_t check_reachable(const backend_t *b, const char *dir, const session_say_t *to)
 {
     _cleanup_(as_error_freep) as_error_t *err = NULL;
     int r = mount_view_same_dir(b->service->pid, dir, &err);
     if (r == 0 || (r != -ENOENT && r != -ESTALE))
-        return 0;
+        return SESSION_OK;
     _cleanup_free_ char *name = path_escaped(dir);
-    report("error: cannot launch from %s: podman does not see this directory (%s). It is on a "
+    say(to, SAY_ERROR, "cannot launch from %s: podman does not see this directory (%s). It is on a "
            "file system mounted after podman's own mount namespace was set up, and mounts do "
            "not reach that namespace on a host whose / is not a shared mount. Run `podman system "
            "migrate` to set podman's namespace up again (it stops running containers), or launch "
            "from a directory on a file system mounted before.", name != NULL ? name : "here",
            err->msg);
-    return EXIT_REFUSED;
+    return SESSION_FAULT_REFUSED;
 }
 
-/* The paths the policy reads besides the launch directory: 0 or an exit
- * code, reported. */
-static int launch_paths(launch_t *l)
+/* The paths the policy reads besides the launch directory. */
+static session_fault_t launch_paths(launch_t *l, const session_say_t *to)
 {
     as_error_t *err = NULL;
     int r = user_config_dir(&l->config_dir, &err);
@@ -104,23 +103,23 @@ static int launch_paths(launch_t *l)
     if (r == 0)
         r = user_runtime_dir(&l->runtime_dir, NULL, &err);
     if (r < 0) {
-        report_error(&err);
-        return r == -ENOMEM ? EXIT_INTERNAL : EXIT_CONFIG;
+        say_error(to, &err);
+        return r == -ENOMEM ? SESSION_FAULT_INTERNAL : SESSION_FAULT_CONFIG;
     }
     if (launch_policy_file_read(l->file_path, &l->file, &err) < 0) {
-        report_error(&err);
-        return EXIT_CONFIG;
+        say_error(to, &err);
+        return SESSION_FAULT_CONFIG;
     }
-    return 0;
+    return SESSION_OK;
 }
 
 static launch_policy_input_t launch_input(const launch_t *l, const char *graphroot)
 {
     return (launch_policy_input_t){
         .launch_dir = l->cwd,
-        .home = cli_env()->home,
+        .home = l->vars->home,
         .xdg_runtime_dir = l->runtime_dir,
-        .path_env = cli_env()->path,
+        .path_env = l->vars->path,
         .graphroot = graphroot,
         .config_dir = l->config_dir,
         .allowed_paths_path = l->file_path,
@@ -128,49 +127,49 @@ static launch_policy_input_t launch_input(const launch_t *l, const char *graphro
     };
 }
 
-int launch_decide(const cli_backend_t *b, launch_t *l)
+session_fault_t launch_decide(const backend_t *b, const session_env_t *vars, const session_say_t *to, launch_t *l)
 {
     as_error_t *err = NULL;
-    const char *home = cli_env()->home;
-    if (home == NULL || home[0] != '/') {
-        report("error: HOME is not set to an absolute path; the launch policy is relative to it");
-        return EXIT_REFUSED;
+    l->vars = vars;
+    if (vars->home == NULL || vars->home[0] != '/') {
+        say(to, SAY_ERROR, "HOME is not set to an absolute path; the launch policy is relative to it");
+        return SESSION_FAULT_REFUSED;
     }
     if ((l->cwd = getcwd(NULL, 0)) == NULL) {
-        report("error: cannot read the current directory: %s", strerror(errno));
-        return EXIT_SETUP;
+        say(to, SAY_ERROR, "cannot read the current directory: %s", strerror(errno));
+        return SESSION_FAULT_SETUP;
     }
     if (strlen(l->cwd) >= PATH_MAX)
-        return refuse_long(l->cwd);
-    int rc = launch_paths(l);
-    if (rc != 0)
+        return refuse_long(l->cwd, to);
+    session_fault_t rc = launch_paths(l, to);
+    if (rc != SESSION_OK)
         return rc;
     _cleanup_free_ char *cached = NULL;
     l->storage_cached = graphroot_cache_get(b->dir->base, &cached, &err) == 0;
     as_error_free(&err);
     launch_policy_input_t in = launch_input(l, cached);
-    if ((rc = launch_policy_apply(&in, &l->result)) != 0)
+    if ((rc = launch_policy_apply(&in, &l->result, to)) != SESSION_OK)
         return rc;
-    return needs_podman(l) ? 0 : launch_verdict(l);
+    return needs_podman(l) ? SESSION_OK : launch_verdict(l, to);
 }
 
-int launch_confirm(const cli_backend_t *b, launch_t *l, char **ret_dir)
+session_fault_t launch_confirm(const backend_t *b, const session_say_t *to, launch_t *l, char **ret_dir)
 {
     as_error_t *err = NULL;
+    session_fault_t rc;
     if (needs_podman(l)) {
         _cleanup_free_ char *asked = NULL;
         if (storage_root_asked(b, &asked, &err) < 0) {
-            report_error(&err);
-            return EXIT_SETUP;
+            say_error(to, &err);
+            return SESSION_FAULT_SETUP;
         }
         launch_policy_result_free(&l->result);     /* decided again, with podman's own answer */
         launch_policy_input_t in = launch_input(l, asked);
-        int rc = launch_policy_apply(&in, &l->result);
-        if (rc != 0 || (rc = launch_verdict(l)) != 0)
+        if ((rc = launch_policy_apply(&in, &l->result, to)) != SESSION_OK || (rc = launch_verdict(l, to)) != SESSION_OK)
             return rc;
     }
-    int rc = check_reachable(b, l->result->resolved_dir);
-    if (rc == 0)
+    rc = check_reachable(b, l->result->resolved_dir, to);
+    if (rc == SESSION_OK)
         *ret_dir = steal_pointer(&l->result->resolved_dir);
     return rc;
 }

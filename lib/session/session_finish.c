@@ -1,7 +1,9 @@
-/* A session's removals: in line, or after the prompt in a child (issue 28:
- * the user waits for the agent's exit and the workspace check, not for
- * the router, the pod and the networks to go). */
-#include "teardown.h"
+/* A session's ending (session_life.h, session_finish): the workspace
+ * checked or the review summed up, the egress told, and the removals: in
+ * line, or after the prompt in a child (issue 28: the user waits for the
+ * agent's exit and the workspace check, not for the router, the pod and
+ * the networks to go). */
+#include "session_life.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,35 +14,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shared/cli.h"
+#include "session_egress.h"
+#include "session_registry.h"
+#include "session_review.h"
+#include "session_workspace.h"
 #include "base/escape.h"
 #include "base/file_read.h"
 #include "base/signals.h"
+#include "base/terminal.h"
 #include "base/util.h"
 #include "base/user_dirs.h"
-#include "session/session_registry.h"
 
 #define TEARDOWN_LOG_MAX_BYTES 65536
 
-int teardown_now(session_t *s, cli_backend_t *b)
+/* The removals now, with the service we have or a new one when it died;
+ * what fails is said with what is left. 0 when all is gone. */
+static int teardown_now(session_t *s, backend_t *b, const session_say_t *to)
 {
     as_error_t *err = NULL;
     if (!backend_usable(b)) {
         if (backend_restart(b, &err) < 0) {
-            report_error(&err);
+            say_error(to, &err);
             _cleanup_free_ char *left = session_leftovers(s);
-            report("error: could not remove this session's resources; the next start or "
-                   "`agent-sandbox cleanup` removes them:\n%s", left ? left : "");
+            say(to, SAY_ERROR, "could not remove this session's resources; the next start or "
+                "`agent-sandbox cleanup` removes them:\n%s", left ? left : "");
             return -1;
         }
         session_set_api(s, b->api);
     }
     if (session_teardown(s, &err) < 0) {
         as_error_prefix(&err, "tearing down the session");
-        report_error(&err);
+        say_error(to, &err);
         _cleanup_free_ char *left = session_leftovers(s);
-        report("left behind (the next start or `agent-sandbox cleanup` removes them):\n%s",
-               left ? left : "");
+        say(to, SAY_PLAIN, "left behind (the next start or `agent-sandbox cleanup` removes them):\n%s",
+            left ? left : "");
         return -1;
     }
     return 0;
@@ -88,7 +95,7 @@ static void child_io(const char *log)
 }
 
 /* The CLI's connection is its own: the child asks on one of its own. */
-static int reconnect(session_t *s, cli_backend_t *b, as_error_t **err)
+static int reconnect(session_t *s, backend_t *b, as_error_t **err)
 {
     podman_api_free(b->api);
     b->api = NULL;
@@ -98,7 +105,7 @@ static int reconnect(session_t *s, cli_backend_t *b, as_error_t **err)
     return r;
 }
 
-__attribute__((noreturn)) static void child(session_t *s, cli_backend_t *b)
+__attribute__((noreturn)) static void child(session_t *s, backend_t *b, const session_say_t *to)
 {
     setsid();                  /* no terminal: its hangup is not ours */
     signals_reset_for_child(); /* a SIGTERM ends it: the sweep removes the rest */
@@ -115,11 +122,11 @@ __attribute__((noreturn)) static void child(session_t *s, cli_backend_t *b)
     int r = reconnect(s, b, &err);
     if (r < 0) {
         as_error_prefix(&err, "connecting to the podman service for the removals");
-        report_error(&err);
+        say_error(to, &err);
     } else {
-        r = teardown_now(s, b);
+        r = teardown_now(s, b, to);
     }
-    backend_stop(b);
+    backend_stop(b, to);
     struct stat st;
     if (r < 0 && failed != NULL) {
         int fd = open(failed, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
@@ -128,10 +135,20 @@ __attribute__((noreturn)) static void child(session_t *s, cli_backend_t *b)
     } else if (log != NULL && fstat(STDERR_FILENO, &st) == 0 && st.st_size == 0) {
         unlink(log);           /* nothing to say */
     }
-    _exit(r < 0 ? EXIT_SETUP : 0);
+    _exit(r < 0 ? 1 : 0);
 }
 
-bool teardown_later(session_t *s, cli_backend_t *b, workspace_t *ws)
+/* Once the user's part of the session is done: the removals handed to a
+ * child that keeps the session directory's lock (the stale sweep leaves
+ * its resources alone); the tree's lock is let go of first (the next
+ * session in the tree starts at once). True in the CLI when the child took
+ * them (`b` is then detached: nothing to stop); false when it could not be
+ * started (do them now). The child never returns: it removes through the
+ * CLI's service, which its keeper keeps for it
+ * (lib/podman/service_keeper.h), stops it, writes what failed to the
+ * session's log directory (TEARDOWN_LOG) and marks it for the next start
+ * (session_finish_failures_tell). */
+static bool teardown_later(session_t *s, backend_t *b, workspace_t *ws, const session_say_t *to)
 {
     as_error_t *err = NULL;
     if (b->service == NULL || session_registry_end(b->dir->path, &err) < 0) {
@@ -147,13 +164,13 @@ bool teardown_later(session_t *s, cli_backend_t *b, workspace_t *ws)
     if (pid < 0)
         return false;
     if (pid == 0)
-        child(s, b);
+        child(s, b, to);
     backend_detach(b);
     return true;
 }
 
-/* One failed session's log, on stderr, then no longer marked. */
-static void tell_one(const char *dir, const char *id)
+/* One failed session's log, said, then no longer marked. */
+static void tell_one(const char *dir, const char *id, const session_say_t *to)
 {
     _cleanup_free_ char *failed = NULL, *log = NULL, *text = NULL;
     if (asprintf(&failed, "%s/%s/" TEARDOWN_FAILED, dir, id) < 0 ||
@@ -164,13 +181,13 @@ static void tell_one(const char *dir, const char *id)
     if (fd < 0 || read_fd_bounded(fd, TEARDOWN_LOG_MAX_BYTES, &text, &len) < 0)
         text = NULL;
     _cleanup_free_ char *name = path_escaped(log);
-    report("warning: the removals after session %s ended could not remove everything (%s):\n%s"
+    say(to, SAY_WARNING, "the removals after session %s ended could not remove everything (%s):\n%s"
            "what is left is removed now", id, name != NULL ? name : "its log",
            text != NULL ? text : "");
     unlink(failed);
 }
 
-void teardown_failures_tell(void)
+void session_finish_failures_tell(const session_say_t *to)
 {
     as_error_t *err = NULL;
     _cleanup_free_ char *state = NULL, *dir = NULL;
@@ -182,7 +199,36 @@ void teardown_failures_tell(void)
     struct dirent *e;
     while (d != NULL && (e = readdir(d)) != NULL)
         if (session_id_valid(e->d_name))
-            tell_one(dir, e->d_name);
+            tell_one(dir, e->d_name, to);
     if (d != NULL)
         closedir(d);
+}
+
+void session_finish(session_life_t *l)
+{
+    const session_say_t *to = &l->ev->say;
+    backend_t *b = &l->backend;
+    session_ending_t *e = l->end;
+    backend_sweep_end(b, to);
+    terminal_restore();
+    /* the removals after the prompt only when nothing that follows needs
+     * them done (session_life.h) */
+    bool later = l->exited && !l->reviewing && l->in->n_publish == 0;
+    bool gone = l->s == NULL || later || teardown_now(l->s, b, to) == 0;
+    e->teardown_failed = !gone;
+    if (!l->reviewing)
+        workspace_check_end(l->ws, gone, to);
+    else if (l->review.dir != NULL)
+        review_session_end(&l->review, l->ws, to);
+    if (l->s != NULL)
+        session_egress_end(b->dir, to);
+    if (l->s != NULL && later) {
+        e->teardown_later = teardown_later(l->s, b, l->ws, to);
+        if (!e->teardown_later && teardown_now(l->s, b, to) < 0)
+            e->teardown_failed = true;
+    }
+    session_free(l->s);
+    l->s = NULL;
+    session_plan_free(l->plan);
+    l->plan = NULL;
 }
